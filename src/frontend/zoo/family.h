@@ -1,0 +1,37 @@
+// Internal to the zoo: what one model family provides. zoo.cc owns the
+// registry, option validation common to all models, and the denoising-step
+// wrapper; a family builds one forward pass.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontend/zoo/zoo.h"
+#include "pir/build/graph_builder.h"
+
+namespace az::zoo {
+
+class DitFamily {
+ public:
+  virtual ~DitFamily() = default;
+  // Model-specific validation (e.g. HunyuanVideo's latent split rule is not
+  // checked here: it belongs to sharding). Common checks already passed.
+  virtual Status Validate(const ModelConfig& config) const = 0;
+  virtual TokenCounts Tokens(const ModelConfig& config) const = 0;
+  // Latent channels: of the noise the step updates, and of the DiT output.
+  virtual int64_t latent_channels() const = 0;
+  // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
+  // inputs shared by both passes use the same name and come back as the same value.
+  virtual std::vector<pir::ValueId> DeclareConditioning(pir::GraphBuilder& b, const ModelConfig& config,
+                                                        int64_t batch, const std::string& pass) const = 0;
+  // One forward. x: latent [batch, C, T, H/8, W/8] (f32); t: timestep [batch] (f32).
+  // Returns the predicted velocity, same shape as x, f32.
+  virtual pir::ValueId Forward(pir::GraphBuilder& b, const ModelConfig& config, pir::ValueId x, pir::ValueId t,
+                               const std::vector<pir::ValueId>& conditioning) const = 0;
+};
+
+// Families, defined in their own files.
+const DitFamily& WanFamily(std::string_view model);  // wan2.1-t2v-1.3b, -t2v-14b, -i2v-14b
+const DitFamily& HunyuanVideoFamily();
+
+}  // namespace az::zoo

@@ -1,0 +1,184 @@
+// The zoo registry, common validation, and the denoising-step wrapper.
+#include "frontend/zoo/zoo.h"
+
+#include "frontend/zoo/family.h"
+
+namespace az::zoo {
+
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::ValueId;
+
+std::string_view CfgModeName(CfgMode mode) {
+  switch (mode) {
+    case CfgMode::kTwoPass: return "two-pass";
+    case CfgMode::kBatch2: return "batch2";
+    case CfgMode::kNone: return "none";
+  }
+  return "none";
+}
+
+StatusOr<CfgMode> ParseCfgMode(std::string_view name) {
+  if (name == "two-pass") return CfgMode::kTwoPass;
+  if (name == "batch2") return CfgMode::kBatch2;
+  if (name == "none") return CfgMode::kNone;
+  return InvalidArgument("unknown CFG mode '" + std::string(name) + "' (expected two-pass, batch2 or none)");
+}
+
+const std::vector<ModelEntry>& ListModels() {
+  // Defaults from reference/models.md §1.6 and §2.5 (official repositories).
+  // Published parameter counts: §1.3 and §2.3.
+  static const std::vector<ModelEntry> kModels = {
+      {"wan2.1-t2v-1.3b", "Wan 2.1 text-to-video 1.3B (d 1536, 30 blocks, 12 heads)", 832, 480, 81, 50,
+       CfgMode::kTwoPass, 1'418'996'800},
+      {"wan2.1-t2v-14b", "Wan 2.1 text-to-video 14B (d 5120, 40 blocks, 40 heads)", 1280, 720, 81, 50,
+       CfgMode::kTwoPass, 14'288'491'584},
+      {"wan2.1-i2v-14b", "Wan 2.1 image-to-video 14B (T2V-14B + CLIP image branch, 36 input channels)", 1280, 720,
+       81, 40, CfgMode::kTwoPass, 16'394'878'784},
+      {"hunyuanvideo-13b", "HunyuanVideo 13B cfg-distilled (20 dual-stream + 40 single-stream blocks, d 3072)",
+       1280, 720, 129, 50, CfgMode::kNone, 12'821'012'544},
+  };
+  return kModels;
+}
+
+StatusOr<const ModelEntry*> FindModel(std::string_view name) {
+  for (const ModelEntry& m : ListModels()) {
+    if (m.name == name) return &m;
+  }
+  std::string known;
+  for (const ModelEntry& m : ListModels()) known += (known.empty() ? "" : ", ") + m.name;
+  return NotFound("unknown model '" + std::string(name) + "' (known: " + known + ")");
+}
+
+static const DitFamily& FamilyOf(std::string_view model) {
+  if (model == "hunyuanvideo-13b") return HunyuanVideoFamily();
+  return WanFamily(model);
+}
+
+StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options) {
+  AZ_ASSIGN_OR_RETURN(const ModelEntry* entry, FindModel(model));
+  ModelConfig c;
+  c.model = entry->name;
+  c.width = options.width.value_or(entry->default_width);
+  c.height = options.height.value_or(entry->default_height);
+  c.frames = options.frames.value_or(entry->default_frames);
+  c.steps = options.steps.value_or(entry->default_steps);
+  c.batch = options.batch;
+  c.cfg = options.cfg.value_or(entry->default_cfg);
+  c.dtype = options.dtype;
+  // Limits keep every count far inside int64 (a 16K x 16K, 4097-frame video is
+  // already 10^10 tokens; nobody serves that).
+  constexpr int64_t kMaxSide = 16384, kMaxFrames = 4097, kMaxBatch = 1024, kMaxSteps = 100000;
+  if (c.width <= 0 || c.height <= 0 || c.width > kMaxSide || c.height > kMaxSide) {
+    return InvalidArgument("width and height must be in 16.." + std::to_string(kMaxSide) + ", got " +
+                           std::to_string(c.width) + "x" + std::to_string(c.height));
+  }
+  if (c.width % 16 != 0 || c.height % 16 != 0) {
+    return InvalidArgument("width and height must be multiples of 16 (VAE stride 8 x patch 2), got " +
+                           std::to_string(c.width) + "x" + std::to_string(c.height));
+  }
+  if (c.frames < 1 || c.frames > kMaxFrames || (c.frames - 1) % 4 != 0) {
+    return InvalidArgument("frames must be 4n+1 (VAE temporal stride 4) and at most " + std::to_string(kMaxFrames) +
+                           ", got " + std::to_string(c.frames));
+  }
+  if (c.batch < 1 || c.batch > kMaxBatch) {
+    return InvalidArgument("batch must be in 1.." + std::to_string(kMaxBatch) + ", got " + std::to_string(c.batch));
+  }
+  if (c.steps < 1 || c.steps > kMaxSteps) return InvalidArgument("steps must be in 1.." + std::to_string(kMaxSteps));
+  if (c.dtype != DType::kBF16 && c.dtype != DType::kF16 && c.dtype != DType::kF32) {
+    return InvalidArgument("dtype must be bf16, f16 or f32, got " + std::string(pir::DTypeName(c.dtype)));
+  }
+  AZ_RETURN_IF_ERROR(FamilyOf(c.model).Validate(c));
+  return c;
+}
+
+TokenCounts CountTokens(const ModelConfig& config) { return FamilyOf(config.model).Tokens(config); }
+
+static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
+  TokenCounts tokens = CountTokens(c);
+  g.attrs().Set("model", c.model);
+  g.attrs().Set("width", c.width);
+  g.attrs().Set("height", c.height);
+  g.attrs().Set("frames", c.frames);
+  g.attrs().Set("batch", c.batch);
+  g.attrs().Set("cfg", std::string(CfgModeName(c.cfg)));
+  g.attrs().Set("steps", c.steps);
+  g.attrs().Set("dtype", std::string(pir::DTypeName(c.dtype)));
+  g.attrs().Set("video_tokens", tokens.video);
+  g.attrs().Set("text_tokens", tokens.text);
+  g.attrs().Set("forwards_per_step", c.forwards_per_step());
+}
+
+static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t channels) {
+  return {batch, channels, c.latent_frames(), c.height / 8, c.width / 8};
+}
+
+StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
+  const DitFamily& family = FamilyOf(config.model);
+  AZ_RETURN_IF_ERROR(family.Validate(config));
+  int64_t batch = config.forward_batch();
+  GraphBuilder b(config.model + ".forward");
+  ValueId x = b.Input("latent", DType::kF32, LatentShape(config, batch, family.latent_channels()));
+  ValueId t = b.Input("timestep", DType::kF32, {batch});
+  std::vector<ValueId> cond = family.DeclareConditioning(b, config, batch, "cond");
+  ValueId v = family.Forward(b, config, x, t, cond);
+  b.Output(v);
+  pir::Graph g = b.Finish();
+  SetConfigAttrs(g, config);
+  g.attrs().Set("graph", std::string("forward"));
+  return g;
+}
+
+// One denoising step. With guidance g and step size dt (scalar inputs):
+//   v   = v_uncond + g * (v_cond - v_uncond)   (two-pass, batch2)
+//   x'  = x + dt * v                          (flow matching Euler step)
+StatusOr<pir::Graph> BuildStep(const ModelConfig& config) {
+  const DitFamily& family = FamilyOf(config.model);
+  AZ_RETURN_IF_ERROR(family.Validate(config));
+  GraphBuilder b(config.model + ".step");
+  int64_t channels = family.latent_channels();
+  ValueId x = b.Input("latent", DType::kF32, LatentShape(config, config.batch, channels));
+  ValueId t = b.Input("timestep", DType::kF32, {config.batch});
+  ValueId dt = b.Input("dt", DType::kF32, {});
+  ValueId velocity = -1;
+  if (config.cfg == CfgMode::kNone) {
+    GraphBuilder::Scope scope(b, "dit", /*names_params=*/false);
+    velocity = family.Forward(b, config, x, t, family.DeclareConditioning(b, config, config.batch, "cond"));
+  } else {
+    ValueId guidance = b.Input("guidance_scale", DType::kF32, {});
+    ValueId v_cond = -1, v_uncond = -1;
+    if (config.cfg == CfgMode::kTwoPass) {
+      {
+        GraphBuilder::Scope scope(b, "cond", /*names_params=*/false);
+        v_cond = family.Forward(b, config, x, t, family.DeclareConditioning(b, config, config.batch, "cond"));
+      }
+      GraphBuilder::Scope scope(b, "uncond", /*names_params=*/false);
+      v_uncond = family.Forward(b, config, x, t, family.DeclareConditioning(b, config, config.batch, "uncond"));
+    } else {
+      // batch2: one forward on [cond; uncond] along the batch.
+      int64_t batch = config.forward_batch();
+      ValueId x2 = b.Concat("cfg.latent_x2", {x, x}, 0);
+      ValueId t2 = b.Concat("cfg.timestep_x2", {t, t}, 0);
+      ValueId v2;
+      {
+        GraphBuilder::Scope scope(b, "dit", /*names_params=*/false);
+        v2 = family.Forward(b, config, x2, t2, family.DeclareConditioning(b, config, batch, "cfg"));
+      }
+      v_cond = b.SliceAxis("cfg.split_cond", v2, 0, 0, config.batch);
+      v_uncond = b.SliceAxis("cfg.split_uncond", v2, 0, config.batch, batch);
+    }
+    ValueId diff = b.Binary(OpKind::kSub, "cfg.diff", v_cond, v_uncond);
+    ValueId scaled = b.Binary(OpKind::kMul, "cfg.scale", diff, guidance);
+    velocity = b.Binary(OpKind::kAdd, "cfg.combine", v_uncond, scaled);
+  }
+  ValueId delta = b.Binary(OpKind::kMul, "scheduler.delta", velocity, dt);
+  ValueId next = b.Binary(OpKind::kAdd, "scheduler.update", x, delta);
+  b.Output(next);
+  pir::Graph g = b.Finish();
+  SetConfigAttrs(g, config);
+  g.attrs().Set("graph", std::string("step"));
+  return g;
+}
+
+}  // namespace az::zoo

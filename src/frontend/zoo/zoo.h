@@ -1,0 +1,81 @@
+// The model zoo: exact, parameterized PIR graphs of real video DiTs.
+//
+// Each model is built op by op as its reference implementation runs it
+// (reference/models.md cites the files): every projection, norm, modulation,
+// RoPE, attention, FFN, embedding and head. Sizes are validated here and
+// reported as user errors; a builder bug aborts.
+//
+// Two graphs per configuration:
+//   BuildForward  one DiT forward at the batch it runs with (2*batch for CFG
+//                 mode batch2, else batch);
+//   BuildStep     one denoising step: the forward(s) the CFG mode needs, the
+//                 guidance combine and the flow-matching update
+//                 x' = x + dt * v. `two-pass` runs the conditional and the
+//                 unconditional forward one after the other on the same
+//                 weights (the official Wan code); `batch2` runs one forward
+//                 on the concatenated batch (MaxDiffusion); `none` runs one.
+//
+// Graph attributes record the configuration: model, width, height, frames,
+// batch, cfg, steps, video_tokens, text_tokens, forwards_per_step.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pir/ir/graph.h"
+#include "support/status.h"
+
+namespace az::zoo {
+
+enum class CfgMode { kTwoPass, kBatch2, kNone };
+std::string_view CfgModeName(CfgMode mode);
+StatusOr<CfgMode> ParseCfgMode(std::string_view name);
+
+// What a user asks for; unset fields take the model's defaults.
+struct ModelOptions {
+  std::optional<int64_t> width, height, frames, steps;
+  int64_t batch = 1;
+  std::optional<CfgMode> cfg;
+  pir::DType dtype = pir::DType::kBF16;
+};
+
+// A validated configuration: every field set.
+struct ModelConfig {
+  std::string model;
+  int64_t width = 0, height = 0, frames = 0, steps = 0, batch = 1;
+  CfgMode cfg = CfgMode::kNone;
+  pir::DType dtype = pir::DType::kBF16;
+
+  int64_t latent_frames() const { return (frames - 1) / 4 + 1; }
+  // Batch of one forward pass (batch2 doubles it).
+  int64_t forward_batch() const { return cfg == CfgMode::kBatch2 ? 2 * batch : batch; }
+  int64_t forwards_per_step() const { return cfg == CfgMode::kTwoPass ? 2 : 1; }
+};
+
+struct ModelEntry {
+  std::string name;         // "wan2.1-t2v-14b"
+  std::string description;  // one line
+  int64_t default_width, default_height, default_frames, default_steps;
+  CfgMode default_cfg;
+  int64_t published_params;  // the exact count derived in reference/models.md
+};
+
+// The zoo, in a fixed order.
+const std::vector<ModelEntry>& ListModels();
+StatusOr<const ModelEntry*> FindModel(std::string_view name);
+
+// Validates options against the model (frames 4n+1, sizes multiples of 16, ...).
+StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options);
+
+// Tokens of one sample: video (patch grid) and text (what the DiT attends to).
+struct TokenCounts {
+  int64_t video = 0;
+  int64_t text = 0;
+};
+TokenCounts CountTokens(const ModelConfig& config);
+
+StatusOr<pir::Graph> BuildForward(const ModelConfig& config);
+StatusOr<pir::Graph> BuildStep(const ModelConfig& config);
+
+}  // namespace az::zoo

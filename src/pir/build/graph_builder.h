@@ -1,0 +1,94 @@
+// GraphBuilder: builds PIR in code (the model zoo, tests).
+//
+// Every op's result type is inferred from its operands (rules/rule.h), so a model
+// builder states only what the model computes. A builder mistake (shapes that do
+// not fit) is a bug in the builder, not a user error: it aborts with the op's
+// name. User-facing validation (sizes, flags) happens before building.
+//
+// Names: ops are named by a scope path plus a leaf, "blocks.3.self_attn.q";
+// parameters are named like the checkpoint's tensors, "blocks.3.self_attn.q.weight".
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pir/ir/graph.h"
+
+namespace az::pir {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string graph_name);
+
+  // RAII name scope: GraphBuilder::Scope s(b, "blocks.3"). A scope with
+  // `names_params` false prefixes op names only: two CFG passes ("cond",
+  // "uncond") then share the same parameters.
+  class Scope {
+   public:
+    Scope(GraphBuilder& builder, const std::string& name, bool names_params = true);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    GraphBuilder& builder_;
+    size_t saved_size_;
+  };
+  // "blocks.3.self_attn" + "." + leaf.
+  std::string QualifiedName(const std::string& leaf, bool for_param = false) const;
+
+  // A graph input; asking again for the same name returns the same value.
+  ValueId Input(const std::string& name, DType dtype, Shape shape);
+  // A weight; its name is qualified by the current scope. Asking again for the
+  // same name returns the same value (weights shared between passes).
+  ValueId Param(const std::string& name, DType dtype, Shape shape);
+  // A buffer (RoPE table); shared by name like parameters.
+  ValueId Constant(const std::string& name, DType dtype, Shape shape);
+
+  // The generic entry point: infers result types (declared ones are used for custom).
+  std::vector<ValueId> AddOp(OpKind kind, const std::string& name, std::vector<ValueId> operands,
+                             Attributes attrs = {}, std::vector<TensorType> declared = {});
+  ValueId AddOp1(OpKind kind, const std::string& name, std::vector<ValueId> operands, Attributes attrs = {});
+
+  // Typed helpers.
+  ValueId Einsum(const std::string& name, const std::string& eq, ValueId a, ValueId b,
+                 std::optional<ValueId> bias = std::nullopt);
+  // x @ W + b with x [..., in]; creates `name.weight` [in, out] and `name.bias` [out].
+  ValueId Linear(const std::string& name, ValueId x, int64_t out_features, bool bias = true);
+  ValueId Attention(const std::string& name, ValueId q, ValueId k, ValueId v, const std::string& mode,
+                    std::optional<int64_t> joint_tail = std::nullopt);
+  ValueId LayerNorm(const std::string& name, ValueId x, bool affine, double eps);
+  ValueId RmsNorm(const std::string& name, ValueId x, bool affine, double eps);
+  ValueId Unary(OpKind kind, const std::string& name, ValueId x);
+  ValueId Binary(OpKind kind, const std::string& name, ValueId a, ValueId b);
+  ValueId Convert(const std::string& name, ValueId x, DType dtype);
+  // Converts only when the dtype differs (autocast at a matmul's input).
+  ValueId CastTo(const std::string& name, ValueId x, DType dtype);
+  ValueId Rope(const std::string& name, ValueId x, ValueId table, std::vector<int64_t> sections);
+  ValueId Reshape(const std::string& name, ValueId x, Shape shape);
+  ValueId Transpose(const std::string& name, ValueId x, std::vector<int64_t> perm);
+  ValueId Concat(const std::string& name, std::vector<ValueId> xs, int64_t axis);
+  // Slice [start, limit) along one axis; other dims whole.
+  ValueId SliceAxis(const std::string& name, ValueId x, int64_t axis, int64_t start, int64_t limit);
+  ValueId Custom(const std::string& name, const std::string& target, std::vector<ValueId> operands,
+                 TensorType result, int64_t flops = 0);
+
+  void Output(ValueId v) { graph_.AddOutput(v); }
+  Graph& graph() { return graph_; }
+  const TensorType& type(ValueId v) const { return graph_.type(v); }
+  Graph Finish() { return std::move(graph_); }
+
+ private:
+  ValueId SharedLeaf(ValueRole role, const std::string& name, TensorType type);
+  struct ScopeEntry {
+    std::string name;
+    bool names_params;
+  };
+  Graph graph_;
+  std::vector<ScopeEntry> scope_;
+  std::map<std::string, ValueId> shared_leaves_;  // params and constants by full name
+};
+
+}  // namespace az::pir

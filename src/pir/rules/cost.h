@@ -1,0 +1,44 @@
+// Per-op FLOPs and bytes. The formulas, written once:
+//
+//   einsum     matmul = 2 * prod(all factor sizes)   (2 FLOPs per multiply-add; a
+//              contraction-free einsum is an element-wise product: prod(sizes))
+//              other  = numel(result) when a bias is added
+//   attention  attention = 4 * B * H * Lq * Lk * Dh  (QK^T and PV, 2 per MAC; Dv = Dh)
+//              other     = 5 * B * H * Lq * Lk       (scale, max, exp, sum, divide)
+//   conv3d     matmul = 2 * B * O * prod(out spatial) * C * prod(kernel)
+//              other  = numel(result) with a bias
+//   element-wise, norm, rope, softmax, reduce
+//              other = element_flops(kind) * numel(result)   (reduce: * numel(operand))
+//              with ops.def's per-element counts; an affine norm adds 1 (weight) and
+//              1 (bias) per element
+//   layout ops (reshape, transpose, concat, slice, broadcast, gather, convert): 0
+//   custom     the op's `flops` attribute, default 0
+//
+// Bytes: an unfused op reads every operand and writes every result once:
+//   bytes_read = sum(operand bytes), bytes_written = sum(result bytes).
+//
+// These are the conventions of model-FLOPs accounting (reference/models.md counts
+// matmul and attention FLOPs only; that total is matmul + attention here).
+#pragma once
+
+#include "pir/ir/graph.h"
+#include "support/units.h"
+
+namespace az::pir {
+
+struct OpCost {
+  Flops matmul;     // einsum and convolution multiply-adds
+  Flops attention;  // QK^T and PV inside fused attention
+  Flops other;      // element-wise, norms, softmax, bias adds
+  Bytes bytes_read;
+  Bytes bytes_written;
+
+  Flops total_flops() const { return matmul + attention + other; }
+  OpCost& operator+=(const OpCost& o);
+};
+
+OpCost ComputeOpCost(const Graph& graph, const Op& op);
+// Sum over every op of the graph.
+OpCost ComputeGraphCost(const Graph& graph);
+
+}  // namespace az::pir

@@ -1,0 +1,182 @@
+// Element-wise ops, norms, RoPE, softmax and broadcast.
+#include "pir/rules/families.h"
+
+namespace az::pir {
+
+namespace {
+std::vector<int> Dim(int factor, int64_t size) { return size == 1 ? std::vector<int>{} : std::vector<int>{factor}; }
+}  // namespace
+
+// ---------------------------------------------------------------- norms
+// x [..., D], optional weight [D] and (layer_norm) bias [D]; normalized over D.
+
+TypesOr InferNorm(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  if (x.rank() < 1) return InvalidArgument("a norm needs an operand of rank >= 1");
+  if (ctx.kind == OpKind::kRmsNorm && ctx.operands.size() > 2) return InvalidArgument("rms_norm takes at most 2 operands");
+  int64_t d = x.shape.back();
+  for (size_t i = 1; i < ctx.operands.size(); ++i) {
+    if (ctx.operands[i].shape != Shape{d}) {
+      return InvalidArgument("norm weight/bias must be [" + std::to_string(d) + "], got " +
+                             ctx.operands[i].ToString());
+    }
+  }
+  if (auto eps = ctx.attrs.GetFloat("eps"); eps && !(*eps >= 0)) return InvalidArgument("norm eps must be >= 0");
+  return std::vector<TensorType>{x};
+}
+
+StatusOr<FactorRule> RuleNorm(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  FactorRuleBuilder b;
+  TensorFactors dims;
+  for (int64_t i = 0; i + 1 < x.rank(); ++i) dims.push_back(Dim(b.AddFactor("d" + std::to_string(i), x.shape[i]), x.shape[i]));
+  // The statistics need the whole normalized dimension.
+  int norm = b.AddFactor("n", x.shape.back(), FactorKind::kNeedReplication);
+  dims.push_back(Dim(norm, x.shape.back()));
+  b.Operand(dims);
+  for (size_t i = 1; i < ctx.operands.size(); ++i) b.Operand({Dim(norm, x.shape.back())});
+  b.Result(dims);
+  return b.Build();
+}
+
+// ---------------------------------------------------------------- unary / binary
+
+TypesOr InferUnary(const OpContext& ctx) {
+  TensorType result = ctx.operands[0];
+  if (ctx.kind == OpKind::kConvert) {
+    auto name = ctx.attrs.GetString("dtype");
+    if (!name) return InvalidArgument("convert needs a string attribute 'dtype'");
+    auto dtype = ParseDType(*name);
+    if (!dtype) return InvalidArgument("convert to unknown dtype '" + *name + "'");
+    result.dtype = *dtype;
+  }
+  return std::vector<TensorType>{result};
+}
+
+TypesOr InferBinary(const OpContext& ctx) {
+  const TensorType& a = ctx.operands[0];
+  const TensorType& b = ctx.operands[1];
+  int64_t rank = std::max(a.rank(), b.rank());
+  Shape shape(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.rank() ? 1 : a.shape[i - (rank - a.rank())];
+    int64_t db = i < rank - b.rank() ? 1 : b.shape[i - (rank - b.rank())];
+    if (da != db && da != 1 && db != 1) {
+      return InvalidArgument("shapes " + a.ToString() + " and " + b.ToString() + " do not broadcast");
+    }
+    shape[i] = std::max(da, db);
+  }
+  return std::vector<TensorType>{{PromoteTypes(a.dtype, b.dtype), shape}};
+}
+
+// One pass-through factor per result dim; operand dims broadcast from 1 map to none.
+StatusOr<FactorRule> RuleElementwise(const OpContext& ctx) {
+  const TensorType& r = ctx.results[0];
+  FactorRuleBuilder b;
+  std::vector<int> factor;
+  for (int64_t i = 0; i < r.rank(); ++i) factor.push_back(b.AddFactor("d" + std::to_string(i), r.shape[i]));
+  for (const TensorType& t : ctx.operands) {
+    TensorFactors dims;
+    int64_t offset = r.rank() - t.rank();
+    for (int64_t i = 0; i < t.rank(); ++i) dims.push_back(Dim(factor[i + offset], t.shape[i]));
+    b.Operand(dims);
+  }
+  TensorFactors out;
+  for (int64_t i = 0; i < r.rank(); ++i) out.push_back(Dim(factor[i], r.shape[i]));
+  b.Result(out);
+  return b.Build();
+}
+
+// ---------------------------------------------------------------- rope
+// x [B, L, H, D], table [L, D] (cos/sin per position): rotates pairs within D.
+
+TypesOr InferRope(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  const TensorType& table = ctx.operands[1];
+  if (x.rank() != 4) return InvalidArgument("rope takes x [batch, seq, heads, head_dim], got " + x.ToString());
+  if (x.shape[3] % 2 != 0) return InvalidArgument("rope head_dim must be even");
+  if (table.shape != Shape{x.shape[1], x.shape[3]}) {
+    return InvalidArgument("rope table must be [" + std::to_string(x.shape[1]) + "," + std::to_string(x.shape[3]) +
+                           "], got " + table.ToString());
+  }
+  if (auto sections = ctx.attrs.GetInts("sections")) {
+    int64_t sum = 0;
+    for (int64_t s : *sections) sum += s;
+    if (sum != x.shape[3]) return InvalidArgument("rope sections must add up to the head dim");
+  }
+  return std::vector<TensorType>{x};
+}
+
+StatusOr<FactorRule> RuleRope(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  FactorRuleBuilder b;
+  int batch = b.AddFactor("b", x.shape[0]);
+  int seq = b.AddFactor("l", x.shape[1]);
+  int heads = b.AddFactor("h", x.shape[2]);
+  int dim = b.AddFactor("d", x.shape[3], FactorKind::kNeedReplication);
+  TensorFactors dims{Dim(batch, x.shape[0]), Dim(seq, x.shape[1]), Dim(heads, x.shape[2]), Dim(dim, x.shape[3])};
+  b.Operand(dims).Operand({Dim(seq, x.shape[1]), Dim(dim, x.shape[3])}).Result(dims);
+  return b.Build();
+}
+
+// ---------------------------------------------------------------- softmax
+
+TypesOr InferSoftmax(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  if (!NormalizeAxis(ctx.attrs.GetInt("axis").value_or(-1), x.rank())) return InvalidArgument("softmax axis out of range");
+  return std::vector<TensorType>{x};
+}
+
+StatusOr<FactorRule> RuleSoftmax(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  int64_t axis = NormalizeAxis(ctx.attrs.GetInt("axis").value_or(-1), x.rank()).value_or(0);
+  FactorRuleBuilder b;
+  TensorFactors dims;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    FactorKind kind = i == axis ? FactorKind::kNeedReplication : FactorKind::kPassThrough;
+    dims.push_back(Dim(b.AddFactor("d" + std::to_string(i), x.shape[i], kind), x.shape[i]));
+  }
+  b.Operand(dims).Result(dims);
+  return b.Build();
+}
+
+// ---------------------------------------------------------------- broadcast
+// attrs: shape (the result shape), dims (the result dim of each operand dim).
+
+TypesOr InferBroadcast(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  auto shape = ctx.attrs.GetInts("shape");
+  auto dims = ctx.attrs.GetInts("dims");
+  if (!shape || !dims) return InvalidArgument("broadcast needs 'shape' and 'dims'");
+  if (static_cast<int64_t>(dims->size()) != x.rank()) return InvalidArgument("broadcast 'dims' needs one entry per operand dim");
+  int64_t previous = -1;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    int64_t d = (*dims)[i];
+    if (d < 0 || d >= static_cast<int64_t>(shape->size()) || d <= previous) {
+      return InvalidArgument("broadcast 'dims' must be increasing result dims");
+    }
+    previous = d;
+    if (x.shape[i] != 1 && x.shape[i] != (*shape)[d]) return InvalidArgument("broadcast of a dim that is not 1");
+  }
+  for (int64_t s : *shape) {
+    if (s < 0) return InvalidArgument("broadcast shape has a negative dim");
+  }
+  return std::vector<TensorType>{{x.dtype, *shape}};
+}
+
+StatusOr<FactorRule> RuleBroadcast(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  const TensorType& r = ctx.results[0];
+  auto dims = ctx.attrs.GetInts("dims").value_or(std::vector<int64_t>{});
+  FactorRuleBuilder b;
+  std::vector<int> factor;
+  for (int64_t i = 0; i < r.rank(); ++i) factor.push_back(b.AddFactor("d" + std::to_string(i), r.shape[i]));
+  TensorFactors in;
+  for (int64_t i = 0; i < x.rank(); ++i) in.push_back(Dim(factor[dims[i]], x.shape[i]));
+  TensorFactors out;
+  for (int64_t i = 0; i < r.rank(); ++i) out.push_back(Dim(factor[i], r.shape[i]));
+  b.Operand(in).Result(out);
+  return b.Build();
+}
+
+}  // namespace az::pir

@@ -1,0 +1,72 @@
+// Internal to src/pir/rules: the per-family functions behind rule.h and cost.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pir/rules/rule.h"
+
+namespace az::pir {
+
+struct OpContext {
+  OpKind kind;
+  const std::vector<TensorType>& operands;
+  const Attributes& attrs;
+  // Declared results for inference (custom), the actual results for rules.
+  const std::vector<TensorType>& results;
+};
+
+using TypesOr = StatusOr<std::vector<TensorType>>;
+
+// Shared helpers.
+std::string ShapeString(const Shape& shape);
+// Normalizes a possibly negative axis; nullopt when out of range.
+std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+// A rule with one fresh factor per dimension of every tensor, all of `kind`.
+FactorRule IndependentRule(const OpContext& ctx, FactorKind kind);
+
+// contraction.cc
+TypesOr InferEinsum(const OpContext& ctx);
+TypesOr InferAttention(const OpContext& ctx);
+TypesOr InferConv(const OpContext& ctx);
+StatusOr<FactorRule> RuleEinsum(const OpContext& ctx);
+StatusOr<FactorRule> RuleAttention(const OpContext& ctx);
+StatusOr<FactorRule> RuleConv(const OpContext& ctx);
+
+// elementwise.cc
+TypesOr InferNorm(const OpContext& ctx);
+TypesOr InferUnary(const OpContext& ctx);
+TypesOr InferBinary(const OpContext& ctx);
+TypesOr InferRope(const OpContext& ctx);
+TypesOr InferSoftmax(const OpContext& ctx);
+TypesOr InferBroadcast(const OpContext& ctx);
+StatusOr<FactorRule> RuleNorm(const OpContext& ctx);
+StatusOr<FactorRule> RuleElementwise(const OpContext& ctx);
+StatusOr<FactorRule> RuleRope(const OpContext& ctx);
+StatusOr<FactorRule> RuleSoftmax(const OpContext& ctx);
+StatusOr<FactorRule> RuleBroadcast(const OpContext& ctx);
+
+// layout.cc
+TypesOr InferReshape(const OpContext& ctx);
+TypesOr InferTranspose(const OpContext& ctx);
+TypesOr InferConcat(const OpContext& ctx);
+TypesOr InferSlice(const OpContext& ctx);
+TypesOr InferReduce(const OpContext& ctx);
+TypesOr InferGather(const OpContext& ctx);
+TypesOr InferCustom(const OpContext& ctx);
+StatusOr<FactorRule> RuleReshape(const OpContext& ctx);
+StatusOr<FactorRule> RuleTranspose(const OpContext& ctx);
+StatusOr<FactorRule> RuleConcat(const OpContext& ctx);
+StatusOr<FactorRule> RuleSlice(const OpContext& ctx);
+StatusOr<FactorRule> RuleReduce(const OpContext& ctx);
+StatusOr<FactorRule> RuleGather(const OpContext& ctx);
+StatusOr<FactorRule> RuleCustom(const OpContext& ctx);
+
+// A parsed einsum equation "bld,de->ble": one letter string per operand and the result.
+struct EinsumEquation {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+StatusOr<EinsumEquation> ParseEinsumEquation(const std::string& eq);
+
+}  // namespace az::pir

@@ -1,0 +1,81 @@
+// Per-op knowledge: shape inference, the factor sharding rule, and the cost.
+//
+// Factor rules follow Shardy (see ../../../docs or reference/formats.md §3.5). A
+// *factor* is a sub-dimension shared by operands and results; each tensor
+// dimension maps to a list of factors, major to minor, whose sizes multiply to
+// the dimension's size (an empty list means size 1, e.g. a broadcast dim). Kinds:
+//   pass-through      sharded alike on every tensor that has it: no communication
+//   reduction         appears in operands only; sharding it leaves partial results
+//                     (all-reduce / reduce-scatter, or ring attention's LSE merge)
+//   need-replication  must stay unsharded (a normalized dim, a softmax axis)
+//   permutation       sharding it needs data movement (concat/slice dims, conv windows)
+//
+// Example: a linear layer  bf16[1,L,5120] x bf16[5120,5120] + bf16[5120]
+//   einsum "bld,de->ble":  ([b, l, d], [d, e], [e]) -> ([b, l, e])
+//                          {b=1, l=L, d=5120, e=5120} reduction={d}
+// Sharding e over a mesh axis is Megatron column parallelism; sharding d makes
+// the result a partial sum over that axis (row parallelism).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pir/ir/graph.h"
+#include "support/status.h"
+#include "support/units.h"
+
+namespace az::pir {
+
+enum class FactorKind { kPassThrough, kReduction, kNeedReplication, kPermutation };
+std::string_view FactorKindName(FactorKind kind);
+
+struct Factor {
+  std::string name;
+  int64_t size = 1;
+  FactorKind kind = FactorKind::kPassThrough;
+};
+
+// For each dimension of one tensor: its factor indices, major to minor.
+using TensorFactors = std::vector<std::vector<int>>;
+
+struct FactorRule {
+  std::vector<Factor> factors;
+  std::vector<TensorFactors> operands;
+  std::vector<TensorFactors> results;
+
+  // Shardy-style text: "([b, l, d], [d, e], [e])->([b, l, e]) {b=1, l=8, d=16, e=32} reduction={d}".
+  std::string ToString() const;
+  // Product of the sizes of the factors of one dimension.
+  int64_t DimSize(const std::vector<int>& dim_factors) const;
+};
+
+// Fluent builder used by the per-family rule functions.
+class FactorRuleBuilder {
+ public:
+  int AddFactor(std::string name, int64_t size, FactorKind kind = FactorKind::kPassThrough);
+  FactorRuleBuilder& Operand(TensorFactors dims);
+  FactorRuleBuilder& Result(TensorFactors dims);
+  FactorRule Build() { return std::move(rule_); }
+
+ private:
+  FactorRule rule_;
+};
+
+// The result types an op of `kind` produces from these operands and attributes.
+// `declared` are the result types written in text or given to the builder; only
+// `custom` takes them as its definition. Errors are plain messages; the caller
+// adds the op's location.
+StatusOr<std::vector<TensorType>> InferResultTypes(OpKind kind, const std::vector<TensorType>& operands,
+                                                   const Attributes& attrs,
+                                                   const std::vector<TensorType>& declared);
+
+// The factor rule of an op whose operand/result types are already consistent.
+StatusOr<FactorRule> BuildFactorRule(OpKind kind, const std::vector<TensorType>& operands,
+                                     const std::vector<TensorType>& results, const Attributes& attrs);
+
+// Convenience over a graph op.
+std::vector<TensorType> OperandTypes(const Graph& graph, const Op& op);
+std::vector<TensorType> ResultTypes(const Graph& graph, const Op& op);
+StatusOr<FactorRule> BuildFactorRule(const Graph& graph, const Op& op);
+
+}  // namespace az::pir
