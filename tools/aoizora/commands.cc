@@ -1,0 +1,194 @@
+// Thin command implementations: parse what the user gave, call the library,
+// print. No modelling logic lives here.
+#include "tools/aoizora/commands.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "frontend/zoo/zoo.h"
+#include "pir/analysis/summary.h"
+#include "pir/text/parser.h"
+#include "pir/text/printer.h"
+#include "pir/verify/verifier.h"
+
+namespace az::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+int Fail(const Status& status) {
+  fmt::print(stderr, "aoizora: {}\n", status.message());
+  return 1;
+}
+
+std::string WithCommas(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string Percent(Flops part, Flops whole) {
+  return whole.value() == 0 ? "0%" : fmt::format("{:.1f}%", 100.0 * static_cast<double>(part.value()) / whole.value());
+}
+
+ordered_json CostJson(const pir::OpCost& c) {
+  return {{"matmul", c.matmul.value()}, {"attention", c.attention.value()}, {"other", c.other.value()},
+          {"bytes_read", c.bytes_read.value()}, {"bytes_written", c.bytes_written.value()}};
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot open '" + path + "'");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+int InspectPirFile(const InspectArgs& args) {
+  auto text = ReadFile(args.pir_file);
+  if (!text.ok()) return Fail(text.status());
+  auto graph = pir::ParseGraph(*text, args.pir_file);
+  if (!graph.ok()) return Fail(graph.status());
+  SourceBuffer source(args.pir_file, *text);
+  if (Status s = pir::VerifyGraph(*graph, &source); !s.ok()) return Fail(s);
+  pir::GraphSummary s = pir::SummarizeGraph(*graph);
+  if (args.print_pir) {
+    fmt::print("{}", pir::PrintGraph(*graph));
+    return 0;
+  }
+  if (args.json) {
+    ordered_json j = {{"graph", graph->name()},     {"ops", s.num_ops},
+                      {"values", s.num_values},     {"params", s.num_params},
+                      {"param_bytes", s.param_bytes.value()}, {"flops", s.model_flops().value()},
+                      {"cost", CostJson(s.cost)},   {"activation_peak_bytes", s.activation_peak_bytes.value()}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("graph            {} ({} ops, {} values)\n", graph->name(), s.num_ops, s.num_values);
+  fmt::print("parameters       {} ({})\n", WithCommas(s.num_params), FormatBytes(s.param_bytes));
+  fmt::print("FLOPs            {} (attention {}, matmul {}; other {})\n", FormatFlops(s.model_flops()),
+             FormatFlops(s.cost.attention), FormatFlops(s.cost.matmul), FormatFlops(s.cost.other));
+  fmt::print("activations      peak {} live, {} in all\n", FormatBytes(s.activation_peak_bytes),
+             FormatBytes(s.activation_total_bytes));
+  return 0;
+}
+
+}  // namespace
+
+int RunModels(const ModelsArgs& args) {
+  ordered_json list = ordered_json::array();
+  if (!args.json) fmt::print("{:<18} {:>16}  {:<12} {}\n", "model", "parameters", "default", "description");
+  for (const zoo::ModelEntry& m : zoo::ListModels()) {
+    // Count from the built graph, not the table: the table is what tests check it against.
+    auto config = zoo::ResolveConfig(m.name, {});
+    if (!config.ok()) return Fail(config.status());
+    auto graph = zoo::BuildForward(*config);
+    if (!graph.ok()) return Fail(graph.status());
+    int64_t params = pir::SummarizeGraph(*graph).num_params;
+    std::string size = fmt::format("{}x{}x{}", m.default_width, m.default_height, m.default_frames);
+    if (args.json) {
+      list.push_back({{"model", m.name}, {"params", params}, {"description", m.description},
+                      {"default_width", m.default_width}, {"default_height", m.default_height},
+                      {"default_frames", m.default_frames}, {"default_steps", m.default_steps},
+                      {"default_cfg", std::string(zoo::CfgModeName(m.default_cfg))}});
+    } else {
+      fmt::print("{:<18} {:>16}  {:<12} {}\n", m.name, WithCommas(params), size, m.description);
+    }
+  }
+  if (args.json) fmt::print("{}\n", list.dump(2));
+  return 0;
+}
+
+int RunInspect(const InspectArgs& args) {
+  if (!args.pir_file.empty()) return InspectPirFile(args);
+  zoo::ModelOptions options;
+  options.width = args.width;
+  options.height = args.height;
+  options.frames = args.frames;
+  options.steps = args.steps;
+  options.batch = args.batch;
+  if (!args.cfg.empty()) {
+    auto cfg = zoo::ParseCfgMode(args.cfg);
+    if (!cfg.ok()) return Fail(cfg.status());
+    options.cfg = *cfg;
+  }
+  auto dtype = pir::ParseDType(args.dtype);
+  if (!dtype) return Fail(InvalidArgument("unknown dtype '" + args.dtype + "' (expected bf16, f16 or f32)"));
+  options.dtype = *dtype;
+  auto config = zoo::ResolveConfig(args.model, options);
+  if (!config.ok()) return Fail(config.status());
+
+  auto forward = zoo::BuildForward(*config);
+  if (!forward.ok()) return Fail(forward.status());
+  auto step = zoo::BuildStep(*config);
+  if (!step.ok()) return Fail(step.status());
+  if (args.print_pir) {
+    fmt::print("{}", pir::PrintGraph(args.graph == "step" ? *step : *forward));
+    return 0;
+  }
+  pir::GraphSummary fwd = pir::SummarizeGraph(*forward);
+  pir::GraphSummary stp = pir::SummarizeGraph(*step);
+  zoo::TokenCounts tokens = zoo::CountTokens(*config);
+  const zoo::ModelConfig& c = *config;
+
+  if (args.json) {
+    ordered_json j = {
+        {"model", c.model},
+        {"width", c.width},
+        {"height", c.height},
+        {"frames", c.frames},
+        {"batch", c.batch},
+        {"cfg", std::string(zoo::CfgModeName(c.cfg))},
+        {"dtype", std::string(pir::DTypeName(c.dtype))},
+        {"steps", c.steps},
+        {"params", fwd.num_params},
+        {"param_bytes", fwd.param_bytes.value()},
+        {"video_tokens", tokens.video},
+        {"text_tokens", tokens.text},
+        {"forwards_per_step", c.forwards_per_step()},
+        {"forward_batch", c.forward_batch()},
+        {"flops_per_forward", fwd.model_flops().value()},
+        {"flops_per_step", stp.model_flops().value()},
+        {"flops_per_video", stp.model_flops().value() * c.steps},
+        {"forward_cost", CostJson(fwd.cost)},
+        {"step_cost", CostJson(stp.cost)},
+        {"activation_peak_bytes", fwd.activation_peak_bytes.value()},
+        {"activation_total_bytes", fwd.activation_total_bytes.value()},
+        {"forward_ops", fwd.num_ops},
+        {"step_ops", stp.num_ops},
+    };
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  const zoo::ModelEntry* entry = *zoo::FindModel(c.model);
+  Flops f = fwd.model_flops();
+  fmt::print("model            {}: {}\n", c.model, entry->description);
+  fmt::print("video            {}x{}, {} frames, batch {}, {} steps, {}\n", c.width, c.height, c.frames, c.batch,
+             c.steps, pir::DTypeName(c.dtype));
+  fmt::print("cfg              {} ({} forward{} of batch {} per step)\n", zoo::CfgModeName(c.cfg),
+             c.forwards_per_step(), c.forwards_per_step() > 1 ? "s" : "", c.forward_batch());
+  fmt::print("tokens           video {} ({}x{}x{} patches), text {}\n", WithCommas(tokens.video), c.latent_frames(),
+             c.height / 16, c.width / 16, tokens.text);
+  fmt::print("parameters       {} ({}), {} in {}\n", WithCommas(fwd.num_params), FormatCount(fwd.num_params),
+             FormatBytes(fwd.param_bytes), pir::DTypeName(c.dtype));
+  fmt::print("FLOPs / forward  {}  attention {} ({}), matmul {} ({})\n", FormatFlops(f),
+             FormatFlops(fwd.cost.attention), Percent(fwd.cost.attention, f), FormatFlops(fwd.cost.matmul),
+             Percent(fwd.cost.matmul, f));
+  fmt::print("                 other (element-wise, norms, softmax) {} more\n", FormatFlops(fwd.cost.other));
+  fmt::print("FLOPs / step     {}\n", FormatFlops(stp.model_flops()));
+  fmt::print("FLOPs / video    {} ({} steps)\n", FormatFlops(stp.model_flops() * c.steps), c.steps);
+  fmt::print("activations      peak {} live in one forward (unfused, unsharded), {} in all\n",
+             FormatBytes(fwd.activation_peak_bytes), FormatBytes(fwd.activation_total_bytes));
+  fmt::print("graph            forward {} ops, step {} ops\n", fwd.num_ops, stp.num_ops);
+  return 0;
+}
+
+}  // namespace az::cli

@@ -80,13 +80,14 @@ ValueId GraphBuilder::Einsum(const std::string& name, const std::string& eq, Val
 }
 
 ValueId GraphBuilder::Linear(const std::string& name, ValueId x, int64_t out_features, bool bias) {
-  const TensorType& t = graph_.type(x);
+  const TensorType t = graph_.type(x);  // a copy: Param() below grows the value table
   AZ_CHECK_MSG(t.rank() >= 1 && t.rank() <= 20, "Linear needs an operand of rank 1..20");
   int64_t in_features = t.shape.back();
   Scope scope(*this, name);
-  ValueId w = Param("weight", t.dtype, {in_features, out_features});
+  DType param_dtype = param_dtype_.value_or(t.dtype);
+  ValueId w = Param("weight", param_dtype, {in_features, out_features});
   std::optional<ValueId> b;
-  if (bias) b = Param("bias", t.dtype, {out_features});
+  if (bias) b = Param("bias", param_dtype, {out_features});
   // Leading dims keep their letters; the contracted dim is 'z', the output dim 'y'.
   std::string lead;
   for (int64_t i = 0; i + 1 < t.rank(); ++i) lead += static_cast<char>('a' + i);
@@ -109,8 +110,8 @@ ValueId GraphBuilder::LayerNorm(const std::string& name, ValueId x, bool affine,
   if (affine) {
     Scope scope(*this, name);
     int64_t d = graph_.type(x).shape.back();
-    operands.push_back(Param("weight", graph_.type(x).dtype, {d}));
-    operands.push_back(Param("bias", graph_.type(x).dtype, {d}));
+    operands.push_back(Param("weight", param_dtype_.value_or(graph_.type(x).dtype), {d}));
+    operands.push_back(Param("bias", param_dtype_.value_or(graph_.type(x).dtype), {d}));
   }
   return AddOp1(OpKind::kLayerNorm, name, std::move(operands), std::move(attrs));
 }
@@ -121,7 +122,7 @@ ValueId GraphBuilder::RmsNorm(const std::string& name, ValueId x, bool affine, d
   std::vector<ValueId> operands{x};
   if (affine) {
     Scope scope(*this, name);
-    operands.push_back(Param("weight", graph_.type(x).dtype, {graph_.type(x).shape.back()}));
+    operands.push_back(Param("weight", param_dtype_.value_or(graph_.type(x).dtype), {graph_.type(x).shape.back()}));
   }
   return AddOp1(OpKind::kRmsNorm, name, std::move(operands), std::move(attrs));
 }

@@ -75,6 +75,11 @@ class GraphBuilder {
   ValueId Custom(const std::string& name, const std::string& target, std::vector<ValueId> operands,
                  TensorType result, int64_t flops = 0);
 
+  // The dtype of the weights the helpers (Linear, norms) create; unset: the
+  // dtype of their input. Real checkpoints store bf16 weights that autocast
+  // regions use in f32 (Wan's time embedding), so the two can differ.
+  void set_param_dtype(std::optional<DType> dtype) { param_dtype_ = dtype; }
+
   void Output(ValueId v) { graph_.AddOutput(v); }
   Graph& graph() { return graph_; }
   const TensorType& type(ValueId v) const { return graph_.type(v); }
@@ -88,6 +93,7 @@ class GraphBuilder {
   };
   Graph graph_;
   std::vector<ScopeEntry> scope_;
+  std::optional<DType> param_dtype_;
   std::map<std::string, ValueId> shared_leaves_;  // params and constants by full name
 };
 

@@ -1,0 +1,53 @@
+# AoiZora — the two commands a user needs:
+#   make plan   install dependencies, configure, build, run the main job
+#   make test   install dependencies, configure, build, run every test (CTest)
+# Other targets: build, bench, fuzz (a longer libFuzzer run), fuzz-smoke, clean.
+
+BUILD ?= build
+JOBS ?= $(shell nproc)
+BUILD_TYPE ?= Release
+CMAKE_FLAGS ?=
+ifeq ($(CI),true)
+  CMAKE_FLAGS += -DAZ_WERROR=ON
+endif
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 30
+
+.PHONY: deps configure build plan test bench fuzz fuzz-smoke clean
+
+deps:
+	@scripts/install-deps
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# Until the planner lands, the main job inspects the default model: Wan 2.1
+# T2V-14B at 1280x720, 81 frames.
+plan: build
+	@$(BUILD)/aoizora inspect --model wan2.1-t2v-14b
+
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+bench: build
+	@$(BUILD)/az_bench
+
+$(FUZZ_BUILD)/pir_text_fuzz: deps
+	@scripts/install-deps --fuzz
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAZ_BUILD_FUZZ=ON -DAZ_BUILD_TESTS=OFF -DAZ_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target pir_text_fuzz
+
+# Seeds: the golden PIR files. New corpus entries go to a scratch folder.
+fuzz-smoke: $(FUZZ_BUILD)/pir_text_fuzz
+	@scripts/run-fuzz $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)
+
+fuzz: $(FUZZ_BUILD)/pir_text_fuzz
+	@scripts/run-fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,172 @@
+// Factor rules against Shardy's registry examples (reference/formats.md §3.5)
+// and the attention/conv rules this project defines.
+#include "pir/rules/rule.h"
+
+#include <gtest/gtest.h>
+
+#include "pir/build/graph_builder.h"
+#include "pir/rules/cost.h"
+
+namespace az::pir {
+namespace {
+
+std::string RuleText(OpKind kind, std::vector<TensorType> operands, Attributes attrs) {
+  auto results = InferResultTypes(kind, operands, attrs, {});
+  EXPECT_TRUE(results.ok()) << results.status().ToString();
+  auto rule = BuildFactorRule(kind, operands, *results, attrs);
+  EXPECT_TRUE(rule.ok()) << rule.status().ToString();
+  return rule->ToString();
+}
+
+TensorType F32(Shape s) { return {DType::kF32, std::move(s)}; }
+
+TEST(FactorRule, Matmul) {
+  Attributes a;
+  a.Set("eq", std::string("ik,kj->ij"));
+  // Shardy: ([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}
+  EXPECT_EQ(RuleText(OpKind::kEinsum, {F32({8, 32}), F32({32, 16})}, a),
+            "([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}");
+}
+
+TEST(FactorRule, BatchedLinearWithBias) {
+  Attributes a;
+  a.Set("eq", std::string("blz,zy->bly"));
+  EXPECT_EQ(RuleText(OpKind::kEinsum, {F32({2, 8, 16}), F32({16, 32}), F32({32})}, a),
+            "([b, l, z], [z, y], [y])->([b, l, y]) {b=2, l=8, y=32, z=16} reduction={z}");
+}
+
+TEST(FactorRule, ReshapeMergeAndSplit) {
+  Attributes merge;
+  merge.Set("shape", std::vector<int64_t>{8, 32});
+  // Shardy: ([i, j, k])->([ij, k]) {i=2, j=4, k=32}
+  EXPECT_EQ(RuleText(OpKind::kReshape, {F32({2, 4, 32})}, merge), "([r0, r1, r2])->([r0*r1, r2]) {r0=2, r1=4, r2=32}");
+  Attributes split;
+  split.Set("shape", std::vector<int64_t>{2, 16});
+  // Shardy: 8x4 -> 2x16 is ([ij, k])->([i, jk]) {i=2, j=4, k=4}
+  EXPECT_EQ(RuleText(OpKind::kReshape, {F32({8, 4})}, split), "([r0*r1, r2])->([r0, r1*r2]) {r0=2, r1=4, r2=4}");
+  // Heads split: [B, L, H*D] -> [B, L, H, D] keeps B and L and splits the last dim.
+  Attributes heads;
+  heads.Set("shape", std::vector<int64_t>{1, 6, 4, 8});
+  EXPECT_EQ(RuleText(OpKind::kReshape, {F32({1, 6, 32})}, heads), "([1, r0, r1*r2])->([1, r0, r1, r2]) {r0=6, r1=4, r2=8}");
+}
+
+TEST(FactorRule, ReshapeThatSharesNothingIsConservative) {
+  // 3x2 -> 2x3: Shardy's ([i, l])->([j, k]): no factor is shared. (Diverged
+  // factors are named as the walk meets them: the smaller running product first.)
+  Attributes a;
+  a.Set("shape", std::vector<int64_t>{2, 3});
+  EXPECT_EQ(RuleText(OpKind::kReshape, {F32({3, 2})}, a), "([r0, r3])->([r1, r2]) {r0=3, r1=2, r2=3, r3=2}");
+  // 6x4 -> 4x6: the major 2 is shared (both dims start with the same 12-element blocks).
+  a.Set("shape", std::vector<int64_t>{4, 6});
+  EXPECT_EQ(RuleText(OpKind::kReshape, {F32({6, 4})}, a),
+            "([r0*r1, r4])->([r0*r2, r3]) {r0=2, r1=3, r2=2, r3=6, r4=4}");
+}
+
+TEST(FactorRule, Transpose) {
+  Attributes a;
+  a.Set("perm", std::vector<int64_t>{3, 1, 0, 2});
+  // Shardy: ([k, j, l, i])->([i, j, k, l]) {i=100, j=32, k=256, l=64}: factors in result order.
+  EXPECT_EQ(RuleText(OpKind::kTranspose, {F32({256, 32, 64, 100})}, a),
+            "([d2, d1, d3, d0])->([d0, d1, d2, d3]) {d0=100, d1=32, d2=256, d3=64}");
+}
+
+TEST(FactorRule, ReduceAndBroadcast) {
+  Attributes r;
+  r.Set("dims", std::vector<int64_t>{1});
+  EXPECT_EQ(RuleText(OpKind::kReduce, {F32({2, 64, 13})}, r),
+            "([d0, d1, d2])->([d0, d2]) {d0=2, d1=64, d2=13} reduction={d1}");
+  Attributes b;
+  b.Set("shape", std::vector<int64_t>{2, 64, 13, 1});
+  b.Set("dims", std::vector<int64_t>{0, 2, 3});
+  EXPECT_EQ(RuleText(OpKind::kBroadcast, {F32({2, 13, 1})}, b),
+            "([d0, d2, 1])->([d0, d1, d2, 1]) {d0=2, d1=64, d2=13, d3=1}");
+}
+
+TEST(FactorRule, Attention) {
+  // Heads pass through (Ulysses), the query sequence passes through, the key
+  // sequence is a reduction (ring attention), the head dim must stay whole.
+  Attributes a;
+  a.Set("mode", std::string("cross"));
+  EXPECT_EQ(RuleText(OpKind::kAttention, {F32({2, 100, 8, 64}), F32({2, 30, 8, 64}), F32({2, 30, 8, 64})}, a),
+            "([b, q, h, d], [b, kv, h, d], [b, kv, h, v])->([b, q, h, v]) {b=2, q=100, h=8, v=64, kv=30, d=64} "
+            "reduction={kv} need_replication={d}");
+}
+
+TEST(FactorRule, PatchifyConvShardsWindowsWithoutHalo) {
+  Attributes a;
+  a.Set("stride", std::vector<int64_t>{1, 2, 2});
+  // x [1, 16, 21, 90, 160], w [5120, 16, 1, 2, 2]: output [1, 5120, 21, 45, 80].
+  EXPECT_EQ(RuleText(OpKind::kConv3d, {F32({1, 16, 21, 90, 160}), F32({5120, 16, 1, 2, 2})}, a),
+            "([1, c, t, y*ky, x*kx], [o, c, 1, ky, kx])->([1, o, t, y, x]) "
+            "{b=1, o=5120, c=16, t=21, kt=1, y=45, ky=2, x=80, kx=2} reduction={c, kt, ky, kx}");
+}
+
+TEST(FactorRule, NormAndSoftmaxNeedTheWholeAxis) {
+  Attributes eps;
+  eps.Set("eps", 1e-6);
+  EXPECT_EQ(RuleText(OpKind::kRmsNorm, {F32({4, 32}), F32({32})}, eps),
+            "([d0, n], [n])->([d0, n]) {d0=4, n=32} need_replication={n}");
+  Attributes axis;
+  axis.Set("axis", int64_t{-1});
+  EXPECT_EQ(RuleText(OpKind::kSoftmax, {F32({4, 32})}, axis),
+            "([d0, d1])->([d0, d1]) {d0=4, d1=32} need_replication={d1}");
+}
+
+TEST(FactorRule, ElementwiseBroadcastsFromOne) {
+  EXPECT_EQ(RuleText(OpKind::kMul, {F32({2, 8, 16}), F32({2, 1, 16})}, {}),
+            "([d0, d1, d2], [d0, 1, d2])->([d0, d1, d2]) {d0=2, d1=8, d2=16}");
+}
+
+TEST(FactorRule, ConcatAndSliceMoveData) {
+  Attributes c;
+  c.Set("axis", int64_t{1});
+  EXPECT_EQ(RuleText(OpKind::kConcat, {F32({2, 5, 4}), F32({2, 3, 4})}, c),
+            "([d0, c0, d2], [d0, c1, d2])->([d0, cout, d2]) {d0=2, d2=4, c0=5, c1=3, cout=8} "
+            "permutation={c0, c1, cout}");
+  Attributes s;
+  s.Set("start", std::vector<int64_t>{0, 2});
+  s.Set("limit", std::vector<int64_t>{4, 6});
+  EXPECT_EQ(RuleText(OpKind::kSlice, {F32({4, 8})}, s), "([d0, s1])->([d0, t1]) {d0=4, s1=8, t1=4} permutation={s1, t1}");
+}
+
+TEST(InferTypes, ErrorsNameTheProblem) {
+  Attributes a;
+  a.Set("eq", std::string("ik,kj->ij"));
+  auto r = InferResultTypes(OpKind::kEinsum, {F32({8, 32}), F32({31, 16})}, a, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "einsum dimension 'k' is 32 in one operand and 31 in another");
+  auto arity = InferResultTypes(OpKind::kAdd, {F32({1})}, {}, {});
+  ASSERT_FALSE(arity.ok());
+  EXPECT_EQ(arity.status().message(), "'add' takes 2 operands, got 1");
+  auto bcast = InferResultTypes(OpKind::kAdd, {F32({3}), F32({4})}, {}, {});
+  EXPECT_FALSE(bcast.ok());
+  Attributes bad;
+  bad.Set("eq", std::string("ii,ij->j"));
+  EXPECT_FALSE(InferResultTypes(OpKind::kEinsum, {F32({2, 2}), F32({2, 3})}, bad, {}).ok());
+  Attributes reshape;
+  reshape.Set("shape", std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40});
+  EXPECT_FALSE(InferResultTypes(OpKind::kReshape, {F32({4})}, reshape, {}).ok());
+}
+
+TEST(Cost, FormulasOnSmallOps) {
+  GraphBuilder b("cost");
+  ValueId x = b.Input("x", DType::kBF16, {2, 10, 64});
+  ValueId y = b.Linear("proj", x, 32);  // 2 * (2*10) * 64 * 32 = 81,920 FLOPs; bias adds 2*10*32 = 640
+  ValueId q = b.Reshape("q", y, {2, 10, 4, 8});
+  ValueId o = b.Attention("attn", q, q, q, "self");  // 4 * B H Lq Lk D = 4*2*4*10*10*8 = 25,600
+  b.Output(o);
+  Graph g = b.Finish();
+  OpCost linear = ComputeOpCost(g, g.op(0));
+  EXPECT_EQ(linear.matmul.value(), 81'920);
+  EXPECT_EQ(linear.other.value(), 640);
+  // Reads x (2*10*64*2 B) + W (64*32*2 B) + b (32*2 B); writes 2*10*32*2 B.
+  EXPECT_EQ(linear.bytes_read.value(), 2560 + 4096 + 64);
+  EXPECT_EQ(linear.bytes_written.value(), 1280);
+  OpCost attention = ComputeOpCost(g, g.op(2));
+  EXPECT_EQ(attention.attention.value(), 25'600);
+  EXPECT_EQ(attention.other.value(), 5 * 2 * 4 * 10 * 10);
+  EXPECT_EQ(ComputeOpCost(g, g.op(1)).total_flops().value(), 0);  // reshape
+}
+
+}  // namespace
+}  // namespace az::pir

@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "support/diagnostic.h"
+#include "support/status.h"
+#include "support/units.h"
+
+namespace az {
+namespace {
+
+StatusOr<int> Half(int x) {
+  if (x % 2) return InvalidArgument("odd");
+  return x / 2;
+}
+
+Status Chain(int x, int* out) {
+  AZ_ASSIGN_OR_RETURN(int h, Half(x));
+  AZ_ASSIGN_OR_RETURN(*out, Half(h));
+  return Status::Ok();
+}
+
+TEST(Status, PropagatesThroughMacros) {
+  int out = 0;
+  EXPECT_TRUE(Chain(8, &out).ok());
+  EXPECT_EQ(out, 2);
+  Status s = Chain(6, &out);  // 6 -> 3 -> odd
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.ToString(), "invalid-argument: odd");
+}
+
+TEST(Diagnostic, RendersSourceLineAndCaret) {
+  auto source = std::make_shared<SourceBuffer>("m.pir", "graph \"g\" {\n  %0 = matmull(%1)\n}\n");
+  DiagnosticEngine diag(source);
+  diag.Error(SourceLocation::Text("m.pir", 2, 8), "unknown op kind 'matmull'");
+  EXPECT_EQ(diag.RenderAll(), "m.pir:2:8: error: unknown op kind 'matmull'\n    %0 = matmull(%1)\n         ^");
+  Status s = diag.ToStatus(StatusCode::kParseError);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_EQ(s.message(), diag.RenderAll());
+}
+
+TEST(Diagnostic, OpLocationsNameTheOp) {
+  Status s = LocatedError(StatusCode::kInvalidArgument, SourceLocation::Op("blocks.3.self_attn.q"), "bad shape");
+  EXPECT_EQ(s.message(), "op 'blocks.3.self_attn.q': error: bad shape");
+}
+
+TEST(Diagnostic, OutOfRangeLineHasNoCaret) {
+  SourceBuffer source("f", "one line");
+  Diagnostic d{Severity::kError, SourceLocation::Text("f", 9, 1), "past the end"};
+  EXPECT_EQ(RenderDiagnostic(d, &source), "f:9:1: error: past the end");
+  EXPECT_EQ(source.Line(1), "one line");
+  EXPECT_EQ(source.Line(0), "");
+}
+
+TEST(Units, ArithmeticAndConversions) {
+  Bytes b = GiB(1) + MiB(512);
+  EXPECT_EQ(b.value(), 1610612736);
+  // 1 GB over 100 GB/s is 10 ms.
+  Seconds t = Bytes(1'000'000'000) / GBps(100);
+  EXPECT_DOUBLE_EQ(t.value(), 0.01);
+  // 6.523e15 FLOPs at 197 TFLOP/s (v5e bf16 peak) is 33.1 s.
+  Seconds c = Flops(6'523'288'813'568'000) / TFlops(197);
+  EXPECT_NEAR(c.value(), 33.113, 0.001);
+  EXPECT_EQ(FormatBytes(GiB(26)), "26.00 GiB");
+  EXPECT_EQ(FormatFlops(Flops(6'523'288'813'568'000)), "6.523 PFLOP");
+  EXPECT_EQ(FormatCount(14'288'491'584), "14.288 B");
+  EXPECT_EQ(FormatSeconds(Seconds(0.00125)), "1.250 ms");
+  EXPECT_TRUE(Bytes(3) < Bytes(4));
+}
+
+}  // namespace
+}  // namespace az

@@ -1,0 +1,28 @@
+// The subcommands of `aoizora`. Each returns the process exit code:
+// 0 success, 1 a user error (message on stderr), 2 a usage error.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace az::cli {
+
+struct ModelsArgs {
+  bool json = false;
+};
+int RunModels(const ModelsArgs& args);
+
+struct InspectArgs {
+  std::string model;
+  std::string pir_file;  // inspect a PIR text file instead of a zoo model
+  std::optional<int64_t> width, height, frames, steps;
+  int64_t batch = 1;
+  std::string cfg;  // empty: the model's default
+  std::string dtype = "bf16";
+  bool json = false;
+  bool print_pir = false;
+  std::string graph = "forward";  // which graph --print-pir prints: forward or step
+};
+int RunInspect(const InspectArgs& args);
+
+}  // namespace az::cli
