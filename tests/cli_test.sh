@@ -1,2 +1,104 @@
 #!/usr/bin/env bash
-exit 0
+# End-to-end tests of the aoizora CLI: outputs, exit codes and error messages.
+#   tests/cli_test.sh path/to/aoizora repo_root
+set -uo pipefail
+bin=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# run NAME EXPECTED_EXIT CMD... : runs CMD, keeps stdout/stderr in $tmp/NAME.{out,err}.
+run() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    echo "FAIL $name: exit $got, expected $want"; cat "$tmp/$name.err"; failed=$((failed + 1)); return 1
+  fi
+  return 0
+}
+# expect NAME STREAM PATTERN : the stream (out|err) of NAME contains the fixed string.
+expect() {
+  if grep -qF -- "$3" "$tmp/$1.$2"; then passed=$((passed + 1)); else
+    echo "FAIL $1: $2 lacks '$3'"; sed 's/^/  | /' "$tmp/$1.$2" | head -20; failed=$((failed + 1)); fi
+}
+
+# The zoo with exact parameter counts (reference/models.md §1.3, §2.3).
+if run models 0 "$bin" models; then
+  expect models out "wan2.1-t2v-1.3b       1,418,996,800"
+  expect models out "wan2.1-t2v-14b       14,288,491,584"
+  expect models out "wan2.1-i2v-14b       16,394,878,784"
+  expect models out "hunyuanvideo-13b     12,821,012,544"
+fi
+
+# inspect --json carries the issue's keys with the reference values.
+if run inspect_json 0 "$bin" inspect --model wan2.1-t2v-14b --json; then
+  expect inspect_json out '"model": "wan2.1-t2v-14b"'
+  expect inspect_json out '"params": 14288491584'
+  expect inspect_json out '"video_tokens": 75600'
+  expect inspect_json out '"text_tokens": 512'
+  expect inspect_json out '"param_bytes": 28576983168'
+  for key in flops_per_forward flops_per_step; do expect inspect_json out "\"$key\": "; done
+fi
+# HunyuanVideo 720p, 129 frames: 33 x 45 x 80 = 118,800 video tokens.
+if run inspect_hy 0 "$bin" inspect --model hunyuanvideo-13b --json; then
+  expect inspect_hy out '"video_tokens": 118800'
+  expect inspect_hy out '"text_tokens": 256'
+fi
+# 480p: 21 x 30 x 52 = 32,760 tokens; two-pass CFG doubles the step.
+if run inspect_480 0 "$bin" inspect --model wan2.1-t2v-1.3b --width 832 --height 480 --frames 81 --cfg two-pass; then
+  expect inspect_480 out "tokens           video 32,760 (21x30x52 patches), text 512"
+  expect inspect_480 out "cfg              two-pass (2 forwards of batch 1 per step)"
+fi
+
+# Determinism: the same command twice prints the same bytes.
+run det_a 0 "$bin" inspect --model hunyuanvideo-13b --json && run det_b 0 "$bin" inspect --model hunyuanvideo-13b --json
+if cmp -s "$tmp/det_a.out" "$tmp/det_b.out"; then passed=$((passed + 1)); else echo "FAIL determinism"; failed=$((failed + 1)); fi
+
+# PIR text out of the CLI reads back in with the same figures.
+if run print_pir 0 "$bin" inspect --model wan2.1-t2v-1.3b --print-pir; then
+  if run read_pir 0 "$bin" inspect --pir "$tmp/print_pir.out" --json; then
+    expect read_pir out '"params": 1418996800'
+  fi
+fi
+
+# User errors: exit 1 with a clear message; usage errors: exit 2.
+run unknown_model 1 "$bin" inspect --model wan3 && expect unknown_model err "unknown model 'wan3'"
+run bad_frames 1 "$bin" inspect --model wan2.1-t2v-14b --frames 80 && expect bad_frames err "frames must be 4n+1"
+run bad_width 1 "$bin" inspect --model wan2.1-t2v-14b --width 1000 && expect bad_width err "multiples of 16"
+run bad_cfg 1 "$bin" inspect --model wan2.1-t2v-14b --cfg parallel && expect bad_cfg err "unknown CFG mode 'parallel'"
+run bad_dtype 1 "$bin" inspect --model wan2.1-t2v-14b --dtype int3 && expect bad_dtype err "unknown dtype 'int3'"
+run no_model 2 "$bin" inspect && expect no_model err "give --model M or --pir FILE"
+run bad_flag 2 "$bin" inspect --model wan2.1-t2v-14b --frobnicate
+run no_command 2 "$bin"
+run help 0 "$bin" inspect --help && expect help out "--print-pir"
+run missing_file 1 "$bin" inspect --pir "$tmp/nope.pir" && expect missing_file err "cannot open"
+# A PIR file with a located error: file:line:col, the line, and a caret.
+cat >"$tmp/bad.pir" <<'PIR'
+graph "bad" {
+  input %0 "x" : f32[4]
+  %1 = matmull "m" (%0) : f32[4]
+  return %1
+}
+PIR
+if run bad_pir 1 "$bin" inspect --pir "$tmp/bad.pir"; then
+  expect bad_pir err "bad.pir:3:8: error: unknown op kind 'matmull'"
+  expect bad_pir err "       ^"
+fi
+# A PIR file that parses but fails verification: the verifier names the location.
+cat >"$tmp/shape.pir" <<'PIR'
+graph "shape" {
+  input %0 "x" : f32[4,8]
+  %1 = neg "n" (%0) : f32[4,9]
+  return %1
+}
+PIR
+if run verify_pir 1 "$bin" inspect --pir "$tmp/shape.pir"; then
+  expect verify_pir err "shape.pir:3:3: error: neg result 0 is declared f32[4,9] but the operands give f32[4,8]"
+fi
+
+echo "cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
