@@ -194,7 +194,8 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     std::vector<int64_t> sections{44, 42, 42};
     ValueId qh = b.Rope("rope_q", Heads(b, "q_heads", q), rope_table, sections);
     ValueId kh = b.Rope("rope_k", Heads(b, "k_heads", k), rope_table, sections);
-    ValueId attn = b.Attention("attention", qh, kh, Heads(b, "v_heads", v), "self");
+    ValueId vh = Heads(b, "v_heads", v);
+    ValueId attn = b.Attention("attention", qh, kh, vh, "self");
     ValueId o = b.Linear("o", b.Reshape("merge_heads", attn, x_shape), d);
     ValueId gated = b.Binary(OpKind::kMul, "gate", o, chunk[2]);
     x = b.Binary(OpKind::kAdd, "residual", x, gated);
@@ -207,14 +208,18 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     ValueId q = b.RmsNorm("norm_q", b.Linear("q", n, d), /*affine=*/true, kEps);
     ValueId k = b.RmsNorm("norm_k", b.Linear("k", context_text, d), /*affine=*/true, kEps);
     ValueId v = b.Linear("v", context_text, d);
+    // One op per statement: argument evaluation order is unspecified, op order must not be.
     ValueId qh = Heads(b, "q_heads", q);
-    ValueId attn = b.Attention("attention", qh, Heads(b, "k_heads", k), Heads(b, "v_heads", v), "cross");
+    ValueId kh = Heads(b, "k_heads", k);
+    ValueId vh = Heads(b, "v_heads", v);
+    ValueId attn = b.Attention("attention", qh, kh, vh, "cross");
     if (context_image) {
       // I2V: a second attention over the 257 image rows from the same q; outputs summed.
       ValueId k_img = b.RmsNorm("norm_k_img", b.Linear("k_img", *context_image, d), /*affine=*/true, kEps);
       ValueId v_img = b.Linear("v_img", *context_image, d);
-      ValueId attn_img =
-          b.Attention("attention_img", qh, Heads(b, "k_img_heads", k_img), Heads(b, "v_img_heads", v_img), "cross");
+      ValueId k_img_heads = Heads(b, "k_img_heads", k_img);
+      ValueId v_img_heads = Heads(b, "v_img_heads", v_img);
+      ValueId attn_img = b.Attention("attention_img", qh, k_img_heads, v_img_heads, "cross");
       attn = b.Binary(OpKind::kAdd, "sum_img", attn, attn_img);
     }
     ValueId o = b.Linear("o", b.Reshape("merge_heads", attn, x_shape), d);

@@ -1,0 +1,388 @@
+// HunyuanVideo 13B (HYVideo-T/2-cfgdistill): one DiT forward as an exact PIR
+// graph, op by op as hyvideo/modules/models.py runs it (reference/models.md §2.2).
+//
+// Shape of the forward, d = 3072, 24 heads x 128, B = batch:
+//   vec  = time_in(t) + vector_in(clip_pooled) + guidance_in(guidance)      [B, d]
+//   img  = img_in(latent): Conv3d 16 -> d, kernel = stride = (1,2,2)          [B, L_img, d]
+//   txt  = txt_in(text_states, t): the SingleTokenRefiner                    [B, 256, d]
+//   20 x dual-stream block (image and text weights apart, joint attention)
+//   x    = concat(img, txt) on the token dim, text at the rear               [B, N, d]
+//   40 x single-stream block (linear1 = qkv + MLP-in, linear2 = proj + MLP-out)
+//   out  = final_layer(x[:, :L_img], vec), unpatchified, f32                 [B, 16, T, H/8, W/8]
+//
+// Names mirror the checkpoint's tensors ("double_blocks.3.img_attn_qkv.weight").
+// The DiT runs in config.dtype: the f32 latent and the f32 sinusoidal
+// embeddings are cast once, where the reference casts them. RoPE tables are
+// buffers (graph constants), never parameters.
+//
+// Assumption: all 256 text tokens are valid. The reference masks padded text
+// rows (a separate attention segment, and a masked mean in the refiner); how
+// many rows are padding depends on the prompt, so the graph treats them all
+// as valid. This is the upper bound reference/models.md §2.4 tabulates
+// (N = L_img + 256), and every linear processes all 256 rows either way.
+#include <array>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "frontend/zoo/family.h"
+
+namespace az::zoo {
+namespace {
+
+using pir::Attributes;
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::TensorType;
+using pir::ValueId;
+
+constexpr int64_t kHidden = 3072;
+constexpr int64_t kHeads = 24;
+constexpr int64_t kHeadDim = 128;
+constexpr int64_t kMlpHidden = 4 * kHidden;  // 12288
+constexpr int64_t kDoubleBlocks = 20;
+constexpr int64_t kSingleBlocks = 40;
+constexpr int64_t kRefinerBlocks = 2;
+constexpr int64_t kLatentChannels = 16;
+constexpr int64_t kPatchT = 1, kPatchH = 2, kPatchW = 2;
+constexpr int64_t kTextTokens = 256;
+constexpr int64_t kTextDim = 4096;      // LLaVA-Llama-3-8B hidden states
+constexpr int64_t kClipDim = 768;       // CLIP-L pooled output
+constexpr int64_t kFrequencyDim = 256;  // sinusoidal timestep embedding width
+constexpr double kNormEps = 1e-6;
+// 3-D RoPE: head-dim channels per axis (time, height, width), theta 256.
+constexpr std::array<int64_t, 3> kRopeSections = {16, 56, 56};
+
+static_assert(kHeads * kHeadDim == kHidden);
+static_assert(kRopeSections[0] + kRopeSections[1] + kRopeSections[2] == kHeadDim);
+
+// The latent grid of one sample and its token count.
+struct PatchGrid {
+  int64_t frames, rows, cols;  // patches along T, H, W
+  int64_t tokens() const { return frames * rows * cols; }
+};
+
+PatchGrid GridOf(const ModelConfig& config) {
+  return {config.latent_frames() / kPatchT, config.height / 8 / kPatchH, config.width / 8 / kPatchW};
+}
+
+// Builds one forward. Holds what every block needs: the conditioning vector,
+// the token counts, the RoPE table and the scalar 1 of modulate().
+class ForwardBuilder {
+ public:
+  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid)
+      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), image_tokens_(grid.tokens()) {}
+
+  ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
+
+ private:
+  int64_t joint_tokens() const { return image_tokens_ + kTextTokens; }
+
+  // sinusoidal(x, 256) -> Linear(256, d) -> SiLU -> Linear(d, d) (TimestepEmbedder).
+  ValueId TimestepEmbedder(const std::string& name, ValueId x);
+  ValueId Conditioning(ValueId timestep, ValueId clip_pooled, ValueId guidance);
+  ValueId ImageIn(ValueId latent);
+  ValueId TokenRefiner(ValueId text_states, ValueId timestep);
+  ValueId RefinerBlock(int64_t index, ValueId x, ValueId c);
+  // Returns {img, txt}.
+  std::pair<ValueId, ValueId> DoubleBlock(int64_t index, ValueId img, ValueId txt);
+  ValueId SingleBlock(int64_t index, ValueId x);
+  ValueId FinalLayer(ValueId x);
+
+  // Linear(d, k * d)(SiLU(c)).chunk(k), one chunk per name. Each chunk is
+  // [B, 1, d] (the reference's unsqueeze(1)), so it broadcasts over the tokens.
+  // Chunks are sliced in order, here, so that the op order never depends on
+  // the compiler's order of evaluating call arguments.
+  std::vector<ValueId> Modulation(const std::string& silu, const std::string& linear, ValueId c,
+                                  const std::vector<std::string>& chunk_names);
+  // x * (1 + scale) + shift.
+  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
+  // residual + gate * x.
+  ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
+  // [B, L, 3d] -> q, k, v [B, L, heads, head_dim] ("B L (K H D) -> K B L H D").
+  std::array<ValueId, 3> SplitQkv(const std::string& name, ValueId qkv, int64_t tokens);
+  // [B, L, heads, head_dim] -> [B, L, d].
+  ValueId MergeHeads(const std::string& name, ValueId x, int64_t tokens);
+  ValueId Rope(const std::string& name, ValueId x);
+
+  GraphBuilder& b_;
+  DType dtype_;
+  int64_t batch_;
+  PatchGrid grid_;
+  int64_t image_tokens_;
+  ValueId vec_ = -1;
+  ValueId one_ = -1;
+  ValueId rope_table_ = -1;
+};
+
+ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {
+  AZ_CHECK_MSG(conditioning.size() == 3, "HunyuanVideo takes text_states, clip_pooled and guidance");
+  one_ = b_.Constant("scalar.one", dtype_, {});
+  // freqs_cos / freqs_sin of the image tokens, concatenated: [L_img, head_dim].
+  rope_table_ = b_.Constant("rope.table", DType::kF32, {image_tokens_, kHeadDim});
+
+  vec_ = Conditioning(timestep, conditioning[1], conditioning[2]);
+  ValueId img = ImageIn(latent);
+  ValueId txt = TokenRefiner(conditioning[0], timestep);
+  for (int64_t i = 0; i < kDoubleBlocks; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
+  ValueId x = b_.Concat("concat_img_txt", {img, txt}, 1);
+  for (int64_t i = 0; i < kSingleBlocks; ++i) x = SingleBlock(i, x);
+  return FinalLayer(x);
+}
+
+ValueId ForwardBuilder::TimestepEmbedder(const std::string& name, ValueId x) {
+  GraphBuilder::Scope scope(b_, name);
+  // timestep_embedding(): cos/sin of x * 10000^(-i/128), f32, no parameters.
+  ValueId freq = b_.Custom("sinusoidal", "sinusoidal_embedding", {x}, TensorType{DType::kF32, {batch_, kFrequencyDim}});
+  ValueId h = b_.Linear("mlp.0", b_.CastTo("cast", freq, dtype_), kHidden);
+  return b_.Linear("mlp.2", b_.Unary(OpKind::kSilu, "mlp.1", h), kHidden);
+}
+
+ValueId ForwardBuilder::Conditioning(ValueId timestep, ValueId clip_pooled, ValueId guidance) {
+  ValueId time = TimestepEmbedder("time_in", timestep);
+  ValueId vector;
+  {
+    GraphBuilder::Scope scope(b_, "vector_in");
+    ValueId h = b_.Linear("in_layer", b_.CastTo("cast", clip_pooled, dtype_), kHidden);
+    vector = b_.Linear("out_layer", b_.Unary(OpKind::kSilu, "silu", h), kHidden);
+  }
+  ValueId vec = b_.Binary(OpKind::kAdd, "vec.add_vector", time, vector);
+  // The cfg-distilled model embeds the guidance scale (x 1000) like a timestep.
+  return b_.Binary(OpKind::kAdd, "vec.add_guidance", vec, TimestepEmbedder("guidance_in", guidance));
+}
+
+ValueId ForwardBuilder::ImageIn(ValueId latent) {
+  GraphBuilder::Scope scope(b_, "img_in");
+  ValueId x = b_.CastTo("cast", latent, dtype_);
+  ValueId weight = b_.Param("proj.weight", dtype_, {kHidden, kLatentChannels, kPatchT, kPatchH, kPatchW});
+  ValueId bias = b_.Param("proj.bias", dtype_, {kHidden});
+  Attributes attrs;
+  attrs.Set("stride", std::vector<int64_t>{kPatchT, kPatchH, kPatchW});
+  ValueId patches = b_.AddOp1(OpKind::kConv3d, "proj", {x, weight, bias}, std::move(attrs));
+  // flatten(2).transpose(1, 2): [B, d, T, H', W'] -> [B, L_img, d].
+  ValueId flat = b_.Reshape("flatten", patches, {batch_, kHidden, image_tokens_});
+  return b_.Transpose("to_tokens", flat, {0, 2, 1});
+}
+
+ValueId ForwardBuilder::TokenRefiner(ValueId text_states, ValueId timestep) {
+  GraphBuilder::Scope scope(b_, "txt_in");
+  ValueId text = b_.CastTo("cast", text_states, dtype_);
+  ValueId time = TimestepEmbedder("t_embedder", timestep);
+  // The masked mean of the text rows; with every row valid it is the plain mean.
+  Attributes mean_attrs;
+  mean_attrs.Set("dims", std::vector<int64_t>{1});
+  mean_attrs.Set("kind", std::string("mean"));
+  ValueId mean = b_.AddOp1(OpKind::kReduce, "text_mean", {text}, std::move(mean_attrs));
+  ValueId context;
+  {
+    GraphBuilder::Scope c_scope(b_, "c_embedder");
+    ValueId h = b_.Linear("linear_1", mean, kHidden);
+    context = b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act_1", h), kHidden);
+  }
+  ValueId c = b_.Binary(OpKind::kAdd, "c", time, context);
+  ValueId x = b_.Linear("input_embedder", text, kHidden);
+  for (int64_t i = 0; i < kRefinerBlocks; ++i) x = RefinerBlock(i, x, c);
+  return x;
+}
+
+ValueId ForwardBuilder::RefinerBlock(int64_t index, ValueId x, ValueId c) {
+  GraphBuilder::Scope scope(b_, "individual_token_refiner.blocks." + std::to_string(index));
+  // Gates only: no shift or scale in the refiner.
+  std::vector<ValueId> mod = Modulation("adaLN_modulation.0", "adaLN_modulation.1", c, {"gate_msa", "gate_mlp"});
+  ValueId gate_msa = mod[0], gate_mlp = mod[1];
+
+  ValueId norm1 = b_.LayerNorm("norm1", x, /*affine=*/true, kNormEps);
+  ValueId qkv = b_.Linear("self_attn_qkv", norm1, 3 * kHidden);
+  auto [q, k, v] = SplitQkv("self_attn_qkv", qkv, kTextTokens);
+  // self_attn_q_norm / self_attn_k_norm are Identity (qk_norm is off in the refiner).
+  ValueId attn = MergeHeads("self_attn", b_.Attention("self_attn", q, k, v, "self"), kTextTokens);
+  x = GatedResidual("attn_residual", x, b_.Linear("self_attn_proj", attn, kHidden), gate_msa);
+
+  ValueId norm2 = b_.LayerNorm("norm2", x, /*affine=*/true, kNormEps);
+  ValueId h = b_.Linear("mlp.fc1", norm2, kMlpHidden);
+  ValueId mlp = b_.Linear("mlp.fc2", b_.Unary(OpKind::kSilu, "mlp.act", h), kHidden);
+  return GatedResidual("mlp_residual", x, mlp, gate_mlp);
+}
+
+std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId img, ValueId txt) {
+  GraphBuilder::Scope scope(b_, "double_blocks." + std::to_string(index));
+  // Per stream: shift1, scale1, gate1, shift2, scale2, gate2.
+  auto stream_modulation = [&](const std::string& s) {
+    return Modulation(s + "_mod.silu", s + "_mod.linear", vec_,
+                      {s + "_mod1_shift", s + "_mod1_scale", s + "_mod1_gate", s + "_mod2_shift", s + "_mod2_scale",
+                       s + "_mod2_gate"});
+  };
+  std::vector<ValueId> img_mod = stream_modulation("img");
+  std::vector<ValueId> txt_mod = stream_modulation("txt");
+
+  // Image stream: norm, modulate, qkv, per-head RMSNorm, RoPE.
+  ValueId img_h = b_.LayerNorm("img_norm1", img, /*affine=*/false, kNormEps);
+  img_h = Modulate("img_mod1", img_h, img_mod[0], img_mod[1]);
+  auto [img_q, img_k, img_v] = SplitQkv("img_attn_qkv", b_.Linear("img_attn_qkv", img_h, 3 * kHidden), image_tokens_);
+  img_q = Rope("img_attn_q_rope", b_.RmsNorm("img_attn_q_norm", img_q, /*affine=*/true, kNormEps));
+  img_k = Rope("img_attn_k_rope", b_.RmsNorm("img_attn_k_norm", img_k, /*affine=*/true, kNormEps));
+
+  // Text stream: the same without RoPE.
+  ValueId txt_h = b_.LayerNorm("txt_norm1", txt, /*affine=*/false, kNormEps);
+  txt_h = Modulate("txt_mod1", txt_h, txt_mod[0], txt_mod[1]);
+  auto [txt_q, txt_k, txt_v] = SplitQkv("txt_attn_qkv", b_.Linear("txt_attn_qkv", txt_h, 3 * kHidden), kTextTokens);
+  txt_q = b_.RmsNorm("txt_attn_q_norm", txt_q, /*affine=*/true, kNormEps);
+  txt_k = b_.RmsNorm("txt_attn_k_norm", txt_k, /*affine=*/true, kNormEps);
+
+  // Joint attention over [image; text], text at the rear.
+  ValueId q = b_.Concat("attn_q", {img_q, txt_q}, 1);
+  ValueId k = b_.Concat("attn_k", {img_k, txt_k}, 1);
+  ValueId v = b_.Concat("attn_v", {img_v, txt_v}, 1);
+  ValueId attn = MergeHeads("attn", b_.Attention("attn", q, k, v, "joint", kTextTokens), joint_tokens());
+  ValueId img_attn = b_.SliceAxis("img_attn", attn, 1, 0, image_tokens_);
+  ValueId txt_attn = b_.SliceAxis("txt_attn", attn, 1, image_tokens_, joint_tokens());
+
+  auto stream_tail = [&](const std::string& s, ValueId x, ValueId attn_s, const std::vector<ValueId>& mod) {
+    x = GatedResidual(s + "_attn_residual", x, b_.Linear(s + "_attn_proj", attn_s, kHidden), mod[2]);
+    ValueId h = b_.LayerNorm(s + "_norm2", x, /*affine=*/false, kNormEps);
+    h = Modulate(s + "_mod2", h, mod[3], mod[4]);
+    h = b_.Unary(OpKind::kGeluTanh, s + "_mlp.act", b_.Linear(s + "_mlp.fc1", h, kMlpHidden));
+    return GatedResidual(s + "_mlp_residual", x, b_.Linear(s + "_mlp.fc2", h, kHidden), mod[5]);
+  };
+  img = stream_tail("img", img, img_attn, img_mod);
+  txt = stream_tail("txt", txt, txt_attn, txt_mod);
+  return {img, txt};
+}
+
+ValueId ForwardBuilder::SingleBlock(int64_t index, ValueId x) {
+  GraphBuilder::Scope scope(b_, "single_blocks." + std::to_string(index));
+  const int64_t n = joint_tokens();
+  std::vector<ValueId> mod =
+      Modulation("modulation.silu", "modulation.linear", vec_, {"mod_shift", "mod_scale", "mod_gate"});
+  ValueId h = b_.LayerNorm("pre_norm", x, /*affine=*/false, kNormEps);
+  h = Modulate("modulate", h, mod[0], mod[1]);
+
+  // Parallel branches: linear1 yields qkv (3d) and the MLP input (4d) at once.
+  ValueId fused = b_.Linear("linear1", h, 3 * kHidden + kMlpHidden);
+  ValueId qkv = b_.SliceAxis("split_qkv", fused, 2, 0, 3 * kHidden);
+  ValueId mlp_in = b_.SliceAxis("split_mlp", fused, 2, 3 * kHidden, 3 * kHidden + kMlpHidden);
+  auto [q, k, v] = SplitQkv("qkv", qkv, n);
+  q = b_.RmsNorm("q_norm", q, /*affine=*/true, kNormEps);
+  k = b_.RmsNorm("k_norm", k, /*affine=*/true, kNormEps);
+
+  // RoPE on the image rows only; the text rows pass through unrotated.
+  auto rope_image_rows = [&](const std::string& name, ValueId t) {
+    ValueId image_rows = b_.SliceAxis(name + "_img", t, 1, 0, image_tokens_);
+    ValueId text_rows = b_.SliceAxis(name + "_txt", t, 1, image_tokens_, n);
+    return b_.Concat(name + "_cat", {Rope(name + "_rope", image_rows), text_rows}, 1);
+  };
+  q = rope_image_rows("q", q);
+  k = rope_image_rows("k", k);
+
+  ValueId attn = MergeHeads("attn", b_.Attention("attn", q, k, v, "joint", kTextTokens), n);
+  ValueId mlp_out = b_.Unary(OpKind::kGeluTanh, "mlp_act", mlp_in);
+  ValueId out = b_.Linear("linear2", b_.Concat("attn_mlp", {attn, mlp_out}, 2), kHidden);
+  return GatedResidual("residual", x, out, mod[2]);
+}
+
+ValueId ForwardBuilder::FinalLayer(ValueId x) {
+  ValueId img = b_.SliceAxis("img_tokens", x, 1, 0, image_tokens_);
+  GraphBuilder::Scope scope(b_, "final_layer");
+  std::vector<ValueId> mod = Modulation("adaLN_modulation.0", "adaLN_modulation.1", vec_, {"shift", "scale"});
+  ValueId h = b_.LayerNorm("norm_final", img, /*affine=*/false, kNormEps);
+  h = Modulate("modulate", h, mod[0], mod[1]);
+  const int64_t patch_values = kPatchT * kPatchH * kPatchW * kLatentChannels;  // 64
+  ValueId patches = b_.Linear("linear", h, patch_values);
+  // unpatchify: [B, L, 64] -> [B, T, H', W', C, pt, ph, pw]
+  //   -> einsum "nthwcopq->nctohpwq" -> [B, C, T*pt, H'*ph, W'*pw].
+  ValueId grid = b_.Reshape("unpatchify.split", patches,
+                            {batch_, grid_.frames, grid_.rows, grid_.cols, kLatentChannels, kPatchT, kPatchH, kPatchW});
+  ValueId moved = b_.Transpose("unpatchify.permute", grid, {0, 4, 1, 5, 2, 6, 3, 7});
+  ValueId latent =
+      b_.Reshape("unpatchify.merge", moved,
+                 {batch_, kLatentChannels, grid_.frames * kPatchT, grid_.rows * kPatchH, grid_.cols * kPatchW});
+  return b_.CastTo("to_f32", latent, DType::kF32);
+}
+
+std::vector<ValueId> ForwardBuilder::Modulation(const std::string& silu, const std::string& linear, ValueId c,
+                                                const std::vector<std::string>& chunk_names) {
+  const int64_t chunks = static_cast<int64_t>(chunk_names.size());
+  ValueId mod = b_.Linear(linear, b_.Unary(OpKind::kSilu, silu, c), chunks * kHidden);
+  ValueId rows = b_.Reshape(linear + ".chunks", mod, {batch_, chunks, kHidden});
+  std::vector<ValueId> out;
+  for (int64_t i = 0; i < chunks; ++i) out.push_back(b_.SliceAxis(chunk_names[i], rows, 1, i, i + 1));
+  return out;
+}
+
+ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
+  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
+  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
+  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
+}
+
+ValueId ForwardBuilder::GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate) {
+  ValueId gated = b_.Binary(OpKind::kMul, name + ".gate", x, gate);
+  return b_.Binary(OpKind::kAdd, name, residual, gated);
+}
+
+std::array<ValueId, 3> ForwardBuilder::SplitQkv(const std::string& name, ValueId qkv, int64_t tokens) {
+  // (K H D) with K major: viewing [B, L, 3, H, D] keeps the head dim whole, so
+  // heads shard through the split.
+  ValueId heads = b_.Reshape(name + ".heads", qkv, {batch_, tokens, 3, kHeads, kHeadDim});
+  std::array<ValueId, 3> out;
+  const char* parts[] = {"q", "k", "v"};
+  for (int64_t i = 0; i < 3; ++i) {
+    ValueId part = b_.SliceAxis(name + "." + parts[i], heads, 2, i, i + 1);
+    out[i] = b_.Reshape(name + "." + parts[i] + ".squeeze", part, {batch_, tokens, kHeads, kHeadDim});
+  }
+  return out;
+}
+
+ValueId ForwardBuilder::MergeHeads(const std::string& name, ValueId x, int64_t tokens) {
+  return b_.Reshape(name + ".merge_heads", x, {batch_, tokens, kHidden});
+}
+
+ValueId ForwardBuilder::Rope(const std::string& name, ValueId x) {
+  return b_.Rope(name, x, rope_table_, std::vector<int64_t>(kRopeSections.begin(), kRopeSections.end()));
+}
+
+class HunyuanVideo final : public DitFamily {
+ public:
+  // The common checks (sizes multiple of 16, frames 4n+1) are all the model
+  // needs. The official code's sequence-parallel latent split rule
+  // (models.md §4.2) constrains sharding, not the model, so it lives there.
+  Status Validate(const ModelConfig&) const override { return Status::Ok(); }
+
+  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+
+  int64_t latent_channels() const override { return kLatentChannels; }
+
+  // text_states: LLM hidden states [B, 256, 4096]; clip_pooled: [B, 768];
+  // guidance: embedded cfg scale x 1000 per sample, f32. Text differs between
+  // the conditional and unconditional pass; the guidance scale does not.
+  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
+                                           const std::string& pass) const override {
+    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    ValueId text = b.Input("text_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
+    ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
+    ValueId guidance = b.Input("guidance", DType::kF32, {batch});
+    return {text, clip, guidance};
+  }
+
+  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
+                  const std::vector<ValueId>& conditioning) const override {
+    const pir::Shape shape = b.type(x).shape;
+    PatchGrid grid = GridOf(config);
+    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames * kPatchT &&
+                     shape[3] == grid.rows * kPatchH && shape[4] == grid.cols * kPatchW,
+                 "latent " + b.type(x).ToString() + " does not match the configuration");
+    ForwardBuilder forward(b, config.dtype, shape[0], grid);
+    return forward.Build(x, t, conditioning);
+  }
+};
+
+}  // namespace
+
+const DitFamily& HunyuanVideoFamily() {
+  static const HunyuanVideo kFamily;
+  return kFamily;
+}
+
+}  // namespace az::zoo

@@ -1,0 +1,38 @@
+// The chip catalog: peak compute, memory and interconnect of every accelerator
+// AoiZora plans for. Every figure cites its source (reference/hardware.md tags:
+// GC = Google Cloud TPU docs, SB = "How to Scale Your Model", NV = NVIDIA
+// datasheets, ...) next to it in chip.cc. A figure no source gives is 0 and
+// `*_sourced` says so; pricing refuses to use an unsourced figure silently.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/status.h"
+#include "support/units.h"
+
+namespace az::hw {
+
+enum class ChipFamily { kTpu, kGpu };
+
+struct ChipSpec {
+  std::string name;  // catalog key: "v5e", "h100", ...
+  std::string long_name;
+  ChipFamily family = ChipFamily::kGpu;
+  // Dense peak compute per dtype (0 = not sourced).
+  FlopRate bf16, fp16, fp8, fp32;
+  Bytes hbm;          // usable device memory
+  Bandwidth hbm_bw;   // memory bandwidth
+  // Interconnect, per direction of one link (TPU ICI, NVLink) or of the chip's
+  // one port (PCIe, NIC): the line rate the topology's links carry.
+  Bandwidth link_bw;
+  int links_per_chip = 0;  // ICI links / NVLinks
+  int sm_count = 0;        // GPUs: streaming multiprocessors (0 = not sourced)
+  std::string source;      // tags of the sources of the row
+};
+
+const std::vector<ChipSpec>& ChipCatalog();
+StatusOr<const ChipSpec*> FindChip(std::string_view name);
+
+}  // namespace az::hw
