@@ -1,6 +1,7 @@
 // Thin command implementations: parse what the user gave, call the library,
 // print. No modelling logic lives here.
 #include "tools/aoizora/commands.h"
+#include "tools/aoizora/cli.h"
 
 #include <fmt/core.h>
 
@@ -189,6 +190,41 @@ int RunInspect(const InspectArgs& args) {
              FormatBytes(fwd.activation_peak_bytes), FormatBytes(fwd.activation_total_bytes));
   fmt::print("graph            forward {} ops, step {} ops\n", fwd.num_ops, stp.num_ops);
   return 0;
+}
+
+void RegisterModels(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<ModelsArgs>();
+  CLI::App* cmd = app.add_subcommand("models", "List the model zoo with parameter counts");
+  cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+  cmd->callback([args, &ctx] { ctx.exit_code = RunModels(*args); });
+}
+
+void RegisterInspect(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Tokens, parameters, FLOPs and memory of a model or a PIR file");
+  auto* model_opt = cmd->add_option("--model,-m", args->model, "Zoo model (see `aoizora models`)");
+  auto* pir_opt = cmd->add_option("--pir", args->pir_file, "A PIR text file to parse, verify and inspect");
+  model_opt->excludes(pir_opt);
+  cmd->add_option("--width", args->width, "Video width in pixels (multiple of 16)");
+  cmd->add_option("--height", args->height, "Video height in pixels (multiple of 16)");
+  cmd->add_option("--frames", args->frames, "Frames (4n+1)");
+  cmd->add_option("--steps", args->steps, "Denoising steps");
+  cmd->add_option("--batch", args->batch, "Videos per step")->capture_default_str();
+  cmd->add_option("--cfg", args->cfg, "CFG mode: two-pass, batch2 or none (default: the model's)");
+  cmd->add_option("--dtype", args->dtype, "bf16, f16 or f32")->capture_default_str();
+  cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+  cmd->add_flag("--print-pir", args->print_pir, "Print the graph as PIR text");
+  cmd->add_option("--graph", args->graph, "Graph for --print-pir: forward or step")
+      ->check(CLI::IsMember({"forward", "step"}))
+      ->capture_default_str();
+  cmd->callback([args, &ctx] {
+    if (args->model.empty() && args->pir_file.empty()) {
+      fmt::print(stderr, "aoizora inspect: give --model M or --pir FILE (see --help)\n");
+      ctx.exit_code = 2;
+      return;
+    }
+    ctx.exit_code = RunInspect(*args);
+  });
 }
 
 }  // namespace az::cli

@@ -1,0 +1,19 @@
+// How subcommands plug into `aoizora`: each command file registers its
+// subcommand (flags and help) on the app; when the user picks it, its callback
+// runs the command and stores the exit code: 0 success, 1 a user error (message
+// on stderr), 2 a usage error. Commands stay thin: they parse what the user
+// gave, call the library and print.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace az::cli {
+
+struct CommandContext {
+  int exit_code = 0;
+};
+
+void RegisterModels(CLI::App& app, CommandContext& ctx);
+void RegisterInspect(CLI::App& app, CommandContext& ctx);
+
+}  // namespace az::cli
