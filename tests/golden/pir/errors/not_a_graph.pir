@@ -1,0 +1,4 @@
+// expected-error@2:1: expected 'graph', found identifier 'module'
+module "g" {
+  return
+}

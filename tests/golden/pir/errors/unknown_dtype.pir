@@ -1,0 +1,5 @@
+// expected-error@3:18: unknown dtype 'fp32'
+graph "g" {
+  input %0 "x" : fp32[4]
+  return %0
+}
