@@ -1,8 +1,8 @@
 // The chip catalog: peak compute, memory and interconnect of every accelerator
 // AoiZora plans for. Every figure cites its source (reference/hardware.md tags:
 // GC = Google Cloud TPU docs, SB = "How to Scale Your Model", NV = NVIDIA
-// datasheets, ...) next to it in chip.cc. A figure no source gives is 0 and
-// `*_sourced` says so; pricing refuses to use an unsourced figure silently.
+// datasheets, ...) next to it in chip.cc. A figure no source gives is 0, which
+// reads as "not sourced": pricing refuses to use an unsourced figure silently.
 #pragma once
 
 #include <string>
@@ -29,6 +29,10 @@ struct ChipSpec {
   Bandwidth link_bw;
   int links_per_chip = 0;  // ICI links / NVLinks
   int sm_count = 0;        // GPUs: streaming multiprocessors (0 = not sourced)
+  // GPUs: whether the driver allows GPU-to-GPU (peer-to-peer) transfers. When it
+  // does not (RTX 4090), GPU-GPU traffic stages through host memory, and the
+  // topology halves the PCIe bandwidth of its links (see catalog.cc).
+  bool peer_to_peer = true;
   std::string source;      // tags of the sources of the row
 };
 

@@ -20,13 +20,16 @@
 // message between different rails first crosses NVLink to the GPU on the
 // destination's rail in the source node (NCCL's PXN), then that rail.
 //
-// Degraded topologies: a failed link or chip is removed; routes avoid it (a
-// shortest path over the remaining links, the same tie-breaks), and a chip
+// Degraded topologies: a failed link or chip is removed; a route that would
+// cross it is replaced by a shortest path over the remaining links and nodes
+// (breadth-first, neighbours in link-id order, so deterministic), and a chip
 // that can no longer be reached makes routing fail with an error.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hw/chip.h"
@@ -89,24 +92,55 @@ class Topology {
   int AddNode(Node node);
   int AddLink(Link link);
   void set_num_chips(int n) { num_chips_ = n; }
-  // Marks failures; then Finalize() must run again.
+  // Marks failures; then Finalize() must run again. FailLink fails the first
+  // live link joining nodes a and b (either orientation); it is an error when no
+  // link joins them, and a no-op when every such link has already failed.
   Status FailLink(int a, int b);
   Status FailChip(int chip);
-  // Precomputes routes; call after building and after failures.
+  // Builds the adjacency and precomputes routes; call after building and after
+  // failures. Routes of every chip pair are cached when the system has at most
+  // kRouteCacheMaxChips chips and the routes total at most kRouteCacheMaxChannels
+  // channels; larger systems compute each route on demand (the same route).
   Status Finalize();
+  static constexpr int kRouteCacheMaxChips = 512;
+  static constexpr int64_t kRouteCacheMaxChannels = int64_t{1} << 24;
+
+  // A link carries traffic when neither it nor either endpoint has failed.
+  bool LinkAlive(int link) const;
+  // The node with this exact name, or -1 (linear scan: for user input, not loops).
+  int FindNode(std::string_view node_name) const;
 
  private:
+  // Empty when the structural route (torus dimension order, GPU switch/rail/PXN)
+  // does not exist over live links, or for systems without such structure.
   std::vector<int> DefaultRoute(int src, int dst) const;
   bool RouteIsAlive(const std::vector<int>& route) const;
+  // Breadth-first over live links and live nodes, neighbours in link-id order;
+  // empty when dst cannot be reached.
   std::vector<int> ShortestPath(int src, int dst) const;
   int ChannelBetween(int a, int b) const;  // first live channel a->b, -1 if none
+  // The uncached route: DefaultRoute if alive, else ShortestPath.
+  std::vector<int> ComputeRoute(int src, int dst) const;
+  std::vector<int> TorusRoute(int src, int dst) const;
+  std::vector<int> GpuRoute(int src, int dst) const;
+  // The switch a GPU reaches over NVLink/PCIe, or -1.
+  int LocalSwitch(int gpu) const;
+  // The switch a GPU reaches over its NIC (kNetwork), or -1.
+  int RailSwitch(int gpu) const;
 
   int num_chips_ = 0;
-  // adjacency: per node, (neighbour, channel) in link order
+  bool finalized_ = false;
+  // adjacency: per node, (neighbour, channel) in link order, every link
+  // (failed ones included: users of it check LinkAlive).
   std::vector<std::vector<std::pair<int, int>>> adjacency_;
-  // route cache, chip pairs: routes_[src * num_chips + dst]
-  std::vector<std::vector<int>> routes_;
-  std::vector<char> reachable_;
+  // Connected component of each node over live links and live nodes; -1 for a
+  // failed node. Two chips can reach each other iff their components match.
+  std::vector<int> component_;
+  // Route cache (when route_cache_): the route of (src, dst) is
+  // route_channels_[route_offsets_[p] .. route_offsets_[p + 1]), p = src * num_chips + dst.
+  bool route_cache_ = false;
+  std::vector<int64_t> route_offsets_;
+  std::vector<int> route_channels_;
 };
 
 // Named systems: "v5e:2x4", "v6e:4x4", "v5p:2x2x2", "v4:4x4x4", "h100:8",
@@ -114,8 +148,12 @@ class Topology {
 StatusOr<Topology> MakeTopology(std::string_view spec);
 // The named slices and systems (for help texts and tests).
 std::vector<std::string> ListTopologies();
-// A custom topology from JSON (schema: docs/topology-json.md).
+// A custom topology from JSON (schema: docs/topology-json.md). Every malformed
+// input is an error naming its JSON path ("links[3].b: unknown node 'q'").
 StatusOr<Topology> LoadTopologyJson(std::string_view text, std::string_view file_name);
+// The topology in that schema, failures included; LoadTopologyJson of it gives
+// back the same nodes, links and routes.
+std::string TopologyToJson(const Topology& topology);
 // "A-B" (chip ids or coordinate names) -> FailLink; "C" -> FailChip; re-finalizes.
 Status ApplyFailures(Topology& topology, const std::vector<std::string>& fail_links,
                      const std::vector<std::string>& fail_chips);

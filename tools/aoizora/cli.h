@@ -15,5 +15,8 @@ struct CommandContext {
 
 void RegisterModels(CLI::App& app, CommandContext& ctx);
 void RegisterInspect(CLI::App& app, CommandContext& ctx);
+void RegisterTopo(CLI::App& app, CommandContext& ctx);
+void RegisterCollective(CLI::App& app, CommandContext& ctx);
+void RegisterCalibrate(CLI::App& app, CommandContext& ctx);
 
 }  // namespace az::cli

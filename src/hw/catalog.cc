@@ -1,0 +1,291 @@
+// Named systems: TPU slices ("v5e:2x4", "v5p:4x4x4") and GPU nodes and clusters
+// ("h100:8", "h100:2x8", "l40s:8"), built from the chip catalog.
+//
+// Figures that belong to the system rather than the chip (reference/hardware.md):
+//  * ICI hop latency 1 us: SB "typically around 1us" per hop (§2.1).
+//  * GPU link latencies are NCCL's hardware latency per GPU-to-GPU step for the
+//    LL protocol (NCCL tuning.cc hwLat, hardware.md §4.5), split evenly over the
+//    two links a step crosses (GPU -> switch -> GPU): NVLink 0.6 us -> 0.3 per
+//    link; PCIe 1.0 -> 0.5; network 5.0 (the Tree/LL NET row; Ring/LL gives 2.7)
+//    -> 2.5 per link. LL is the protocol without protocol overhead in its
+//    latency; the collective model adds the per-algorithm base latencies.
+//  * Rail NICs: 400 Gbps NDR = 50e9 B/s per direction line rate, one per GPU
+//    (SB: DGX H100 SuperPOD, "NDR (50 GB/s full duplex)", §4.3); achievable is
+//    46-49 GB/s (nccl-tests #290, #267), which calibration, not the topology,
+//    accounts for. PCIe clusters get the same NIC per GPU: no source gives one.
+#include <cstdint>
+#include <string>
+
+#include "hw/topology.h"
+
+namespace az::hw {
+namespace {
+
+constexpr double kIciHopLatency = 1e-6;     // SB: ~1 us per ICI hop
+constexpr double kNvlinkLatency = 0.3e-6;   // NCCL hwLat NVLINK LL 0.6 us per step / 2 links
+constexpr double kPcieLatency = 0.5e-6;     // NCCL hwLat PCI LL 1.0 us per step / 2 links
+constexpr double kNetworkLatency = 2.5e-6;  // NCCL hwLat NET Tree/LL 5.0 us per step / 2 links
+constexpr double kRailNicBps = 50e9;        // 400 Gbps NDR, one direction
+constexpr int kMaxGpusPerNode = 8;
+constexpr int kMaxGpuNodes = 64;
+
+const char* const kSubCubeSlices[] = {"2x2x1", "2x2x2", "2x2x4", "2x4x4"};
+const char* const k2dSlices[] = {"2x2", "2x4", "4x4", "4x8", "8x8", "8x16", "16x16"};
+
+std::string JoinDims(const std::vector<int>& dims) {
+  std::string out;
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? "x" : "") + std::to_string(dims[i]);
+  return out;
+}
+
+std::string Joined(const char* const* begin, const char* const* end) {
+  std::string out;
+  for (auto it = begin; it != end; ++it) out += (it == begin ? "" : ", ") + std::string(*it);
+  return out;
+}
+
+// "2x4x4" -> {2, 4, 4}; each part a positive decimal below 1e6.
+StatusOr<std::vector<int>> ParseShape(std::string_view shape, std::string_view spec) {
+  std::vector<int> dims;
+  size_t start = 0;
+  while (true) {
+    size_t end = shape.find('x', start);
+    std::string_view part = shape.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string_view::npos) {
+      return InvalidArgument("topology '" + std::string(spec) + "': bad shape '" + std::string(shape) +
+                             "' (write sizes joined by 'x', e.g. 2x4, 4x4x4, 8 or 2x8)");
+    }
+    dims.push_back(std::stoi(std::string(part)));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return dims;
+}
+
+bool InList(const std::string& shape, const char* const* begin, const char* const* end) {
+  for (auto it = begin; it != end; ++it) {
+    if (shape == *it) return true;
+  }
+  return false;
+}
+
+// Validates a slice shape for a TPU generation and returns its wrap flags
+// (hardware.md §2.2, §2.3).
+StatusOr<std::vector<bool>> TpuWrap(const ChipSpec& chip, const std::vector<int>& dims, std::string_view spec) {
+  std::string shape = JoinDims(dims);
+  std::string prefix = "topology '" + std::string(spec) + "': ";
+  if (chip.name == "v5e" || chip.name == "v6e") {
+    std::string valid = Joined(std::begin(k2dSlices), std::end(k2dSlices));
+    if (dims.size() != 2 || !InList(shape, std::begin(k2dSlices), std::end(k2dSlices))) {
+      return InvalidArgument(prefix + shape + " is not a " + chip.name + " slice (a 2D torus; valid: " + valid + ")");
+    }
+    // GC/SB: v5e and v6e have no optical switches; only an axis of 16 (the full
+    // pod side) has a wraparound link.
+    return std::vector<bool>{dims[0] == 16, dims[1] == 16};
+  }
+  // v4 and v5p: 3D; sub-cube slices never wrap, whole-cube slices wrap every axis.
+  bool is_v5p = chip.name == "v5p";
+  std::string limits = is_v5p ? "A <= B <= C, at most 16x16x24" : "each at most 16";
+  std::string valid = Joined(std::begin(kSubCubeSlices), std::end(kSubCubeSlices)) +
+                      ", or AxBxC with A, B, C multiples of 4 (" + limits + ")";
+  if (dims.size() != 3) {
+    return InvalidArgument(prefix + chip.name + " slices are 3D (AxBxC); valid: " + valid);
+  }
+  if (InList(shape, std::begin(kSubCubeSlices), std::end(kSubCubeSlices))) return std::vector<bool>(3, false);
+  bool ok = true;
+  for (int length : dims) ok = ok && length % 4 == 0 && length >= 4 && length <= (is_v5p ? 24 : 16);
+  if (is_v5p) ok = ok && dims[0] <= dims[1] && dims[1] <= dims[2] && dims[1] <= 16;
+  if (!ok) return InvalidArgument(prefix + shape + " is not a " + chip.name + " slice (valid: " + valid + ")");
+  return std::vector<bool>(3, true);
+}
+
+Topology BuildTorus(std::string_view spec, const ChipSpec& chip, const std::vector<int>& dims,
+                    const std::vector<bool>& wrap) {
+  Topology t;
+  t.name = std::string(spec);
+  t.chip = chip;
+  t.dims = dims;
+  t.wrap = wrap;
+  int rank = static_cast<int>(dims.size());
+  int count = 1;
+  for (int length : dims) count *= length;
+  // Chip id = x + X*(y + Y*z): decode each id into its coordinates.
+  for (int id = 0; id < count; ++id) {
+    Node node;
+    node.kind = NodeKind::kChip;
+    int rest = id;
+    for (int axis = 0; axis < rank; ++axis) {
+      node.coords.push_back(rest % dims[static_cast<size_t>(axis)]);
+      rest /= dims[static_cast<size_t>(axis)];
+    }
+    node.name = "(";
+    for (int axis = 0; axis < rank; ++axis) node.name += (axis ? "," : "") + std::to_string(node.coords[static_cast<size_t>(axis)]);
+    node.name += ")";
+    t.AddNode(std::move(node));
+  }
+  t.set_num_chips(count);
+  int stride = 1;
+  for (int axis = 0; axis < rank; ++axis) {
+    int length = dims[static_cast<size_t>(axis)];
+    for (int id = 0; id < count; ++id) {
+      int coord = t.nodes[static_cast<size_t>(id)].coords[static_cast<size_t>(axis)];
+      Link link;
+      link.bw = chip.link_bw;
+      link.latency = Seconds(kIciHopLatency);
+      link.cls = LinkClass::kIci;
+      link.axis = axis;
+      if (coord + 1 < length) {
+        link.a = id;
+        link.b = id + stride;
+      } else if (wrap[static_cast<size_t>(axis)] && length > 2) {
+        // The wrap closes the ring L-1 -> 0; on a length-2 axis the pair is already adjacent.
+        link.a = id;
+        link.b = id - (length - 1) * stride;
+        link.wraparound = true;
+      } else {
+        continue;
+      }
+      t.AddLink(link);
+    }
+    stride *= length;
+  }
+  return t;
+}
+
+// nodes x per_node GPUs; `multi_node` adds rail switches and node-qualified names.
+Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_count, int per_node, bool multi_node) {
+  Topology t;
+  t.name = std::string(spec);
+  t.chip = chip;
+  t.gpu_nodes = node_count;
+  t.gpus_per_node = per_node;
+  bool nvlink = chip.links_per_chip > 0;
+  for (int m = 0; m < node_count; ++m) {
+    for (int i = 0; i < per_node; ++i) {
+      Node node;
+      node.kind = NodeKind::kChip;
+      node.name = (multi_node ? "node" + std::to_string(m) + "/" : std::string()) + "gpu" + std::to_string(i);
+      node.coords = {m, i};
+      t.AddNode(std::move(node));
+    }
+  }
+  t.set_num_chips(node_count * per_node);
+  int first_switch = t.num_nodes();
+  for (int m = 0; m < node_count; ++m) {
+    t.AddNode(Node{NodeKind::kSwitch, (nvlink ? "nvswitch" : "pcie") + std::to_string(m), {}, false});
+  }
+  int first_rail = t.num_nodes();
+  if (multi_node) {
+    for (int i = 0; i < per_node; ++i) t.AddNode(Node{NodeKind::kSwitch, "rail" + std::to_string(i), {}, false});
+  }
+  for (int m = 0; m < node_count; ++m) {
+    for (int i = 0; i < per_node; ++i) {
+      Link link;
+      link.a = m * per_node + i;
+      link.b = first_switch + m;
+      link.cls = nvlink ? LinkClass::kNvlink : LinkClass::kPcie;
+      link.latency = Seconds(nvlink ? kNvlinkLatency : kPcieLatency);
+      // Without peer-to-peer (RTX 4090) a GPU-GPU copy goes device -> host
+      // memory -> device, so every byte crosses the sender's PCIe link and
+      // then the receiver's, sharing each link with the opposite-direction
+      // staging traffic of concurrent transfers: half the PCIe bandwidth.
+      link.bw = chip.peer_to_peer ? chip.link_bw : chip.link_bw * 0.5;
+      t.AddLink(link);
+    }
+  }
+  if (multi_node) {
+    for (int m = 0; m < node_count; ++m) {
+      for (int i = 0; i < per_node; ++i) {
+        Link link;
+        link.a = m * per_node + i;
+        link.b = first_rail + i;
+        link.cls = LinkClass::kNetwork;
+        link.latency = Seconds(kNetworkLatency);
+        link.bw = Bandwidth(kRailNicBps);
+        t.AddLink(link);
+      }
+    }
+  }
+  return t;
+}
+
+std::string ChipNames(ChipFamily family) {
+  std::string out;
+  for (const ChipSpec& chip : ChipCatalog()) {
+    if (chip.family == family) out += (out.empty() ? "" : ", ") + chip.name;
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Topology> MakeTopology(std::string_view spec) {
+  std::string quoted = "topology '" + std::string(spec) + "'";
+  size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    return InvalidArgument(quoted + ": write CHIP:SHAPE, e.g. v5e:2x4, v5p:4x4x4, h100:8 or h100:2x8");
+  }
+  std::string_view chip_name = spec.substr(0, colon), shape = spec.substr(colon + 1);
+  if (chip_name.empty()) return InvalidArgument(quoted + ": missing chip name before ':' (e.g. v5e:2x4)");
+  auto chip = FindChip(chip_name);
+  if (!chip.ok()) {
+    return NotFound(quoted + ": unknown chip '" + std::string(chip_name) + "' (TPUs: " + ChipNames(ChipFamily::kTpu) +
+                    "; GPUs: " + ChipNames(ChipFamily::kGpu) + ")");
+  }
+  if (shape.empty()) {
+    return InvalidArgument(quoted + ": missing shape after ':' (e.g. " + std::string(chip_name) +
+                           ((*chip)->family == ChipFamily::kTpu ? ":2x2x2 or :2x4)" : ":8 or :2x8)"));
+  }
+  AZ_ASSIGN_OR_RETURN(std::vector<int> dims, ParseShape(shape, spec));
+  const ChipSpec& c = **chip;
+  if (c.family == ChipFamily::kTpu) {
+    AZ_ASSIGN_OR_RETURN(std::vector<bool> wrap, TpuWrap(c, dims, spec));
+    Topology t = BuildTorus(spec, c, dims, wrap);
+    AZ_RETURN_IF_ERROR(t.Finalize());
+    return t;
+  }
+  if (dims.size() > 2) {
+    return InvalidArgument(quoted + ": a GPU system is N (GPUs in one node) or MxN (M nodes of N GPUs)");
+  }
+  int per_node = dims.back();
+  int node_count = dims.size() == 2 ? dims[0] : 1;
+  if (per_node < 1 || per_node > kMaxGpusPerNode) {
+    return InvalidArgument(quoted + ": GPUs per node must be 1.." + std::to_string(kMaxGpusPerNode) + ", not " +
+                           std::to_string(per_node));
+  }
+  if (node_count < 1 || node_count > kMaxGpuNodes) {
+    return InvalidArgument(quoted + ": node count must be 1.." + std::to_string(kMaxGpuNodes) + ", not " +
+                           std::to_string(node_count));
+  }
+  Topology t = BuildGpuSystem(spec, c, node_count, per_node, dims.size() == 2);
+  AZ_RETURN_IF_ERROR(t.Finalize());
+  return t;
+}
+
+std::vector<std::string> ListTopologies() {
+  std::vector<std::string> out;
+  for (const char* gen : {"v5e", "v6e"}) {
+    for (const char* shape : k2dSlices) out.push_back(std::string(gen) + ":" + shape);
+  }
+  // v5p: GC's common shapes; v4: XPK's defaults plus the full pod.
+  for (const char* shape : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x8", "8x8x8", "8x8x16", "8x16x16",
+                            "16x16x16", "16x16x24"}) {
+    out.push_back(std::string("v5p:") + shape);
+  }
+  for (const char* shape : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x8", "8x8x8", "8x8x12", "8x8x16",
+                            "8x16x16", "16x16x16"}) {
+    out.push_back(std::string("v4:") + shape);
+  }
+  for (const ChipSpec& chip : ChipCatalog()) {
+    if (chip.family != ChipFamily::kGpu) continue;
+    out.push_back(chip.name + ":8");
+    // Multi-node clusters for the NVSwitch GPUs that are sold in rail-optimized clusters.
+    if (chip.links_per_chip > 0) {
+      out.push_back(chip.name + ":2x8");
+      out.push_back(chip.name + ":4x8");
+    }
+  }
+  return out;
+}
+
+}  // namespace az::hw

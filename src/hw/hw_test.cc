@@ -1,0 +1,347 @@
+// The chip catalog, the named topologies, routing and failures. Every expected
+// count is derived in a comment from the shape and the rules in topology.h.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hw/chip.h"
+#include "hw/topology.h"
+
+namespace az::hw {
+namespace {
+
+Topology Make(const std::string& spec) {
+  auto t = MakeTopology(spec);
+  EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
+  return t.ok() ? std::move(t).value() : Topology();
+}
+
+int Node(const Topology& t, const std::string& name) {
+  int id = t.FindNode(name);
+  EXPECT_GE(id, 0) << "no node " << name << " in " << t.name;
+  return id;
+}
+
+std::vector<std::string> RouteNames(const Topology& t, const std::string& from, const std::string& to) {
+  auto route = t.Route(Node(t, from), Node(t, to));
+  EXPECT_TRUE(route.ok()) << route.status().ToString();
+  std::vector<std::string> names;
+  if (route.ok()) {
+    for (int channel : *route) names.push_back(t.ChannelName(channel));
+  }
+  return names;
+}
+
+int CountLinks(const Topology& t, bool wraparound) {
+  int n = 0;
+  for (const Link& link : t.links) n += link.wraparound == wraparound;
+  return n;
+}
+
+// Every route is a chain of channels from src to dst.
+void ExpectRoutesConnect(const Topology& t) {
+  for (int src = 0; src < t.num_chips(); ++src) {
+    for (int dst = 0; dst < t.num_chips(); ++dst) {
+      auto route = t.Route(src, dst);
+      if (!route.ok()) continue;
+      int at = src;
+      for (int channel : *route) {
+        ASSERT_EQ(t.channel_source(channel), at) << t.name << " " << src << "->" << dst;
+        ASSERT_TRUE(t.LinkAlive(channel / 2));
+        at = t.channel_target(channel);
+      }
+      ASSERT_EQ(at, dst);
+      ASSERT_EQ(t.Hops(src, dst), static_cast<int>(route->size()));
+    }
+  }
+}
+
+TEST(Catalog, HasEveryChipWithItsSourcedFigures) {
+  for (const char* name : {"v4", "v5e", "v5p", "v6e", "a100", "a800", "h100", "h800", "h20", "h200", "b200", "l40s",
+                           "l20", "rtx4090"}) {
+    auto chip = FindChip(name);
+    ASSERT_TRUE(chip.ok()) << name;
+    const ChipSpec& c = **chip;
+    // hardware.md: RTX 4090 bf16 is "not sourced"; every other chip has a figure.
+    if (c.name == "rtx4090") {
+      EXPECT_EQ(c.bf16.value(), 0);
+    } else {
+      EXPECT_GT(c.bf16.value(), 0) << name;
+    }
+    EXPECT_GT(c.hbm.value(), 0) << name;
+    EXPECT_GT(c.link_bw.value(), 0) << name;
+    EXPECT_FALSE(c.source.empty()) << name;
+  }
+  EXPECT_EQ(ChipCatalog().size(), 14u);
+}
+
+TEST(Catalog, ExactFiguresAndUnits) {
+  // GB = 1e9, GiB = 2^30, exactly as the sources write them.
+  EXPECT_EQ((*FindChip("v5e"))->hbm.value(), 16'000'000'000);
+  EXPECT_EQ((*FindChip("v5p"))->hbm.value(), 95LL << 30);
+  EXPECT_EQ((*FindChip("v4"))->hbm.value(), 32LL << 30);
+  EXPECT_EQ((*FindChip("h200"))->hbm.value(), 141'000'000'000);
+  EXPECT_DOUBLE_EQ((*FindChip("v5e"))->link_bw.value(), 4.5e10);
+  EXPECT_DOUBLE_EQ((*FindChip("v6e"))->link_bw.value(), 9e10);
+  EXPECT_EQ((*FindChip("v5p"))->links_per_chip, 6);
+  EXPECT_EQ((*FindChip("v6e"))->links_per_chip, 4);
+  EXPECT_DOUBLE_EQ((*FindChip("h100"))->link_bw.value(), 450e9);
+  EXPECT_DOUBLE_EQ((*FindChip("h800"))->link_bw.value(), 200e9);  // 400 GB/s bidirectional
+  EXPECT_EQ((*FindChip("a800"))->links_per_chip, 8);
+  EXPECT_DOUBLE_EQ((*FindChip("b200"))->bf16.value(), 2250e12);
+  EXPECT_EQ((*FindChip("h20"))->sm_count, 78);
+  // Not sourced: L20 memory bandwidth, RTX 4090 memory bandwidth.
+  EXPECT_EQ((*FindChip("l20"))->hbm_bw.value(), 0);
+  EXPECT_EQ((*FindChip("rtx4090"))->hbm_bw.value(), 0);
+  EXPECT_FALSE((*FindChip("rtx4090"))->peer_to_peer);
+}
+
+TEST(Catalog, UnknownChipListsTheKnownOnes) {
+  auto chip = FindChip("tpu9");
+  ASSERT_FALSE(chip.ok());
+  EXPECT_NE(chip.status().message().find("unknown chip 'tpu9'"), std::string::npos);
+  EXPECT_NE(chip.status().message().find("v5e"), std::string::npos);
+}
+
+TEST(Torus, V5e2x4IsAGridWithoutWraps) {
+  Topology t = Make("v5e:2x4");
+  EXPECT_EQ(t.num_chips(), 8);
+  EXPECT_EQ(t.dims, (std::vector<int>{2, 4}));
+  EXPECT_EQ(t.wrap, (std::vector<bool>{false, false}));
+  // x (length 2): 4 rows x 1 link; y (length 4): 2 columns x 3 links; 4 + 6 = 10.
+  EXPECT_EQ(t.links.size(), 10u);
+  EXPECT_EQ(CountLinks(t, true), 0);
+  for (const Link& link : t.links) {
+    EXPECT_EQ(link.cls, LinkClass::kIci);
+    EXPECT_DOUBLE_EQ(link.bw.value(), 4.5e10);
+    EXPECT_DOUBLE_EQ(link.latency.value(), 1e-6);
+  }
+  // id = x + X*y: chip 7 is (1,3).
+  EXPECT_EQ(t.nodes[7].name, "(1,3)");
+  EXPECT_EQ(t.nodes[7].coords, (std::vector<int>{1, 3}));
+  ExpectRoutesConnect(t);
+}
+
+TEST(Torus, V5e16x16WrapsBothAxes) {
+  Topology t = Make("v5e:16x16");
+  EXPECT_EQ(t.wrap, (std::vector<bool>{true, true}));
+  // Per axis 16 rings of 16 links; 2 axes: 512 links, of which 2 x 16 close the rings.
+  EXPECT_EQ(t.links.size(), 512u);
+  EXPECT_EQ(CountLinks(t, true), 32);
+  // Hops = sum over axes of the ring distance min(d, 16 - d).
+  for (int src : {0, 17, 255}) {
+    for (int dst = 0; dst < t.num_chips(); ++dst) {
+      int expected = 0;
+      for (int axis = 0; axis < 2; ++axis) {
+        int d = std::abs(t.nodes[src].coords[axis] - t.nodes[dst].coords[axis]);
+        expected += std::min(d, 16 - d);
+      }
+      EXPECT_EQ(t.Hops(src, dst), expected);
+    }
+  }
+}
+
+TEST(Torus, V5e8x16WrapsOnlyTheAxisOf16) {
+  Topology t = Make("v5e:8x16");
+  EXPECT_EQ(t.wrap, (std::vector<bool>{false, true}));
+  // x: 16 rows x 7 links = 112; y (wrapped): 8 rings x 16 links = 128; 240 in all, 8 of them wraps.
+  EXPECT_EQ(t.links.size(), 240u);
+  EXPECT_EQ(CountLinks(t, true), 8);
+}
+
+TEST(Torus, V5pWholeCubesWrapEveryAxisSubCubesNone) {
+  Topology cube = Make("v5p:4x4x4");
+  EXPECT_EQ(cube.wrap, (std::vector<bool>{true, true, true}));
+  // 3 axes x 16 rings x 4 links.
+  EXPECT_EQ(cube.links.size(), 192u);
+  Topology small = Make("v5p:2x2x2");
+  EXPECT_EQ(small.wrap, (std::vector<bool>{false, false, false}));
+  // 3 axes x 4 lines x 1 link.
+  EXPECT_EQ(small.links.size(), 12u);
+  // 2x2x4 is below a cube: even its length-4 axis has no wrap.
+  // x: 8 lines x 1, y: 8 x 1, z: 4 lines x 3 = 28.
+  Topology bar = Make("v5p:2x2x4");
+  EXPECT_EQ(bar.wrap, (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(bar.links.size(), 28u);
+  // v4 follows the same rule; 4x4x8 is two cubes: 2 axes x 32 rings x 4 + 16 rings x 8 = 384.
+  Topology v4 = Make("v4:4x4x8");
+  EXPECT_EQ(v4.wrap, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(v4.links.size(), 384u);
+  ExpectRoutesConnect(cube);
+}
+
+TEST(Torus, RouteLengthsAndDimensionOrder) {
+  Topology grid = Make("v5e:4x4");
+  // SB: "six hops between chips (0, 0) and (3, 3)" on a 4x4 without wraps.
+  EXPECT_EQ(grid.Hops(Node(grid, "(0,0)"), Node(grid, "(3,3)")), 6);
+  // Dimension order: x first.
+  EXPECT_EQ(RouteNames(grid, "(0,0)", "(1,1)"), (std::vector<std::string>{"(0,0)->(1,0)", "(1,0)->(1,1)"}));
+  Topology pod = Make("v5e:16x16");
+  // The wrap link makes (15,0) a neighbour of (0,0).
+  EXPECT_EQ(RouteNames(pod, "(0,0)", "(15,0)"), (std::vector<std::string>{"(0,0)->(15,0)"}));
+  // Halfway round a ring of 16 both ways are 8 hops: the tie goes the positive way.
+  auto half = RouteNames(pod, "(0,0)", "(8,0)");
+  ASSERT_EQ(half.size(), 8u);
+  EXPECT_EQ(half[0], "(0,0)->(1,0)");
+  // The shorter way round: (2,0) -> (14,0) goes down through 0 (4 hops), not up (12).
+  EXPECT_EQ(RouteNames(pod, "(2,0)", "(14,0)"),
+            (std::vector<std::string>{"(2,0)->(1,0)", "(1,0)->(0,0)", "(0,0)->(15,0)", "(15,0)->(14,0)"}));
+  EXPECT_TRUE(grid.Route(3, 3)->empty());
+}
+
+TEST(Torus, LargeSlicesRouteWithoutTheCache) {
+  // 6144 chips: over kRouteCacheMaxChips, so routes are computed on demand.
+  Topology t = Make("v5p:16x16x24");
+  EXPECT_EQ(t.num_chips(), 6144);
+  EXPECT_EQ(t.links.size(), 3u * 6144u);  // every axis wraps: one link per chip per axis
+  // (0,0,0) -> (8,8,12): halfway on every axis: 8 + 8 + 12 hops.
+  int dst = 8 + 16 * (8 + 16 * 12);
+  EXPECT_EQ(t.Hops(0, dst), 28);
+  ASSERT_TRUE(t.Route(0, dst).ok());
+  EXPECT_EQ(t.Route(0, dst)->size(), 28u);
+}
+
+TEST(Gpu, SingleNodeGoesThroughTheNvswitch) {
+  Topology t = Make("h100:8");
+  EXPECT_EQ(t.num_chips(), 8);
+  EXPECT_EQ(t.num_nodes(), 9);  // 8 GPUs + nvswitch0
+  EXPECT_EQ(t.links.size(), 8u);
+  EXPECT_EQ(t.links[0].cls, LinkClass::kNvlink);
+  EXPECT_DOUBLE_EQ(t.links[0].bw.value(), 450e9);
+  EXPECT_EQ(RouteNames(t, "gpu0", "gpu5"), (std::vector<std::string>{"gpu0->nvswitch0", "nvswitch0->gpu5"}));
+  EXPECT_EQ(t.gpu_nodes, 1);
+  EXPECT_EQ(t.gpus_per_node, 8);
+  EXPECT_TRUE(t.dims.empty());
+}
+
+TEST(Gpu, MultiNodeUsesRailsAndPxn) {
+  Topology t = Make("h100:2x8");
+  // 16 GPUs, 2 NVSwitch nodes, 8 rails; 16 NVLink + 16 NIC links.
+  EXPECT_EQ(t.num_chips(), 16);
+  EXPECT_EQ(t.num_nodes(), 26);
+  EXPECT_EQ(t.links.size(), 32u);
+  EXPECT_EQ(t.nodes[9].name, "node1/gpu1");
+  EXPECT_EQ(t.nodes[9].coords, (std::vector<int>{1, 1}));
+  EXPECT_EQ(RouteNames(t, "node0/gpu1", "node1/gpu1"),
+            (std::vector<std::string>{"node0/gpu1->rail1", "rail1->node1/gpu1"}));
+  // Different rails: NVLink to the source node's GPU on rail 2, then rail 2 (NCCL PXN).
+  EXPECT_EQ(RouteNames(t, "node0/gpu1", "node1/gpu2"),
+            (std::vector<std::string>{"node0/gpu1->nvswitch0", "nvswitch0->node0/gpu2", "node0/gpu2->rail2",
+                                      "rail2->node1/gpu2"}));
+  EXPECT_EQ(RouteNames(t, "node1/gpu0", "node1/gpu7"),
+            (std::vector<std::string>{"node1/gpu0->nvswitch1", "nvswitch1->node1/gpu7"}));
+  ExpectRoutesConnect(t);
+}
+
+TEST(Gpu, PcieNodesAndNoPeerToPeer) {
+  Topology l40s = Make("l40s:8");
+  EXPECT_GE(l40s.FindNode("pcie0"), 0);
+  EXPECT_EQ(l40s.links[0].cls, LinkClass::kPcie);
+  EXPECT_DOUBLE_EQ(l40s.links[0].bw.value(), 32e9);
+  // RTX 4090: P2P disabled, traffic staged through host memory: half of PCIe.
+  Topology rtx = Make("rtx4090:4");
+  EXPECT_DOUBLE_EQ(rtx.links[0].bw.value(), 16e9);
+  EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu3"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->gpu3"}));
+  Topology cluster = Make("l40s:2x4");
+  EXPECT_EQ(cluster.links.back().cls, LinkClass::kNetwork);
+  EXPECT_DOUBLE_EQ(cluster.links.back().bw.value(), 50e9);
+}
+
+TEST(Specs, InvalidSpecsAreClearErrors) {
+  struct Case {
+    const char* spec;
+    const char* message;
+  };
+  for (const Case& c : {Case{"v5e:3x3", "3x3 is not a v5e slice"}, Case{"v5e:3x3", "valid: 2x2, 2x4"},
+                        Case{"v5p:2x3x4", "2x3x4 is not a v5p slice"}, Case{"h100:9", "GPUs per node must be 1..8"},
+                        Case{"foo:8", "unknown chip 'foo'"}, Case{"v5e:", "missing shape"},
+                        Case{"h100:0x8", "node count must be 1..64"}, Case{"v5e", "write CHIP:SHAPE"},
+                        Case{":2x4", "missing chip name"}, Case{"v5p:8x4x4", "A <= B <= C"},
+                        Case{"v4:20x4x4", "not a v4 slice"}, Case{"v5e:2x4x1", "not a v5e slice"},
+                        Case{"v5p:2x2", "slices are 3D"}, Case{"h100:2x2x2", "MxN"}, Case{"h100:8x", "bad shape"},
+                        Case{"h100:-1", "bad shape"}, Case{"h100:99999999999", "bad shape"},
+                        Case{"v5e:1x1", "not a v5e slice"}, Case{"h100:65x8", "node count"}}) {
+    auto t = MakeTopology(c.spec);
+    ASSERT_FALSE(t.ok()) << c.spec;
+    EXPECT_NE(t.status().message().find(c.message), std::string::npos)
+        << c.spec << " gave: " << t.status().message();
+  }
+}
+
+TEST(Specs, EveryListedTopologyBuilds) {
+  std::vector<std::string> all = ListTopologies();
+  EXPECT_GT(all.size(), 40u);
+  for (const std::string& spec : all) {
+    auto t = MakeTopology(spec);
+    ASSERT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
+    EXPECT_EQ(t->name, spec);
+    EXPECT_GT(t->num_chips(), 0);
+  }
+}
+
+TEST(Failures, AFailedLinkIsDetoured) {
+  Topology t = Make("v5e:2x4");
+  ASSERT_TRUE(ApplyFailures(t, {"(0,0)-(1,0)"}, {}).ok());
+  // The only other way: down y, across x, back up: 3 hops.
+  EXPECT_EQ(RouteNames(t, "(0,0)", "(1,0)"),
+            (std::vector<std::string>{"(0,0)->(0,1)", "(0,1)->(1,1)", "(1,1)->(1,0)"}));
+  EXPECT_EQ(t.Hops(Node(t, "(0,0)"), Node(t, "(0,1)")), 1);  // untouched routes stay
+  ExpectRoutesConnect(t);
+}
+
+TEST(Failures, AFailedChipIsUnreachableAndAvoided) {
+  Topology t = Make("v5e:2x4");
+  ASSERT_TRUE(ApplyFailures(t, {}, {"5"}).ok());  // chip 5 = (1,2)
+  auto route = t.Route(0, 5);
+  ASSERT_FALSE(route.ok());
+  EXPECT_NE(route.status().message().find("no route from (0,0) to (1,2)"), std::string::npos);
+  EXPECT_NE(route.status().message().find("has failed"), std::string::npos);
+  EXPECT_EQ(t.Hops(0, 5), -1);
+  // (1,1) -> (1,3) would pass (1,2): the detour crosses to x = 0 and back, 4 hops.
+  EXPECT_EQ(t.Hops(Node(t, "(1,1)"), Node(t, "(1,3)")), 4);
+  ExpectRoutesConnect(t);
+}
+
+TEST(Failures, DisconnectedChipsAreErrors) {
+  Topology t = Make("v5e:2x4");
+  ASSERT_TRUE(ApplyFailures(t, {"0-1", "0-2"}, {}).ok());  // (0,0) loses both its links
+  auto route = t.Route(0, 7);
+  ASSERT_FALSE(route.ok());
+  EXPECT_NE(route.status().message().find("disconnect"), std::string::npos);
+  EXPECT_EQ(t.Hops(7, 0), -1);
+  EXPECT_EQ(t.Hops(1, 7), 3);  // the rest still routes
+}
+
+TEST(Failures, GpuLinksAndSyntax) {
+  Topology t = Make("h100:2x8");
+  ASSERT_TRUE(ApplyFailures(t, {"node0/gpu1-rail1"}, {"node1/gpu3"}).ok());
+  // The NIC of node0/gpu1 is gone. Breadth-first, neighbours in link-id order (NVLink links
+  // come first): over nvswitch0 to node0/gpu0, rail 0, node1/gpu0, then nvswitch1: 6 hops.
+  EXPECT_EQ(RouteNames(t, "node0/gpu1", "node1/gpu1"),
+            (std::vector<std::string>{"node0/gpu1->nvswitch0", "nvswitch0->node0/gpu0", "node0/gpu0->rail0",
+                                      "rail0->node1/gpu0", "node1/gpu0->nvswitch1", "nvswitch1->node1/gpu1"}));
+  EXPECT_FALSE(t.Route(Node(t, "node0/gpu0"), Node(t, "node1/gpu3")).ok());
+  ExpectRoutesConnect(t);
+
+  Topology u = Make("h100:2x8");
+  Status unknown = ApplyFailures(u, {"foo-bar"}, {});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("give A-B"), std::string::npos);
+  Status missing = ApplyFailures(u, {"node0/gpu1-node0/gpu2"}, {});  // GPUs meet only through the switch
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("no link joins node0/gpu1 and node0/gpu2"), std::string::npos);
+  Status a_switch = ApplyFailures(u, {}, {"nvswitch0"});
+  ASSERT_FALSE(a_switch.ok());
+  EXPECT_NE(a_switch.message().find("is a switch"), std::string::npos);
+  Status no_chip = ApplyFailures(u, {}, {"99"});
+  ASSERT_FALSE(no_chip.ok());
+
+  Topology v = Make("v5e:2x4");
+  ASSERT_TRUE(ApplyFailures(v, {"(0, 0)-(1, 0)"}, {}).ok());  // spaces are fine
+  EXPECT_TRUE(v.links[0].failed);
+  EXPECT_FALSE(ApplyFailures(v, {"(0,0)-(1,1)"}, {}).ok());  // diagonal: no such link
+}
+
+}  // namespace
+}  // namespace az::hw

@@ -1,0 +1,114 @@
+#include "net/calibration.h"
+
+#include <nlohmann/json.hpp>
+
+namespace az::net {
+
+namespace {
+
+const std::map<std::string, AlgorithmParams>& DefaultAlgorithms() {
+  // NCCL tuning.cc constants (reference/hardware.md §4.5): base latency per
+  // algorithm/protocol and the NVLink hardware latency per step.
+  static const std::map<std::string, AlgorithmParams> kDefaults = {
+      {"ring-ll", {Seconds(6.6e-6), Seconds(0.6e-6), 0.5}},
+      {"ring-ll128", {Seconds(14.0e-6), Seconds(1.9e-6), 0.92}},
+      {"ring-simple", {Seconds(8.4e-6), Seconds(3.4e-6), 1.0}},
+      {"nvls", {Seconds(25e-6), Seconds(0), 0.85}},
+  };
+  return kDefaults;
+}
+
+}  // namespace
+
+AlgorithmParams Calibration::Algorithm(const std::string& name) const {
+  auto it = algorithms.find(name);
+  if (it != algorithms.end()) return it->second;
+  auto d = DefaultAlgorithms().find(name);
+  if (d != DefaultAlgorithms().end()) return d->second;
+  return {};  // TPU ICI algorithms: no overhead beyond the links
+}
+
+Calibration DefaultCalibration(const hw::Topology& topology) {
+  Calibration c;
+  c.name = "default:" + topology.name;
+  return c;
+}
+
+std::string CalibrationToJson(const Calibration& c) {
+  nlohmann::ordered_json j;
+  j["name"] = c.name;
+  j["source"] = c.source;
+  j["link_efficiency"] = {{"ici", c.link_efficiency[0]},
+                          {"nvlink", c.link_efficiency[1]},
+                          {"pcie", c.link_efficiency[2]},
+                          {"network", c.link_efficiency[3]}};
+  nlohmann::ordered_json algs = nlohmann::ordered_json::object();
+  for (const auto& [name, p] : c.algorithms) {
+    algs[name] = {{"base_latency_us", p.base_latency.value() * 1e6},
+                  {"step_latency_us", p.step_latency.value() * 1e6},
+                  {"efficiency", p.efficiency}};
+  }
+  j["algorithms"] = algs;
+  return j.dump(2) + "\n";
+}
+
+StatusOr<Calibration> CalibrationFromJson(std::string_view text, std::string_view file_name) {
+  std::string where(file_name);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return ParseError(where + ": not valid JSON");
+  if (!j.is_object()) return ParseError(where + ": a calibration is a JSON object");
+  Calibration c;
+  auto number = [&](const nlohmann::json& v, const std::string& path, double lo, double hi) -> StatusOr<double> {
+    if (!v.is_number()) return ParseError(where + ": " + path + " must be a number");
+    double d = v.get<double>();
+    if (!(d >= lo && d <= hi)) {
+      return ParseError(where + ": " + path + " = " + std::to_string(d) + " is outside [" + std::to_string(lo) +
+                        ", " + std::to_string(hi) + "]");
+    }
+    return d;
+  };
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) return ParseError(where + ": name must be a string");
+    c.name = j["name"].get<std::string>();
+  }
+  if (j.contains("source") && j["source"].is_string()) c.source = j["source"].get<std::string>();
+  if (j.contains("link_efficiency")) {
+    const auto& le = j["link_efficiency"];
+    if (!le.is_object()) return ParseError(where + ": link_efficiency must be an object");
+    const char* names[] = {"ici", "nvlink", "pcie", "network"};
+    for (const auto& [key, value] : le.items()) {
+      size_t index = 4;
+      for (size_t i = 0; i < 4; ++i) {
+        if (key == names[i]) index = i;
+      }
+      if (index == 4) return ParseError(where + ": link_efficiency." + key + " is not a link class");
+      AZ_ASSIGN_OR_RETURN(c.link_efficiency[index], number(value, "link_efficiency." + key, 1e-3, 1.0));
+    }
+  }
+  if (j.contains("algorithms")) {
+    const auto& algs = j["algorithms"];
+    if (!algs.is_object()) return ParseError(where + ": algorithms must be an object");
+    for (const auto& [name, value] : algs.items()) {
+      std::string path = "algorithms." + name;
+      if (!value.is_object()) return ParseError(where + ": " + path + " must be an object");
+      AlgorithmParams p = c.Algorithm(name);
+      for (const auto& [key, v] : value.items()) {
+        if (key == "base_latency_us") {
+          AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, 0, 1e6));
+          p.base_latency = Seconds(us * 1e-6);
+        } else if (key == "step_latency_us") {
+          AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, 0, 1e6));
+          p.step_latency = Seconds(us * 1e-6);
+        } else if (key == "efficiency") {
+          AZ_ASSIGN_OR_RETURN(p.efficiency, number(v, path + "." + key, 1e-3, 10.0));
+        } else {
+          return ParseError(where + ": " + path + "." + key + " is not a parameter");
+        }
+      }
+      c.algorithms[name] = p;
+    }
+  }
+  return c;
+}
+
+}  // namespace az::net

@@ -1,0 +1,94 @@
+// Calibration on the public nccl-tests sweeps in ../shared/data/measurements.
+#include "net/fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace az::net {
+namespace {
+
+// The shared data folder sits beside the checkout. A user's clone may lack it:
+// the test then skips; under CI (CI=true) a missing folder is a failure.
+std::string SharedData(const std::string& relative) {
+  std::string path = std::string(AZ_SOURCE_DIR) + "/../shared/data/" + relative;
+  std::ifstream in(path);
+  if (in) return path;
+  return "";
+}
+
+#define REQUIRE_SHARED_DATA(path, relative)                                                  \
+  std::string path = SharedData(relative);                                                   \
+  if (path.empty()) {                                                                        \
+    const char* ci = std::getenv("CI");                                                      \
+    if (ci != nullptr && std::string(ci) == "true") FAIL() << "missing ../shared/data/" << relative; \
+    GTEST_SKIP() << "../shared/data/" << relative << " is not here (a clone without the shared folder)"; \
+  }
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+FitReport Fit(const char* topology, const std::string& path) {
+  auto t = hw::MakeTopology(topology);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  auto rows = ReadMeasurements(Slurp(path), path, CollectiveKind::kAllReduce, t->num_chips());
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  auto report = FitCalibration(*t, *rows, DefaultCalibration(*t));
+  EXPECT_TRUE(report.ok()) << report.status().ToString();
+  return std::move(report).value();
+}
+
+// The goal: median |relative error| over sizes from 1 MiB up at most 10%.
+TEST(Calibration, H100AllReduceSweep) {
+  REQUIRE_SHARED_DATA(path, "measurements/nccl_allreduce_1x8_h100_sxm.csv");
+  FitReport r = Fit("h100:8", path);
+  EXPECT_EQ(r.points.size(), 32u);  // 8 B .. 16 GiB, one row per power of two: 2^3 .. 2^34
+  EXPECT_LE(r.median_abs_error_1mib, 0.10);
+  // NCCL runs NVLS at large sizes on this node (the file's header); the fit agrees.
+  EXPECT_EQ(r.points.back().algorithm, "nvls");
+}
+
+TEST(Calibration, H200AllReduceSweep) {
+  REQUIRE_SHARED_DATA(path, "measurements/nccl_allreduce_1x8_h200.csv");
+  FitReport r = Fit("h200:8", path);
+  EXPECT_EQ(r.points.size(), 20u);  // 32 KiB .. 16 GiB: 2^15 .. 2^34
+  EXPECT_LE(r.median_abs_error_1mib, 0.10);
+}
+
+TEST(Calibration, PinnedAlgorithmsFromTheByCollectiveFile) {
+  REQUIRE_SHARED_DATA(path, "measurements/nccl_16GiB_1x8_h200_by_collective.csv");
+  auto t = hw::MakeTopology("h200:8");
+  ASSERT_TRUE(t.ok());
+  auto rows = ReadMeasurements(Slurp(path), path, CollectiveKind::kAllReduce, 8);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ((*rows)[0].algorithm, "nvls");
+  EXPECT_EQ((*rows)[1].algorithm, "ring-simple");
+  EXPECT_EQ((*rows)[2].kind, CollectiveKind::kAllGather);
+  // all_reduce NVLS busbw 480 GB/s at 16 GiB: algbw = 480 * 8 / 14, time = 16 GiB / algbw.
+  EXPECT_NEAR((*rows)[0].time.value(), 17179869184.0 / (480e9 * 8.0 / 14.0), 1e-9);
+}
+
+TEST(Measurements, BadRowsAreLocatedErrors) {
+  auto expect_error = [](const std::string& text, const std::string& fragment) {
+    auto rows = ReadMeasurements(text, "m.csv", CollectiveKind::kAllReduce, 8);
+    ASSERT_FALSE(rows.ok()) << text;
+    EXPECT_NE(rows.status().message().find(fragment), std::string::npos) << rows.status().message();
+  };
+  expect_error("bytes,time_us\n1024,12\n2048\n", "m.csv:3: error: expected 2 columns, found 1");
+  expect_error("bytes,time_us\nabc,12\n", "m.csv:2: error: bytes 'abc'");
+  expect_error("bytes,time_us\n1024,-5\n", "no positive time_us");
+  expect_error("size,time_us\n1024,5\n", "no 'bytes' column");
+  expect_error("bytes,foo\n1024,5\n", "needs time_us");
+  expect_error("# only comments\n", "no measurements");
+  expect_error("collective,bytes,time_us\nallreduce,1024,5\n", "unknown collective kind");
+}
+
+}  // namespace
+}  // namespace az::net

@@ -1,0 +1,530 @@
+#include "net/model.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace az::net {
+
+namespace {
+
+const char* AxisName(int axis) {
+  static const char* kNames[] = {"x", "y", "z", "w"};
+  return axis >= 0 && axis < 4 ? kNames[axis] : "?";
+}
+
+bool HasNvls(const hw::Topology& t) {
+  // NVLink SHARP: NVSwitch 3 (Hopper) and later (reference/hardware.md §4.2).
+  static const std::set<std::string> kNvls = {"h100", "h200", "h800", "h20", "b200"};
+  return t.gpu_nodes > 0 && kNvls.count(t.chip.name) > 0;
+}
+
+}  // namespace
+
+size_t CollectiveModel::KeyHash::operator()(const std::vector<int64_t>& key) const {
+  uint64_t h = 1469598103934665603ULL;
+  for (int64_t v : key) {
+    h ^= static_cast<uint64_t>(v);
+    h *= 1099511628211ULL;
+  }
+  return static_cast<size_t>(h);
+}
+
+CollectiveModel::CollectiveModel(const hw::Topology& topology, Calibration calibration)
+    : topology_(topology), calibration_(std::move(calibration)) {
+  load_.assign(static_cast<size_t>(topology_.num_channels()), 0.0);
+  multicast_mark_.assign(static_cast<size_t>(topology_.num_channels()), -1);
+}
+
+// A ring over `cycle` in which each member contributes `chunk` bytes: every
+// edge carries (s-1) * chunk (all-gather; reduce-scatter moves the same bytes
+// the other way round). Bidirectional: half the data each way.
+void CollectiveModel::AddRing(const std::vector<int>& cycle, double chunk, bool bidirectional, int group,
+                              Phase& phase) const {
+  size_t s = cycle.size();
+  if (s < 2) return;
+  double per_edge = static_cast<double>(s - 1) * chunk;
+  if (bidirectional) per_edge /= 2;
+  for (size_t i = 0; i < s; ++i) {
+    int a = cycle[i], b = cycle[(i + 1) % s];
+    bool closure = i + 1 == s;
+    phase.transfers.push_back({a, b, per_edge, group, closure});
+    if (bidirectional) phase.transfers.push_back({b, a, per_edge, group, closure});
+  }
+}
+
+bool CollectiveModel::HamiltonianCycle(const std::vector<int>& chips, std::vector<int>* cycle) const {
+  size_t n = chips.size();
+  if (n < 3 || n > 16) return false;
+  std::vector<char> used(n, 0);
+  std::vector<int> path{0};
+  used[0] = 1;
+  int budget = 20000;  // DFS nodes: bounded work on any input
+  std::function<bool()> dfs = [&]() -> bool {
+    if (--budget < 0) return false;
+    if (path.size() == n) return topology_.Hops(chips[path.back()], chips[0]) == 1;
+    for (size_t next = 1; next < n; ++next) {
+      if (used[next] || topology_.Hops(chips[path.back()], chips[next]) != 1) continue;
+      used[next] = 1;
+      path.push_back(static_cast<int>(next));
+      if (dfs()) return true;
+      path.pop_back();
+      used[next] = 0;
+    }
+    return false;
+  };
+  if (!dfs()) return false;
+  cycle->clear();
+  for (int index : path) cycle->push_back(chips[index]);
+  return true;
+}
+
+void CollectiveModel::PlanTorusGroup(CollectiveKind kind, double bytes, int group, const std::vector<int>& chips,
+                                     Plan& plan) {
+  size_t n = chips.size();
+  if (n < 2) return;
+  int rank = static_cast<int>(topology_.dims.size());
+  // Coordinate sets per axis.
+  std::vector<std::vector<int>> values(static_cast<size_t>(rank));
+  for (int chip : chips) {
+    for (int d = 0; d < rank; ++d) values[d].push_back(topology_.nodes[chip].coords[d]);
+  }
+  size_t product = 1;
+  std::vector<int> axes;
+  for (int d = 0; d < rank; ++d) {
+    std::sort(values[d].begin(), values[d].end());
+    values[d].erase(std::unique(values[d].begin(), values[d].end()), values[d].end());
+    product *= values[d].size();
+    if (values[d].size() > 1) axes.push_back(d);
+  }
+  std::vector<Phase> ag;  // all-gather phases for this group
+  std::string name;
+  if (product == n) {
+    // A full sub-grid: per-axis rings, one lane per axis.
+    size_t k = axes.size();
+    ag.assign(k, Phase{});
+    double chunk0 = bytes / static_cast<double>(k * n);
+    for (size_t lane = 0; lane < k; ++lane) {
+      double chunk = chunk0;
+      for (size_t p = 0; p < k; ++p) {
+        int axis = axes[(lane + p) % k];
+        size_t s = values[axis].size();
+        bool wrapped = static_cast<int>(s) == topology_.dims[axis] && topology_.wrap[axis];
+        // Lines along `axis`: chips sharing every other coordinate.
+        std::map<std::vector<int>, std::vector<std::pair<int, int>>> lines;
+        for (int chip : chips) {
+          std::vector<int> other = topology_.nodes[chip].coords;
+          int c = other[axis];
+          other[axis] = -1;
+          lines[other].push_back({c, chip});
+        }
+        for (auto& [key, members] : lines) {
+          std::sort(members.begin(), members.end());
+          std::vector<int> cycle;
+          for (auto& m : members) cycle.push_back(m.second);
+          AddRing(cycle, chunk, /*bidirectional=*/true, group, ag[p]);
+        }
+        // Latency: a wrapped ring needs ceil((s-1)/2) one-hop steps each way;
+        // a line s-1 one-hop steps (data walks the line both ways).
+        int steps = wrapped ? static_cast<int>(s) / 2 : static_cast<int>(s) - 1;
+        ag[p].steps = std::max(ag[p].steps, steps);
+        chunk *= static_cast<double>(s);
+        if (lane == 0) {
+          if (!name.empty()) name += " + ";
+          name += std::string(wrapped ? "bidirectional ring on " : "line on ") + AxisName(axis) +
+                  (wrapped ? " (wraparound)" : " (no wraparound)");
+          if (group == 0) {
+            plan.notes.push_back(
+                std::string("axis ") + AxisName(axis) + ": " + std::to_string(s) + " chips, " +
+                (wrapped ? "the whole wrapped axis: 1-hop ring, each link direction carries (s-1)/(2s) of a lane"
+                         : "no wraparound: the ring closes back through the line, each link direction carries "
+                           "(s-1)/s of a lane, about twice a wrapped ring"));
+          }
+        }
+      }
+    }
+    if (k > 1) name = "per-axis rings: " + name;
+  } else {
+    std::vector<int> cycle;
+    Phase phase;
+    if (HamiltonianCycle(chips, &cycle)) {
+      name = "bidirectional ring over an embedded cycle";
+      phase.steps = static_cast<int>(n) / 2;
+    } else {
+      cycle = chips;
+      name = "bidirectional ring in group order (multi-hop edges)";
+      phase.steps = static_cast<int>(n) / 2;
+    }
+    AddRing(cycle, bytes / static_cast<double>(n), /*bidirectional=*/true, group, phase);
+    ag.push_back(std::move(phase));
+  }
+  // Reduce-scatter is the all-gather run backwards: same loads, reverse order.
+  std::vector<Phase> phases;
+  if (kind == CollectiveKind::kReduceScatter || kind == CollectiveKind::kAllReduce) {
+    phases.insert(phases.end(), ag.rbegin(), ag.rend());
+  }
+  if (kind == CollectiveKind::kAllGather || kind == CollectiveKind::kAllReduce) {
+    phases.insert(phases.end(), ag.begin(), ag.end());
+  }
+  // Merge into the plan phase by phase (groups run concurrently).
+  if (plan.phases.size() < phases.size()) plan.phases.resize(phases.size());
+  for (size_t p = 0; p < phases.size(); ++p) {
+    Phase& into = plan.phases[p];
+    into.steps = std::max(into.steps, phases[p].steps);
+    into.transfers.insert(into.transfers.end(), phases[p].transfers.begin(), phases[p].transfers.end());
+  }
+  if (plan.algorithm.empty()) {
+    plan.algorithm = name;
+  } else if (plan.algorithm != name) {
+    plan.algorithm = "mixed";
+  }
+}
+
+bool CollectiveModel::SameNode(const std::vector<int>& chips) const {
+  for (int chip : chips) {
+    if (topology_.nodes[chip].coords[0] != topology_.nodes[chips[0]].coords[0]) return false;
+  }
+  return true;
+}
+
+CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
+  AlgorithmParams params = calibration_.Algorithm(plan.algorithm);
+  CollectiveResult r;
+  r.algorithm = plan.algorithm;
+  double latency = params.base_latency.value();
+  double bandwidth = 0;
+  double slowest_phase = -1;
+  std::map<int, double> totals;
+  std::map<int, std::set<int>> groups_on_channel;  // explain: who shares each link
+  for (const Phase& phase : plan.phases) {
+    touched_.clear();
+    // A step lasts as long as its longest route; a ring's closing edge runs
+    // alongside the others (on a line it is the data walking back).
+    double route_latency = 0, closure_latency = 0;
+    for (const Transfer& t : phase.transfers) {
+      if (t.src == t.dst) continue;
+      auto route = topology_.Route(t.src, t.dst);
+      if (!route.ok()) continue;  // Price() rejected unreachable chips before
+      double lat = 0;
+      for (int ch : *route) {
+        lat += topology_.channel_link(ch).latency.value();
+        if (phase.multicast) {
+          if (multicast_mark_[ch] == t.group) continue;
+          multicast_mark_[ch] = t.group;
+        }
+        if (load_[ch] == 0) touched_.push_back(ch);
+        load_[ch] += t.bytes;
+        if (explain && t.group >= 0) groups_on_channel[ch].insert(t.group);
+      }
+      if (t.closure) {
+        closure_latency = std::max(closure_latency, lat);
+      } else {
+        route_latency = std::max(route_latency, lat);
+      }
+    }
+    if (route_latency == 0) route_latency = closure_latency;
+    double phase_bw = 0;
+    int phase_bottleneck = -1;
+    for (int ch : touched_) {
+      const hw::Link& link = topology_.channel_link(ch);
+      double rate = link.bw.value() * calibration_.LinkEfficiency(link.cls);
+      double t = load_[ch] / rate;
+      if (t > phase_bw || (t == phase_bw && ch < phase_bottleneck)) {
+        phase_bw = t;
+        phase_bottleneck = ch;
+      }
+      r.max_channel_bytes = std::max(r.max_channel_bytes, load_[ch]);
+      if (explain) totals[ch] += load_[ch];
+      load_[ch] = 0;
+      multicast_mark_[ch] = -1;
+    }
+    phase_bw /= params.efficiency;
+    bandwidth += phase_bw;
+    if (phase_bw > slowest_phase) {
+      slowest_phase = phase_bw;
+      r.bottleneck_channel = phase_bottleneck;
+    }
+    latency += phase.steps * (params.step_latency.value() + route_latency);
+    r.steps += phase.steps;
+  }
+  latency = std::max(latency, 0.0);  // a fitted base may be negative (fit.h)
+  r.latency_time = Seconds(latency);
+  r.bandwidth_time = Seconds(bandwidth);
+  r.time = Seconds(latency + bandwidth);
+  if (explain) {
+    r.channel_bytes.assign(totals.begin(), totals.end());
+    r.notes = plan.notes;
+    int shared = 0;
+    std::string example;
+    for (const auto& [ch, members] : groups_on_channel) {
+      if (members.size() < 2) continue;
+      if (shared++ == 0) {
+        example = topology_.ChannelName(ch) + " (" + std::to_string(members.size()) + " groups)";
+      }
+    }
+    r.notes.push_back(shared == 0 ? "no link is shared by two groups: no contention between groups"
+                                  : std::to_string(shared) + " link directions carry several groups' traffic "
+                                    "(contention), e.g. " + example);
+    if (r.bottleneck_channel >= 0) {
+      const hw::Link& link = topology_.channel_link(r.bottleneck_channel);
+      r.notes.push_back("bottleneck " + topology_.ChannelName(r.bottleneck_channel) + ": " +
+                        std::string(hw::LinkClassName(link.cls)) + (link.wraparound ? " wraparound" : "") + " link");
+    }
+  }
+  return r;
+}
+
+std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective& c,
+                                                               const std::vector<std::vector<int>>& groups) {
+  double bytes = static_cast<double>(c.bytes.value());
+  switch (c.kind) {
+    case CollectiveKind::kAllToAll: {
+      Plan plan;
+      plan.algorithm = "routed all-to-all";
+      Phase phase;
+      phase.steps = 1;
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        const auto& g = groups[gi];
+        double piece = bytes / static_cast<double>(g.size());
+        for (int a : g) {
+          for (int b : g) {
+            if (a != b) phase.transfers.push_back({a, b, piece, static_cast<int>(gi), false});
+          }
+        }
+      }
+      plan.phases.push_back(std::move(phase));
+      plan.notes.push_back("every member sends bytes/n to every other member at once; the busiest link bounds it");
+      return {plan};
+    }
+    case CollectiveKind::kBroadcast: {
+      // Pipelined: the data crosses each channel of the union of the root's routes once.
+      Plan plan;
+      plan.algorithm = "pipelined broadcast";
+      Phase phase;
+      phase.multicast = true;
+      phase.steps = 1;  // one pipeline: the latency of the longest route
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        const auto& g = groups[gi];
+        int root = g[static_cast<size_t>(c.root) % g.size()];
+        for (int b : g) {
+          if (b == root) continue;
+          phase.transfers.push_back({root, b, bytes, static_cast<int>(gi), false});
+        }
+      }
+      plan.phases.push_back(std::move(phase));
+      return {plan};
+    }
+    default:
+      break;
+  }
+  // all-gather, reduce-scatter, all-reduce
+  if (!topology_.dims.empty()) {
+    Plan plan;
+    for (size_t gi = 0; gi < groups.size(); ++gi) PlanTorusGroup(c.kind, bytes, static_cast<int>(gi), groups[gi], plan);
+    if (plan.algorithm.empty()) plan.algorithm = "none (single-chip groups)";
+    return {plan};
+  }
+  // GPU systems: candidates priced on the same loads; the cheapest wins.
+  bool one_node = true;
+  for (const auto& g : groups) one_node = one_node && SameNode(g);
+  bool all_reduce = c.kind == CollectiveKind::kAllReduce;
+  std::vector<Plan> candidates;
+  auto ring_plan = [&](const std::string& name) {
+    Plan plan;
+    plan.algorithm = name;
+    Phase ag;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& g = groups[gi];
+      AddRing(g, bytes / static_cast<double>(g.size()), /*bidirectional=*/false, static_cast<int>(gi), ag);
+      ag.steps = std::max(ag.steps, static_cast<int>(g.size()) - 1);
+    }
+    plan.phases.push_back(ag);
+    if (all_reduce) plan.phases.push_back(ag);
+    return plan;
+  };
+  candidates.push_back(ring_plan("ring-ll"));
+  candidates.push_back(ring_plan("ring-ll128"));
+  candidates.push_back(ring_plan("ring-simple"));
+  if (all_reduce && one_node && HasNvls(topology_)) {
+    Plan nvls;
+    nvls.algorithm = "nvls";
+    Phase phase;
+    phase.steps = 1;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      // Each GPU pushes its array into the switch and pulls the reduced one.
+      const auto& g = groups[gi];
+      for (size_t i = 0; i < g.size(); ++i) {
+        phase.transfers.push_back({g[i], g[(i + 1) % g.size()], bytes, static_cast<int>(gi), false});
+      }
+    }
+    nvls.phases.push_back(phase);
+    candidates.push_back(nvls);
+  }
+  if (!one_node) {
+    // Hierarchical: intra-node ring, per-rail ring across nodes, intra-node ring.
+    Plan h;
+    h.algorithm = "hierarchical";
+    Phase intra, inter;
+    bool uniform = true;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& g = groups[gi];
+      int group = static_cast<int>(gi);
+      std::map<int, std::vector<int>> by_node;
+      for (int chip : g) by_node[topology_.nodes[chip].coords[0]].push_back(chip);
+      size_t per_node = by_node.begin()->second.size();
+      for (auto& [node, members] : by_node) uniform = uniform && members.size() == per_node;
+      if (!uniform) break;
+      size_t nodes = by_node.size();
+      double local = bytes / static_cast<double>(per_node);  // each GPU's share after the intra phase
+      for (auto& [node, members] : by_node) {
+        AddRing(members, local, false, group, intra);
+      }
+      intra.steps = std::max(intra.steps, static_cast<int>(per_node) - 1);
+      for (size_t r = 0; r < per_node; ++r) {
+        std::vector<int> rail;
+        for (auto& [node, members] : by_node) rail.push_back(members[r]);
+        AddRing(rail, local / static_cast<double>(nodes), false, group, inter);
+      }
+      inter.steps = std::max(inter.steps, static_cast<int>(nodes) - 1);
+    }
+    if (uniform) {
+      if (c.kind == CollectiveKind::kAllGather) {
+        h.phases = {inter, intra};
+      } else if (c.kind == CollectiveKind::kReduceScatter) {
+        h.phases = {intra, inter};
+      } else {
+        h.phases = {intra, inter, inter, intra};  // RS intra, AR across nodes, AG intra
+      }
+      h.algorithm = "hierarchical";
+      candidates.push_back(h);
+    }
+  }
+  return candidates;
+}
+
+CollectiveResult CollectiveModel::PriceGroups(const Collective& c, const std::vector<std::vector<int>>& groups,
+                                              bool explain) {
+  CollectiveResult best;
+  best.time = Seconds(std::numeric_limits<double>::infinity());
+  std::vector<std::string> notes;
+  std::vector<Plan> plans = BuildPlans(c, groups);
+  for (const Plan& plan : plans) {
+    CollectiveResult r = Evaluate(plan, explain);
+    if (explain && plans.size() > 1) {
+      char buf[160];
+      std::snprintf(buf, sizeof(buf), "candidate %s: %.3f us", plan.algorithm.c_str(), r.time.value() * 1e6);
+      notes.push_back(buf);
+    }
+    if (r.time < best.time) best = std::move(r);
+  }
+  if (explain) best.notes.insert(best.notes.end(), notes.begin(), notes.end());
+  return best;
+}
+
+StatusOr<CollectiveResult> CollectiveModel::Price(const Collective& c, const Placement& placement, bool explain) {
+  AZ_RETURN_IF_ERROR(ValidatePlacement(placement, topology_.num_chips()));
+  if (c.bytes.value() < 0) return InvalidArgument("collective bytes must be >= 0");
+  int devices = static_cast<int>(placement.size());
+  auto chip_of = [&](int logical) -> StatusOr<int> {
+    if (logical < 0 || logical >= devices) {
+      return InvalidArgument("logical device " + std::to_string(logical) + " has no chip in the placement (" +
+                             std::to_string(devices) + " entries)");
+    }
+    int chip = placement[logical];
+    if (topology_.nodes[chip].failed) return InvalidArgument("logical device " + std::to_string(logical) +
+                                                             " is placed on failed chip " + topology_.nodes[chip].name);
+    return chip;
+  };
+  if (c.kind == CollectiveKind::kCollectivePermute) {
+    Plan plan;
+    plan.algorithm = "routed permute";
+    Phase phase;
+    phase.steps = 1;
+    for (auto [a, b] : c.pairs) {
+      AZ_ASSIGN_OR_RETURN(int ca, chip_of(a));
+      AZ_ASSIGN_OR_RETURN(int cb, chip_of(b));
+      AZ_RETURN_IF_ERROR(topology_.Route(ca, cb).status());
+      phase.transfers.push_back({ca, cb, static_cast<double>(c.bytes.value())});
+    }
+    plan.phases.push_back(std::move(phase));
+    return Evaluate(plan, explain);
+  }
+  AZ_ASSIGN_OR_RETURN(auto groups, PhysicalGroups(c, placement));
+  return PriceGroups(c, groups, explain);
+}
+
+StatusOr<std::vector<std::vector<int>>> CollectiveModel::PhysicalGroups(const Collective& c,
+                                                                       const Placement& placement) const {
+  int devices = static_cast<int>(placement.size());
+  std::vector<std::vector<int>> groups;
+  for (const auto& g : c.groups.groups) {
+    std::vector<int> chips;
+    for (int logical : g) {
+      if (logical < 0 || logical >= devices) {
+        return InvalidArgument("logical device " + std::to_string(logical) + " has no chip in the placement (" +
+                               std::to_string(devices) + " entries)");
+      }
+      int chip = placement[logical];
+      if (topology_.nodes[chip].failed) {
+        return InvalidArgument("logical device " + std::to_string(logical) + " is placed on failed chip " +
+                               topology_.nodes[chip].name);
+      }
+      chips.push_back(chip);
+    }
+    for (int chip : chips) AZ_RETURN_IF_ERROR(topology_.Route(chips[0], chip).status());
+    groups.push_back(std::move(chips));
+  }
+  if (groups.empty()) return InvalidArgument("a collective needs at least one group");
+  return groups;
+}
+
+StatusOr<std::vector<CollectiveResult>> CollectiveModel::PriceCandidates(const Collective& c,
+                                                                        const Placement& placement) {
+  AZ_RETURN_IF_ERROR(ValidatePlacement(placement, topology_.num_chips()));
+  if (c.kind == CollectiveKind::kCollectivePermute) {
+    AZ_ASSIGN_OR_RETURN(CollectiveResult r, Price(c, placement, false));
+    return std::vector<CollectiveResult>{r};
+  }
+  AZ_ASSIGN_OR_RETURN(auto groups, PhysicalGroups(c, placement));
+  std::vector<CollectiveResult> out;
+  for (const Plan& plan : BuildPlans(c, groups)) out.push_back(Evaluate(plan, false));
+  return out;
+}
+
+Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
+  key_.clear();
+  key_.push_back(static_cast<int64_t>(c.kind));
+  key_.push_back(c.bytes.value());
+  key_.push_back(c.root);
+  if (c.kind == CollectiveKind::kCollectivePermute) {
+    for (auto [a, b] : c.pairs) {
+      key_.push_back(placement[a]);
+      key_.push_back(placement[b]);
+    }
+  } else {
+    for (const auto& g : c.groups.groups) {
+      key_.push_back(-static_cast<int64_t>(g.size()));
+      for (int logical : g) key_.push_back(placement[logical]);
+    }
+  }
+  auto it = cache_.find(key_);
+  if (it != cache_.end()) return Seconds(it->second);
+  double t = 0;
+  if (c.kind == CollectiveKind::kCollectivePermute) {
+    auto r = Price(c, placement, false);
+    t = r.ok() ? r->time.value() : std::numeric_limits<double>::infinity();
+  } else {
+    physical_.resize(c.groups.groups.size());
+    for (size_t i = 0; i < c.groups.groups.size(); ++i) {
+      physical_[i].clear();
+      for (int logical : c.groups.groups[i]) physical_[i].push_back(placement[logical]);
+    }
+    t = PriceGroups(c, physical_, false).time.value();
+  }
+  cache_.emplace(key_, t);
+  return Seconds(t);
+}
+
+}  // namespace az::net

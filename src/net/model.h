@@ -1,0 +1,116 @@
+// The collective cost model: a collective's time on a topology under a placement.
+//
+// Logical groups are mapped through the placement to chips. Each group gets the
+// algorithm its hardware and library would run, expressed as *phases* of
+// point-to-point transfers; every transfer is routed (hw::Topology::Route) and
+// its bytes are charged to each directed channel on its route. All groups of
+// the collective share one load table, so groups whose routes share a link
+// share its bandwidth (contention). A phase lasts
+//   steps * (step latency + the longest route's latency)
+//   + max over channels (load / (bandwidth * link efficiency)) / algorithm efficiency,
+// phases add, and the algorithm's base latency is paid once (calibration.h).
+//
+// Algorithms:
+//   TPU tori, all-gather / reduce-scatter / all-reduce:
+//     a group that is a full sub-grid (a product of coordinate sets along axes)
+//     runs per-axis rings: one lane per axis of size > 1, lane j visiting the
+//     axes in rotated order with 1/k of the data (so k axes share the work, the
+//     scaling book's V / (k W) form). Along an axis the ring is bidirectional;
+//     its edges are 1 hop when the group covers a wrapped axis, otherwise the
+//     ring closes back through the line ("no wraparound roughly doubles").
+//     Other groups run a bidirectional ring over a Hamiltonian cycle of the
+//     group's chips when one exists, else over the group order (routed).
+//     All-reduce = reduce-scatter then all-gather.
+//   GPU nodes (switch fabric): NCCL-style rings in group order with the LL or
+//     Simple protocol, and NVLS all-reduce on Hopper/Blackwell NVSwitch; the
+//     cheapest wins (as NCCL's tuner picks). Groups spanning nodes: a flat ring
+//     or hierarchical (intra-node reduce-scatter, per-rail inter-node, intra-node
+//     all-gather), the cheaper one.
+//   all-to-all: every member sends bytes/n to every other member at once.
+//   collective-permute: each pair routed. broadcast: the root's data crosses
+//   each channel of the union of its routes once (pipelined).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hw/topology.h"
+#include "net/calibration.h"
+#include "net/collective.h"
+
+namespace az::net {
+
+struct CollectiveResult {
+  Seconds time;
+  std::string algorithm;  // "bidirectional ring over axis 1 (wraparound)", "nvls", ...
+  int steps = 0;
+  Seconds latency_time;    // base + per-step latencies
+  Seconds bandwidth_time;  // the sum of the phases' bottleneck terms
+  double max_channel_bytes = 0;  // over all phases
+  int bottleneck_channel = -1;   // of the slowest phase
+  // With explain: (channel, bytes) of every loaded channel summed over phases,
+  // in channel order, and notes on why the algorithm was picked.
+  std::vector<std::pair<int, double>> channel_bytes;
+  std::vector<std::string> notes;
+};
+
+class CollectiveModel {
+ public:
+  CollectiveModel(const hw::Topology& topology, Calibration calibration);
+
+  // Validates the collective against the placement, then prices it.
+  StatusOr<CollectiveResult> Price(const Collective& collective, const Placement& placement, bool explain = false);
+  // Every algorithm the hardware could run for this collective, each priced
+  // (what calibration fits against; Price picks the cheapest).
+  StatusOr<std::vector<CollectiveResult>> PriceCandidates(const Collective& collective, const Placement& placement);
+  // The hot path of placement search: time only, no validation (the caller
+  // validated once), memoized by (kind, bytes, physical groups).
+  Seconds Time(const Collective& collective, const Placement& placement);
+
+  const hw::Topology& topology() const { return topology_; }
+  const Calibration& calibration() const { return calibration_; }
+  size_t cache_size() const { return cache_.size(); }
+
+ private:
+  struct Transfer {
+    int src, dst;
+    double bytes;
+    int group = -1;        // which group moves it (multicast phases charge a channel once per group)
+    bool closure = false;  // a ring's closing edge (its latency is not a step's)
+  };
+  struct Phase {
+    std::vector<Transfer> transfers;
+    int steps = 0;
+    bool multicast = false;
+  };
+  struct Plan {
+    std::string algorithm;
+    std::vector<Phase> phases;
+    std::vector<std::string> notes;
+  };
+  struct KeyHash {
+    size_t operator()(const std::vector<int64_t>& key) const;
+  };
+
+  CollectiveResult Evaluate(const Plan& plan, bool explain);
+  std::vector<Plan> BuildPlans(const Collective& c, const std::vector<std::vector<int>>& groups);
+  StatusOr<std::vector<std::vector<int>>> PhysicalGroups(const Collective& c, const Placement& placement) const;
+  CollectiveResult PriceGroups(const Collective& c, const std::vector<std::vector<int>>& groups, bool explain);
+  void PlanTorusGroup(CollectiveKind kind, double bytes, int group, const std::vector<int>& chips, Plan& plan);
+  void AddRing(const std::vector<int>& cycle, double chunk, bool bidirectional, int group, Phase& phase) const;
+  bool HamiltonianCycle(const std::vector<int>& chips, std::vector<int>* cycle) const;
+  bool SameNode(const std::vector<int>& chips) const;
+
+  const hw::Topology& topology_;
+  Calibration calibration_;
+  // Workspace reused across evaluations.
+  std::vector<double> load_;
+  std::vector<int> touched_;
+  std::vector<int> multicast_mark_;  // per channel: the last group charged
+  std::vector<std::vector<int>> physical_;
+  std::vector<int64_t> key_;
+  std::unordered_map<std::vector<int64_t>, double, KeyHash> cache_;
+};
+
+}  // namespace az::net
