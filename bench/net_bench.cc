@@ -36,7 +36,8 @@ BENCHMARK_CAPTURE(BM_CollectiveTimeWarm, v5e_2x4_allgather, "v5e:2x4", "[2,4]<=[
 BENCHMARK_CAPTURE(BM_CollectiveTimeWarm, v5e_4x4_allreduce, "v5e:4x4", "[4,4]<=[16]", CollectiveKind::kAllReduce);
 BENCHMARK_CAPTURE(BM_CollectiveTimeWarm, h100_8_alltoall, "h100:8", "[1,8]<=[8]", CollectiveKind::kAllToAll);
 
-// Cold: a new placement every time (no cache): the cost of the model itself.
+// Cold: a new placement every time through Price (validation, no cache): the
+// cost of the model itself.
 void BM_CollectivePriceCold(benchmark::State& state, const char* topology, const char* groups, CollectiveKind kind) {
   auto t = az::hw::MakeTopology(topology);
   if (!t.ok()) std::abort();

@@ -100,5 +100,41 @@ if run verify_pir 1 "$bin" inspect --pir "$tmp/shape.pir"; then
   expect verify_pir err "shape.pir:3:3: error: neg result 0 is declared f32[4,9] but the operands give f32[4,8]"
 fi
 
+# Topologies.
+if run topo_show 0 "$bin" topo show v5e:2x4; then
+  expect topo_show out "10 x 45.0 GB/s per direction"
+fi
+run topo_bad 1 "$bin" topo show v5e:3x3 && expect topo_bad err "not a v5e slice"
+run topo_list 0 "$bin" topo list && expect topo_list out "v5p"
+
+# Collectives: the scaling book's example (34 MB over a 4-chip axis without wraparound: ~567 us).
+if run coll_line 0 "$bin" collective -t v5e:4x8 -k all-gather -b 34MB -g '[8,4]<=[32]' --json; then
+  expect coll_line out '"algorithm": "line on x (no wraparound)"'
+  expect coll_line out '"bandwidth_s": 0.0005666666666666'
+  expect coll_line out '"max_link_load_bytes"'
+fi
+if run coll_explain 0 "$bin" collective -t v5e:2x4 -k all-gather -b 64MB -g '{{0,1,2,3},{4,5,6,7}}' -p 0,2,4,6,1,3,5,7 --explain; then
+  expect coll_explain out "no wraparound: the ring closes back through the line"
+  expect coll_explain out "link loads"
+fi
+run coll_perm 1 "$bin" collective -t v5e:2x4 -k all-gather -b 1MB -g '[2,4]<=[8]' -p 0,0,1,2,3,4,5,6 && expect coll_perm err "not a permutation"
+run coll_groups 1 "$bin" collective -t v5e:2x4 -k all-gather -b 1MB -g '{{0,1},{2,3}}' && expect coll_groups err "cover 4 of the 8"
+run coll_kind 1 "$bin" collective -t v5e:2x4 -k allgather -b 1MB -g '[2,4]<=[8]' && expect coll_kind err "unknown collective kind"
+run coll_slice 1 "$bin" collective -t v9x:2x2 -k all-gather -b 1MB -g '[1,4]<=[4]'
+run coll_fail 0 "$bin" collective -t v5e:2x4 --fail-link 0-1 -k all-gather -b 1MB -g '[4,2]<=[8]'
+
+# Calibration on the real sweep (skipped without ../shared/data, as the unit tests do).
+data="$root/../shared/data/measurements"
+if [[ -d "$data" ]]; then
+  if run calib 0 "$bin" calibrate -t h100:8 -m "$data/nccl_allreduce_1x8_h100_sxm.csv" -o "$tmp/cal.json"; then
+    expect calib out "median |error| over sizes >= 1 MiB"
+    run coll_cal 0 "$bin" collective -t h100:8 -k all-reduce -b 1GiB -g '[1,8]<=[8]' --calibration "$tmp/cal.json" && expect coll_cal out "nvls"
+  fi
+elif [[ "${CI:-}" == "true" ]]; then
+  echo "FAIL: ../shared/data is missing under CI"; failed=$((failed + 1))
+fi
+printf 'bytes,time_us\n1024,12\n2048\n' >"$tmp/bad.csv"
+run calib_bad 1 "$bin" calibrate -t h100:8 -m "$tmp/bad.csv" && expect calib_bad err "bad.csv:3: error: expected 2 columns"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -296,6 +296,16 @@ std::vector<int> Topology::ComputeRoute(int src, int dst) const {
   return ShortestPath(src, dst);
 }
 
+bool Topology::CachedRoute(int src, int dst, std::span<const int>* route) const {
+  if (!route_cache_ || src < 0 || src >= num_chips_ || dst < 0 || dst >= num_chips_) return false;
+  if (nodes[static_cast<size_t>(src)].failed || nodes[static_cast<size_t>(dst)].failed) return false;
+  if (component_[static_cast<size_t>(src)] != component_[static_cast<size_t>(dst)]) return false;
+  size_t pair = static_cast<size_t>(src) * static_cast<size_t>(num_chips_) + static_cast<size_t>(dst);
+  *route = std::span<const int>(route_channels_.data() + route_offsets_[pair],
+                                static_cast<size_t>(route_offsets_[pair + 1] - route_offsets_[pair]));
+  return true;
+}
+
 StatusOr<std::vector<int>> Topology::Route(int src, int dst) const {
   AZ_CHECK_MSG(finalized_, "Topology::Route before Finalize()");
   if (src < 0 || src >= num_chips_ || dst < 0 || dst >= num_chips_) {

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,10 @@ class Topology {
   // The directed channels a message from chip `src` to chip `dst` crosses, in
   // order (empty when src == dst). Errors when no route survives failures.
   StatusOr<std::vector<int>> Route(int src, int dst) const;
+  // The cached route as a view, without copying or checking: for hot loops.
+  // False when routes are not cached (a large system) or src/dst is out of
+  // range, failed or unreachable; then call Route().
+  bool CachedRoute(int src, int dst, std::span<const int>* route) const;
   // Hop count of Route (cached; -1 when unreachable).
   int Hops(int src, int dst) const;
 

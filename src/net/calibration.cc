@@ -31,6 +31,23 @@ AlgorithmParams Calibration::Algorithm(const std::string& name) const {
 Calibration DefaultCalibration(const hw::Topology& topology) {
   Calibration c;
   c.name = "default:" + topology.name;
+  // NCCL all-reduce on 8-GPU NVSwitch nodes, fitted by `aoizora calibrate -t
+  // <gpu>:8 -m <file>` to the public sweeps in data/measurements (median
+  // |error| from 1 MiB up: H100 3.7%, H200 0.5%); docs/calibration.md. A fitted
+  // base may be negative: the intercept is base + steps * step latency.
+  if (topology.gpu_nodes > 0 && topology.chip.name == "h100") {
+    // nccl_allreduce_1x8_h100_sxm.csv (aws-samples nccl-tests, 8xH100 SXM)
+    c.source = "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples)";
+    c.algorithms["ring-ll"] = {Seconds(-2.527e-6), Seconds(0.6e-6), 0.001028};
+    c.algorithms["ring-ll128"] = {Seconds(-17.75e-6), Seconds(1.9e-6), 0.4694};
+    c.algorithms["nvls"] = {Seconds(56.44e-6), Seconds(0), 0.7059};
+  } else if (topology.gpu_nodes > 0 && topology.chip.name == "h200") {
+    // nccl_allreduce_1x8_h200.csv (stas00/ml-engineering, NCCL 2.30.7, 8xH200)
+    c.source = "fitted to nccl-tests all_reduce_perf on 8xH200 (ml-engineering)";
+    c.algorithms["ring-ll"] = {Seconds(0.03667e-6), Seconds(0.6e-6), 0.5411};
+    c.algorithms["ring-ll128"] = {Seconds(5.195e-6), Seconds(1.9e-6), 0.9835};
+    c.algorithms["nvls"] = {Seconds(72.23e-6), Seconds(0), 0.7356};
+  }
   return c;
 }
 
@@ -94,7 +111,8 @@ StatusOr<Calibration> CalibrationFromJson(std::string_view text, std::string_vie
       AlgorithmParams p = c.Algorithm(name);
       for (const auto& [key, v] : value.items()) {
         if (key == "base_latency_us") {
-          AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, 0, 1e6));
+          // Fitted bases may be negative (see DefaultCalibration).
+          AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, -1e6, 1e6));
           p.base_latency = Seconds(us * 1e-6);
         } else if (key == "step_latency_us") {
           AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, 0, 1e6));

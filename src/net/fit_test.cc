@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -59,6 +61,61 @@ TEST(Calibration, H200AllReduceSweep) {
   FitReport r = Fit("h200:8", path);
   EXPECT_EQ(r.points.size(), 20u);  // 32 KiB .. 16 GiB: 2^15 .. 2^34
   EXPECT_LE(r.median_abs_error_1mib, 0.10);
+}
+
+// The calibrations shipped in DefaultCalibration reproduce the sweeps they were
+// fitted to, through the ordinary pricing path.
+TEST(Calibration, ShippedDefaultsReproduceTheSweeps) {
+  struct Case {
+    const char* topology;
+    const char* file;
+  };
+  for (Case c : {Case{"h100:8", "measurements/nccl_allreduce_1x8_h100_sxm.csv"},
+                 Case{"h200:8", "measurements/nccl_allreduce_1x8_h200.csv"}}) {
+    REQUIRE_SHARED_DATA(path, c.file);
+    auto t = hw::MakeTopology(c.topology);
+    ASSERT_TRUE(t.ok());
+    auto rows = ReadMeasurements(Slurp(path), path, CollectiveKind::kAllReduce, 8);
+    ASSERT_TRUE(rows.ok());
+    CollectiveModel model(*t, DefaultCalibration(*t));
+    std::vector<double> errors;
+    for (const Measurement& m : *rows) {
+      if (m.bytes.value() < (1 << 20)) continue;
+      Collective ar;
+      ar.kind = CollectiveKind::kAllReduce;
+      ar.bytes = m.bytes;
+      ar.groups.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+      auto r = model.Price(ar, IdentityPlacement(8));
+      ASSERT_TRUE(r.ok());
+      errors.push_back(std::fabs(r->time.value() - m.time.value()) / m.time.value());
+    }
+    std::sort(errors.begin(), errors.end());
+    double median = errors.size() % 2 ? errors[errors.size() / 2]
+                                       : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+    EXPECT_LE(median, 0.10) << c.topology;
+  }
+}
+
+TEST(Calibration, JsonRoundTripAndErrors) {
+  auto t = hw::MakeTopology("h100:8");
+  ASSERT_TRUE(t.ok());
+  Calibration c = DefaultCalibration(*t);
+  auto back = CalibrationFromJson(CalibrationToJson(c), "cal.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->algorithms.size(), c.algorithms.size());
+  for (const auto& [name, p] : c.algorithms) {
+    // The file holds microseconds: equal to rounding.
+    EXPECT_NEAR(back->algorithms[name].base_latency.value(), p.base_latency.value(), 1e-15) << name;
+    EXPECT_NEAR(back->algorithms[name].step_latency.value(), p.step_latency.value(), 1e-15) << name;
+    EXPECT_DOUBLE_EQ(back->algorithms[name].efficiency, p.efficiency) << name;
+  }
+  EXPECT_EQ(back->link_efficiency, c.link_efficiency);
+  EXPECT_FALSE(CalibrationFromJson("{", "cal.json").ok());
+  auto bad = CalibrationFromJson(R"({"link_efficiency": {"ici": 2.0}})", "cal.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("link_efficiency.ici"), std::string::npos);
+  EXPECT_FALSE(CalibrationFromJson(R"({"algorithms": {"nvls": {"speed": 1}}})", "cal.json").ok());
+  EXPECT_FALSE(CalibrationFromJson(R"({"link_efficiency": {"quantum": 0.5}})", "cal.json").ok());
 }
 
 TEST(Calibration, PinnedAlgorithmsFromTheByCollectiveFile) {

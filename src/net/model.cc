@@ -205,10 +205,15 @@ CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
     double route_latency = 0, closure_latency = 0;
     for (const Transfer& t : phase.transfers) {
       if (t.src == t.dst) continue;
-      auto route = topology_.Route(t.src, t.dst);
-      if (!route.ok()) continue;  // Price() rejected unreachable chips before
+      std::span<const int> route;
+      StatusOr<std::vector<int>> computed = std::vector<int>{};
+      if (!topology_.CachedRoute(t.src, t.dst, &route)) {
+        computed = topology_.Route(t.src, t.dst);  // a large system: routes are not cached
+        if (!computed.ok()) continue;               // Price() rejected unreachable chips before
+        route = *computed;
+      }
       double lat = 0;
-      for (int ch : *route) {
+      for (int ch : route) {
         lat += topology_.channel_link(ch).latency.value();
         if (phase.multicast) {
           if (multicast_mark_[ch] == t.group) continue;
@@ -523,6 +528,8 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
     }
     t = PriceGroups(c, physical_, false).time.value();
   }
+  // Bounded memory over a long search: start afresh past a million entries.
+  if (cache_.size() >= kMaxCacheEntries) cache_.clear();
   cache_.emplace(key_, t);
   return Seconds(t);
 }

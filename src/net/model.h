@@ -71,6 +71,7 @@ class CollectiveModel {
   const hw::Topology& topology() const { return topology_; }
   const Calibration& calibration() const { return calibration_; }
   size_t cache_size() const { return cache_.size(); }
+  static constexpr size_t kMaxCacheEntries = size_t{1} << 20;
 
  private:
   struct Transfer {
