@@ -1,6 +1,7 @@
 #include "pir/rules/cost.h"
 
 #include "pir/rules/families.h"
+#include "pir/rules/rule.h"
 
 namespace az::pir {
 
@@ -35,55 +36,60 @@ int64_t EinsumMacs(const TensorType& a, const TensorType& b, const std::string& 
 
 }  // namespace
 
-OpCost ComputeOpCost(const Graph& graph, const Op& op) {
+OpCost ComputeOpCost(OpKind kind, const std::vector<TensorType>& operands, const std::vector<TensorType>& results,
+                     const Attributes& attrs) {
   OpCost cost;
-  for (ValueId v : op.operands) cost.bytes_read += Bytes(graph.type(v).NumBytes());
-  for (ValueId v : op.results) cost.bytes_written += Bytes(graph.type(v).NumBytes());
-  const OpKindInfo& info = GetOpKindInfo(op.kind);
-  int64_t out_elements = op.results.empty() ? 0 : graph.type(op.results[0]).NumElements();
+  for (const TensorType& t : operands) cost.bytes_read += Bytes(t.NumBytes());
+  for (const TensorType& t : results) cost.bytes_written += Bytes(t.NumBytes());
+  const OpKindInfo& info = GetOpKindInfo(kind);
+  int64_t out_elements = results.empty() ? 0 : results[0].NumElements();
   switch (info.family) {
     case OpFamily::kEinsum: {
       bool contracts = false;
-      int64_t macs = EinsumMacs(graph.type(op.operands[0]), graph.type(op.operands[1]),
-                                op.attrs.GetString("eq").value_or(""), &contracts);
+      int64_t macs = EinsumMacs(operands[0], operands[1],
+                                attrs.GetString("eq").value_or(""), &contracts);
       cost.matmul = Flops(contracts ? 2 * macs : macs);
-      if (op.operands.size() == 3) cost.other = Flops(out_elements);
+      if (operands.size() == 3) cost.other = Flops(out_elements);
       break;
     }
     case OpFamily::kAttention: {
-      const Shape& q = graph.type(op.operands[0]).shape;
-      const Shape& k = graph.type(op.operands[1]).shape;
+      const Shape& q = operands[0].shape;
+      const Shape& k = operands[1].shape;
       int64_t scores = q[0] * q[2] * q[1] * k[1];  // B * H * Lq * Lk
       cost.attention = Flops(4 * scores * q[3]);
       cost.other = Flops(5 * scores);
       break;
     }
     case OpFamily::kConv: {
-      const Shape& x = graph.type(op.operands[0]).shape;
-      const Shape& w = graph.type(op.operands[1]).shape;
+      const Shape& x = operands[0].shape;
+      const Shape& w = operands[1].shape;
       int64_t kernel = w[2] * w[3] * w[4];
       // out_elements = B * O * prod(out spatial)
       cost.matmul = Flops(2 * out_elements * x[1] * kernel);
-      if (op.operands.size() == 3) cost.other = Flops(out_elements);
+      if (operands.size() == 3) cost.other = Flops(out_elements);
       break;
     }
     case OpFamily::kNorm: {
       // Affine adds one multiply (weight) and one add (bias) per element.
-      int64_t per_element = info.element_flops + static_cast<int64_t>(op.operands.size()) - 1;
+      int64_t per_element = info.element_flops + static_cast<int64_t>(operands.size()) - 1;
       cost.other = Flops(per_element * out_elements);
       break;
     }
     case OpFamily::kReduce:
-      cost.other = Flops(info.element_flops * graph.type(op.operands[0]).NumElements());
+      cost.other = Flops(info.element_flops * operands[0].NumElements());
       break;
     case OpFamily::kCustom:
-      cost.other = Flops(op.attrs.GetInt("flops").value_or(0));
+      cost.other = Flops(attrs.GetInt("flops").value_or(0));
       break;
     default:
       cost.other = Flops(info.element_flops * out_elements);
       break;
   }
   return cost;
+}
+
+OpCost ComputeOpCost(const Graph& graph, const Op& op) {
+  return ComputeOpCost(op.kind, OperandTypes(graph, op), ResultTypes(graph, op), op.attrs);
 }
 
 OpCost ComputeGraphCost(const Graph& graph) {

@@ -38,6 +38,9 @@ struct OpCost {
 };
 
 OpCost ComputeOpCost(const Graph& graph, const Op& op);
+// The same from types: the compiler prices an op on its local (per-device) shapes.
+OpCost ComputeOpCost(OpKind kind, const std::vector<TensorType>& operands, const std::vector<TensorType>& results,
+                     const Attributes& attrs);
 // Sum over every op of the graph.
 OpCost ComputeGraphCost(const Graph& graph);
 
