@@ -220,25 +220,63 @@ std::string FormatReplicaGroups(const ReplicaGroups& groups) {
 std::string FormatIotaReplicaGroups(const ReplicaGroups& groups) {
   if (groups.groups.empty()) return "";
   size_t size = groups.groups[0].size();
-  int total = 0;
+  std::vector<int64_t> flat;
   for (const auto& g : groups.groups) {
     if (g.size() != size) return "";
-    total += static_cast<int>(g.size());
+    if (flat.size() + g.size() > static_cast<size_t>(kMaxDevices)) return "";
+    flat.insert(flat.end(), g.begin(), g.end());
   }
-  std::string shape = "[" + std::to_string(groups.groups.size()) + "," + std::to_string(size) + "]<=";
-  // Try the two forms XLA prints for mesh axes: plain iota and a 2-D transpose.
-  auto matches = [&](const std::string& text) {
-    auto parsed = ParseReplicaGroups(text, total);
-    return parsed.ok() && *parsed == groups;
-  };
-  std::string plain = shape + "[" + std::to_string(total) + "]";
-  if (matches(plain)) return plain;
-  for (int a = 2; a < total; ++a) {
-    if (total % a) continue;
-    std::string t = shape + "[" + std::to_string(a) + "," + std::to_string(total / a) + "]T(1,0)";
-    if (matches(t)) return t;
+  const int64_t total = static_cast<int64_t>(flat.size());
+  if (total == 0 || flat[0] != 0) return "";
+  // Recover the transposed dims, innermost first, as (size, stride): the first
+  // `block` positions form a pattern, and the next dim repeats it `count` times,
+  // shifted by its stride each time. Taking the longest repetition merges dims
+  // that are contiguous in the iota, so the form found has the fewest dims and
+  // is unique; every position is compared once per dim, at most 20 dims.
+  std::vector<std::pair<int64_t, int64_t>> dims_inner_first;
+  int64_t block = 1;
+  while (block < total) {
+    int64_t stride = flat[block];
+    int64_t count = 1;
+    while ((count + 1) * block <= total) {
+      const int64_t* next = flat.data() + count * block;
+      bool repeats = true;
+      for (int64_t k = 0; k < block && repeats; ++k) repeats = next[k] == flat[k] + count * stride;
+      if (!repeats) break;
+      ++count;
+    }
+    if (count < 2 || total % (block * count) != 0) return "";
+    dims_inner_first.emplace_back(count, stride);
+    block *= count;
   }
-  return "";
+  // The strides must be those of a row-major iota over the dims: sorted, each
+  // is the previous one times its size, starting at 1.
+  std::vector<std::pair<int64_t, int64_t>> by_stride = dims_inner_first;  // (size, stride)
+  std::sort(by_stride.begin(), by_stride.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  int64_t expected = 1;
+  for (const auto& [dim_size, stride] : by_stride) {
+    if (stride != expected) return "";
+    expected *= dim_size;
+  }
+  // Row-major dims are the sizes by decreasing stride; the transposed order
+  // (outermost first) names each dim by its position there.
+  std::string dims = "[", perm = "T(";
+  bool identity = true;
+  for (size_t i = 0; i < by_stride.size(); ++i) {
+    if (i) dims += ',';
+    dims += std::to_string(by_stride[by_stride.size() - 1 - i].first);
+  }
+  for (size_t j = 0; j < dims_inner_first.size(); ++j) {
+    int64_t stride = dims_inner_first[dims_inner_first.size() - 1 - j].second;
+    size_t rank_from_inner = 0;
+    while (by_stride[rank_from_inner].second != stride) ++rank_from_inner;
+    size_t position = by_stride.size() - 1 - rank_from_inner;
+    identity = identity && position == j;
+    if (j) perm += ',';
+    perm += std::to_string(position);
+  }
+  std::string out = "[" + std::to_string(groups.groups.size()) + "," + std::to_string(size) + "]<=" + dims + "]";
+  return identity ? out : out + perm + ")";
 }
 
 StatusOr<std::vector<std::pair<int, int>>> ParsePermutePairs(std::string_view text, int num_devices) {

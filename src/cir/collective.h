@@ -29,7 +29,9 @@ struct ReplicaGroups {
 StatusOr<ReplicaGroups> ParseReplicaGroups(std::string_view text, int num_devices, bool allow_partial = false);
 // Explicit form "{{0,1},{2,3}}".
 std::string FormatReplicaGroups(const ReplicaGroups& groups);
-// The iota form when the groups have one ("[2,4]<=[4,2]T(1,0)"), else "".
+// The iota form when the groups have one ("[2,4]<=[4,2]T(1,0)"), else "". It
+// has the fewest dims (dims contiguous in the iota are merged), so it is
+// unique: "[2,4]<=[8]", never "[2,4]<=[2,4]". Linear in the ids.
 std::string FormatIotaReplicaGroups(const ReplicaGroups& groups);
 
 // Source -> target pairs of a collective-permute, "0->1,1->2" or "{{0,1},{1,2}}".

@@ -7,13 +7,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include "frontend/zoo/zoo.h"
+#include "tools/aoizora/commands.h"
+
 namespace az::cli {
 
 struct CommandContext {
   int exit_code = 0;
 };
 
+// --model and the video flags, and their resolution against the zoo.
+CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags);
+StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags);
+
 void RegisterModels(CLI::App& app, CommandContext& ctx);
+void RegisterCompile(CLI::App& app, CommandContext& ctx);
 void RegisterInspect(CLI::App& app, CommandContext& ctx);
 void RegisterTopo(CLI::App& app, CommandContext& ctx);
 void RegisterCollective(CLI::App& app, CommandContext& ctx);

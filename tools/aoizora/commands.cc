@@ -110,21 +110,7 @@ int RunModels(const ModelsArgs& args) {
 
 int RunInspect(const InspectArgs& args) {
   if (!args.pir_file.empty()) return InspectPirFile(args);
-  zoo::ModelOptions options;
-  options.width = args.width;
-  options.height = args.height;
-  options.frames = args.frames;
-  options.steps = args.steps;
-  options.batch = args.batch;
-  if (!args.cfg.empty()) {
-    auto cfg = zoo::ParseCfgMode(args.cfg);
-    if (!cfg.ok()) return Fail(cfg.status());
-    options.cfg = *cfg;
-  }
-  auto dtype = pir::ParseDType(args.dtype);
-  if (!dtype) return Fail(InvalidArgument("unknown dtype '" + args.dtype + "' (expected bf16, f16 or f32)"));
-  options.dtype = *dtype;
-  auto config = zoo::ResolveConfig(args.model, options);
+  auto config = ResolveModelFlags(args);
   if (!config.ok()) return Fail(config.status());
 
   auto forward = zoo::BuildForward(*config);
@@ -192,6 +178,35 @@ int RunInspect(const InspectArgs& args) {
   return 0;
 }
 
+StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags) {
+  zoo::ModelOptions options;
+  options.width = flags.width;
+  options.height = flags.height;
+  options.frames = flags.frames;
+  options.steps = flags.steps;
+  options.batch = flags.batch;
+  if (!flags.cfg.empty()) {
+    AZ_ASSIGN_OR_RETURN(zoo::CfgMode cfg, zoo::ParseCfgMode(flags.cfg));
+    options.cfg = cfg;
+  }
+  auto dtype = pir::ParseDType(flags.dtype);
+  if (!dtype) return InvalidArgument("unknown dtype '" + flags.dtype + "' (expected bf16, f16 or f32)");
+  options.dtype = *dtype;
+  return zoo::ResolveConfig(flags.model, options);
+}
+
+CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags) {
+  CLI::Option* model = cmd->add_option("--model,-m", flags->model, "Zoo model (see `aoizora models`)");
+  cmd->add_option("--width", flags->width, "Video width in pixels (multiple of 16)");
+  cmd->add_option("--height", flags->height, "Video height in pixels (multiple of 16)");
+  cmd->add_option("--frames", flags->frames, "Frames (4n+1)");
+  cmd->add_option("--steps", flags->steps, "Denoising steps");
+  cmd->add_option("--batch", flags->batch, "Videos per step")->capture_default_str();
+  cmd->add_option("--cfg", flags->cfg, "CFG mode: two-pass, batch2 or none (default: the model's)");
+  cmd->add_option("--dtype", flags->dtype, "bf16, f16 or f32")->capture_default_str();
+  return model;
+}
+
 void RegisterModels(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<ModelsArgs>();
   CLI::App* cmd = app.add_subcommand("models", "List the model zoo with parameter counts");
@@ -202,16 +217,9 @@ void RegisterModels(CLI::App& app, CommandContext& ctx) {
 void RegisterInspect(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand("inspect", "Tokens, parameters, FLOPs and memory of a model or a PIR file");
-  auto* model_opt = cmd->add_option("--model,-m", args->model, "Zoo model (see `aoizora models`)");
+  auto* model_opt = AddModelFlags(cmd, args.get());
   auto* pir_opt = cmd->add_option("--pir", args->pir_file, "A PIR text file to parse, verify and inspect");
   model_opt->excludes(pir_opt);
-  cmd->add_option("--width", args->width, "Video width in pixels (multiple of 16)");
-  cmd->add_option("--height", args->height, "Video height in pixels (multiple of 16)");
-  cmd->add_option("--frames", args->frames, "Frames (4n+1)");
-  cmd->add_option("--steps", args->steps, "Denoising steps");
-  cmd->add_option("--batch", args->batch, "Videos per step")->capture_default_str();
-  cmd->add_option("--cfg", args->cfg, "CFG mode: two-pass, batch2 or none (default: the model's)");
-  cmd->add_option("--dtype", args->dtype, "bf16, f16 or f32")->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->add_flag("--print-pir", args->print_pir, "Print the graph as PIR text");
   cmd->add_option("--graph", args->graph, "Graph for --print-pir: forward or step")

@@ -12,13 +12,17 @@ struct ModelsArgs {
 };
 int RunModels(const ModelsArgs& args);
 
-struct InspectArgs {
+// The zoo model flags shared by inspect, compile and later plan.
+struct ModelFlags {
   std::string model;
-  std::string pir_file;  // inspect a PIR text file instead of a zoo model
   std::optional<int64_t> width, height, frames, steps;
   int64_t batch = 1;
   std::string cfg;  // empty: the model's default
   std::string dtype = "bf16";
+};
+
+struct InspectArgs : ModelFlags {
+  std::string pir_file;  // inspect a PIR text file instead of a zoo model
   bool json = false;
   bool print_pir = false;
   std::string graph = "forward";  // which graph --print-pir prints: forward or step

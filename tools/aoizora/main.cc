@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   az::cli::CommandContext ctx;
   az::cli::RegisterModels(app, ctx);
   az::cli::RegisterInspect(app, ctx);
+  az::cli::RegisterCompile(app, ctx);
   az::cli::RegisterTopo(app, ctx);
   az::cli::RegisterCollective(app, ctx);
   az::cli::RegisterCalibrate(app, ctx);

@@ -1,0 +1,77 @@
+// The lexer of CIR text (see parser.h for the grammar).
+//
+// It differs from the PIR lexer (pir/text/lexer.h) where CIR text follows XLA's
+// spelling: identifiers may contain inner hyphens ("all-gather-start"), and
+// there are the tokens "->" and "<=" (iota replica groups); numbers are
+// integers only. Strings, comments and errors behave as in PIR: the same
+// escapes (\" \\ \n \t \xHH, what pir::QuoteString prints), // comments to the
+// end of the line, and a lexical error is a token of kind kError whose `text`
+// is the message.
+//
+// Tokens are produced on demand so that the parser reports the first error in
+// text order; every call consumes input or returns kEof/kError at a fixed
+// position, so a caller that stops at the first kError cannot loop. Positions
+// are 1-based; columns count bytes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace az::cir {
+
+enum class TokenKind {
+  kEof,
+  kError,      // text: the message
+  kIdent,      // [A-Za-z_][A-Za-z0-9_]* ('-' [A-Za-z_][A-Za-z0-9_]*)*
+  kString,     // text: the decoded contents
+  kInt,        // spelling: -?[0-9]+
+  kBufferRef,  // %N; text: the digits
+  kLBrace,
+  kRBrace,
+  kLParen,
+  kRParen,
+  kLBracket,
+  kRBracket,
+  kComma,
+  kEqual,
+  kArrow,      // ->
+  kLessEqual,  // <=
+};
+
+struct Token {
+  TokenKind kind = TokenKind::kEof;
+  std::string_view spelling;  // the raw source bytes of the token
+  std::string text;           // see TokenKind
+  int line = 1;
+  int col = 1;
+};
+
+// "'}'", "identifier 'foo'", "end of input": a token for "expected X, found Y".
+std::string DescribeToken(const Token& token);
+
+class Lexer {
+ public:
+  // `text` must outlive the lexer and its tokens.
+  explicit Lexer(std::string_view text) : text_(text) {}
+
+  Token Next();
+
+ private:
+  bool AtEnd() const { return pos_ >= text_.size(); }
+  char Peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  void Advance();  // one byte, tracking line and column
+  void SkipSpaceAndComments();
+  Token Make(TokenKind kind, size_t begin, int line, int col, std::string text = {}) const;
+  Token Error(int line, int col, std::string message) const;
+  Token LexNumber();
+  Token LexString();
+  Token LexIdentifier();
+  Token LexBufferRef();
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  int col_ = 1;
+};
+
+}  // namespace az::cir

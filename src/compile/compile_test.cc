@@ -1,0 +1,188 @@
+// The built-in SPMD compiler on known sharding patterns; every expected
+// collective is derived by hand in its comment.
+#include <gtest/gtest.h>
+
+#include "compile/spmd/spmd_compiler.h"
+#include "frontend/zoo/zoo.h"
+#include "pir/build/graph_builder.h"
+#include "shard/templates.h"
+
+namespace az::compile {
+namespace {
+
+struct Compiled {
+  pir::Graph graph;
+  cir::Program program;
+};
+
+Compiled CompileTemplate(const std::string& model, const std::string& mesh_text, const std::string& spec,
+                         zoo::ModelOptions options = {}) {
+  if (!options.width) {
+    // 256 x 256, 5 frames: 2 x 16 x 16 = 512 tokens; the structure of a block
+    // does not depend on the size.
+    options.width = 256;
+    options.height = 256;
+    options.frames = 5;
+  }
+  if (!options.cfg) options.cfg = zoo::CfgMode::kNone;
+  auto config = zoo::ResolveConfig(model, options);
+  EXPECT_TRUE(config.ok()) << config.status().ToString();
+  auto graph = zoo::BuildForward(*config);
+  EXPECT_TRUE(graph.ok());
+  auto mesh = shard::Mesh::Parse(mesh_text);
+  EXPECT_TRUE(mesh.ok()) << mesh.status().ToString();
+  auto seeds = shard::TemplateSeeds(*graph, *mesh, spec);
+  EXPECT_TRUE(seeds.ok()) << seeds.status().ToString();
+  auto plan = shard::Propagate(*graph, *mesh, *seeds);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  SpmdCompiler compiler;
+  auto program = compiler.Compile(*graph, *plan, {});
+  EXPECT_TRUE(program.ok()) << program.status().ToString();
+  return {std::move(graph).value(), std::move(program).value()};
+}
+
+struct Found {
+  cir::CollectiveKind kind;
+  int64_t bytes;
+};
+
+// Collectives (blocking or -start) whose origin op starts with `prefix`.
+std::vector<Found> CollectivesFrom(const cir::Program& p, const std::string& prefix) {
+  std::vector<Found> out;
+  for (const cir::Instruction& in : p.instructions) {
+    if (in.kind != cir::InstrKind::kCollective && in.kind != cir::InstrKind::kCollectiveStart) continue;
+    if (in.origin.rfind(prefix, 0) == 0) out.push_back({in.collective, in.collective_bytes.value()});
+  }
+  return out;
+}
+
+int Count(const std::vector<Found>& found, cir::CollectiveKind kind) {
+  int n = 0;
+  for (const Found& f : found) n += f.kind == kind;
+  return n;
+}
+
+// Megatron MLP, tp=4: column-parallel W1 (output features on t), GELU local,
+// row-parallel W2 (contraction on t) leaves a partial sum: exactly one
+// all-reduce of the output, batch * seq * d * 2 bytes = 2 * 128 * 256 * 2 = 131,072.
+TEST(SpmdCompiler, MegatronMlpNeedsOneAllReduce) {
+  pir::GraphBuilder b("mlp");
+  pir::ValueId x = b.Input("x", pir::DType::kBF16, {2, 128, 256});
+  pir::ValueId h = b.Linear("fc1", x, 1024, /*bias=*/false);
+  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
+  b.Output(b.Linear("fc2", g, 256, /*bias=*/false));
+  pir::Graph graph = b.Finish();
+  auto mesh = shard::Mesh::Parse("t=4");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  seeds.op_factors[0]["y"] = {0};  // fc1: output features on t
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  SpmdCompiler compiler;
+  auto program = compiler.Compile(graph, *plan, {});
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  std::vector<Found> all = CollectivesFrom(*program, "");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].kind, cir::CollectiveKind::kAllReduce);
+  EXPECT_EQ(all[0].bytes, 131'072);
+  // Each device does a quarter of each matmul: 2 linears x 2 FLOPs x (2*128)
+  // rows x 256 x 1024 / 4 = 67,108,864, plus the GELU fused into fc1 (8 FLOPs
+  // per element of its [256, 1024/4] block: 524,288).
+  int64_t matmul = 0;
+  int kernels = 0;
+  for (const cir::Instruction& in : program->instructions) {
+    if (in.kind != cir::InstrKind::kKernel) continue;
+    ++kernels;
+    if (in.kernel == cir::KernelKind::kMatmul) matmul += in.flops.value();
+  }
+  EXPECT_EQ(kernels, 2);
+  EXPECT_EQ(matmul, 67'108'864 + 524'288);
+}
+
+// Ulysses over 8 devices on Wan 14B: sequence-sharded tokens, head-sharded
+// attention. Per self-attention: q, k, v and the output each cross once by
+// all-to-all; each moves the local [1, 512/8, 40, 128] bf16 block:
+// 64 * 40 * 128 * 2 = 655,360 bytes. Cross-attention attends to the replicated
+// text K/V: no collective.
+TEST(SpmdCompiler, UlyssesIsFourAllToAllsPerSelfAttention) {
+  Compiled c = CompileTemplate("wan2.1-t2v-14b", "sp=8", "ulysses=sp");
+  std::vector<Found> self = CollectivesFrom(c.program, "blocks.3.self_attn.");
+  EXPECT_EQ(Count(self, cir::CollectiveKind::kAllToAll), 4);
+  EXPECT_EQ(self.size(), 4u);
+  for (const Found& f : self) EXPECT_EQ(f.bytes, 655'360);
+  EXPECT_TRUE(CollectivesFrom(c.program, "blocks.3.cross_attn.").empty());
+  EXPECT_TRUE(CollectivesFrom(c.program, "blocks.3.ffn.").empty());
+}
+
+// Ring attention over 4 devices: each device keeps its query block and the kv
+// blocks rotate: 3 permutes per self-attention, each of the local k and v
+// blocks: 2 * [1, 512/4, 40, 128] bf16 = 2 * 128 * 40 * 128 * 2 = 2,621,440 bytes.
+TEST(SpmdCompiler, RingIsThreeKvPermutesPerAttention) {
+  Compiled c = CompileTemplate("wan2.1-t2v-14b", "sp=4", "ring=sp");
+  std::vector<Found> attention = CollectivesFrom(c.program, "blocks.3.self_attn.attention");
+  ASSERT_EQ(attention.size(), 3u);
+  for (const Found& f : attention) {
+    EXPECT_EQ(f.kind, cir::CollectiveKind::kCollectivePermute);
+    EXPECT_EQ(f.bytes, 2'621'440);
+  }
+}
+
+// FSDP over 8: every weight of rank >= 2 of a block is all-gathered before
+// use. Block 0 of the T2V 14B holds 8 d^2 (q,k,v,o twice) + 2 d f (FFN) +
+// 6 d (modulation) elements of rank >= 2: gathered bytes (bf16) =
+// 2 * (8 * 5120^2 + 2 * 5120 * 13824 + 6 * 5120)
+// = 2 * (209,715,200 + 141,557,760 + 30,720) = 702,607,360.
+TEST(SpmdCompiler, FsdpGathersEachBlockWeightOnce) {
+  Compiled c = CompileTemplate("wan2.1-t2v-14b", "f=8", "fsdp=f");
+  int64_t gathered = 0;
+  int gathers = 0;
+  for (const cir::Instruction& in : c.program.instructions) {
+    if ((in.kind != cir::InstrKind::kCollective && in.kind != cir::InstrKind::kCollectiveStart) ||
+        in.collective != cir::CollectiveKind::kAllGather) {
+      continue;
+    }
+    const cir::Buffer& operand = c.program.buffers[static_cast<size_t>(in.operands[0])];
+    if (operand.kind == cir::BufferKind::kParameter && operand.name.rfind("blocks.0.", 0) == 0) {
+      gathered += in.collective_bytes.value();
+      ++gathers;
+    }
+  }
+  EXPECT_EQ(gathers, 11);  // 10 matrices + the modulation table
+  EXPECT_EQ(gathered, 702'607'360);
+}
+
+// 40 heads over 16 devices: ceil(40/16) = 3 heads per device, 48 in all, so the
+// attention kernels do 48/40 = 1.2x the even share.
+TEST(SpmdCompiler, UnevenHeadsShowPaddedFlops) {
+  auto config = zoo::ResolveConfig("wan2.1-t2v-14b", [] {
+    zoo::ModelOptions o;
+    o.width = 256;
+    o.height = 256;
+    o.frames = 5;
+    o.cfg = zoo::CfgMode::kNone;
+    return o;
+  }());
+  ASSERT_TRUE(config.ok());
+  auto graph = zoo::BuildForward(*config);
+  ASSERT_TRUE(graph.ok());
+  auto mesh = shard::Mesh::Parse("h=16");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  for (pir::OpId id = 0; id < graph->num_ops(); ++id) {
+    if (graph->op(id).name == "blocks.0.self_attn.attention") seeds.op_factors[id]["h"] = {0};
+  }
+  auto plan = shard::Propagate(*graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  SpmdCompiler compiler;
+  auto program = compiler.Compile(*graph, *plan, {});
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const int64_t L = 512;
+  for (const cir::Instruction& in : program->instructions) {
+    if (in.name != "blocks.0.self_attn.attention") continue;
+    // 4 * B * heads * L * L * 128 (QK^T, PV) + 5 * B * heads * L * L (softmax), heads = 3.
+    EXPECT_EQ(in.flops.value(), 4 * 3 * L * L * 128 + 5 * 3 * L * L);
+  }
+}
+
+}  // namespace
+}  // namespace az::compile

@@ -1,0 +1,252 @@
+#include "compile/spmd/spmd_compiler.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compile/spmd/reshard.h"
+#include "compile/spmd/schedule.h"
+#include "pir/rules/cost.h"
+
+namespace az::compile {
+
+using pir::OpFamily;
+using shard::TensorSharding;
+
+namespace {
+
+cir::KernelKind KernelKindOf(const pir::Op& op, const pir::OpCost& cost) {
+  switch (pir::GetOpKindInfo(op.kind).family) {
+    case OpFamily::kEinsum: return cost.matmul.value() > 0 ? cir::KernelKind::kMatmul : cir::KernelKind::kElementwise;
+    case OpFamily::kAttention: return cir::KernelKind::kAttention;
+    case OpFamily::kConv: return cir::KernelKind::kConvolution;
+    case OpFamily::kNorm:
+    case OpFamily::kSoftmax: return cir::KernelKind::kNorm;
+    case OpFamily::kReduce: return cir::KernelKind::kReduce;
+    case OpFamily::kTranspose:
+    case OpFamily::kConcat:
+    case OpFamily::kSlice:
+    case OpFamily::kGather:
+    case OpFamily::kReshape: return cir::KernelKind::kCopy;
+    case OpFamily::kCustom: return cir::KernelKind::kCustom;
+    default: return cir::KernelKind::kElementwise;
+  }
+}
+
+cir::BufferKind BufferKindOf(pir::ValueRole role) {
+  switch (role) {
+    case pir::ValueRole::kParameter: return cir::BufferKind::kParameter;
+    case pir::ValueRole::kInput: return cir::BufferKind::kInput;
+    case pir::ValueRole::kConstant: return cir::BufferKind::kConstant;
+    case pir::ValueRole::kActivation: return cir::BufferKind::kActivation;
+  }
+  return cir::BufferKind::kActivation;
+}
+
+int FactorIndex(const pir::FactorRule& rule, const std::string& name) {
+  for (size_t i = 0; i < rule.factors.size(); ++i) {
+    if (rule.factors[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+class Lowering {
+ public:
+  Lowering(const pir::Graph& graph, const shard::ShardingPlan& plan) : graph_(graph), plan_(plan), mesh_(plan.mesh) {}
+
+  StatusOr<cir::Program> Run() {
+    program_.name = graph_.name();
+    program_.num_devices = mesh_.num_devices();
+    program_.mesh = mesh_.ToString();
+    placed_.resize(static_cast<size_t>(graph_.num_values()));
+    // 1. Leaves.
+    for (pir::ValueId v = 0; v < graph_.num_values(); ++v) {
+      const pir::Value& value = graph_.value(v);
+      if (value.role == pir::ValueRole::kActivation) continue;
+      placed_[v] = {NewBuffer(value.name, BufferKindOf(value.role), value.type, plan_.values[v]), plan_.values[v]};
+    }
+    // 2. Ops.
+    for (pir::OpId id = 0; id < graph_.num_ops(); ++id) AZ_RETURN_IF_ERROR(LowerOp(id));
+    // 3. Outputs: finish pending sums.
+    for (pir::ValueId v : graph_.outputs()) {
+      Placed p = placed_[v];
+      if (!p.sharding.partial.empty()) {
+        TensorSharding done = p.sharding;
+        done.partial.clear();
+        p.buffer = EmitReshard(mesh_, graph_.type(v), p.buffer, p.sharding, done, "output", program_).buffer;
+      }
+      program_.outputs.push_back(p.buffer);
+    }
+    return std::move(program_);
+  }
+
+ private:
+  struct Placed {
+    int buffer = -1;
+    TensorSharding sharding;
+  };
+
+  int NewBuffer(const std::string& name, cir::BufferKind kind, const pir::TensorType& type, const TensorSharding& s) {
+    cir::Buffer b;
+    b.name = name;
+    b.kind = kind;
+    b.dtype = type.dtype;
+    b.shape = s.LocalShape(mesh_, type.shape);
+    return program_.AddBuffer(std::move(b));
+  }
+
+  std::string UniqueName(const std::string& base) {
+    std::string name = base.empty() ? "op" : base;
+    for (int k = 2; !names_.insert(name).second; ++k) name = base + "#" + std::to_string(k);
+    return name;
+  }
+
+  // The operand's buffer in the sharding the op needs (resharded once per target).
+  int Operand(pir::ValueId v, const TensorSharding& required) {
+    const Placed& p = placed_[v];
+    if (p.sharding == required) return p.buffer;
+    std::string key = std::to_string(v) + "@" + required.ToString(mesh_);
+    auto it = reshard_cache_.find(key);
+    if (it != reshard_cache_.end()) return it->second;
+    const pir::Value& value = graph_.value(v);
+    std::string name = value.producer != pir::kNoOp ? graph_.op(value.producer).name : value.name;
+    int buffer = EmitReshard(mesh_, value.type, p.buffer, p.sharding, required, name, program_).buffer;
+    reshard_cache_[key] = buffer;
+    return buffer;
+  }
+
+  Status LowerOp(pir::OpId id) {
+    const pir::Op& op = graph_.op(id);
+    const pir::FactorRule& rule = plan_.rules[id];
+    const shard::OpSharding& sharding = plan_.ops[id];
+    std::vector<int> operands;
+    std::vector<pir::TensorType> local_operands;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      TensorSharding required = shard::RequiredOperandSharding(rule, sharding, static_cast<int>(i));
+      operands.push_back(Operand(op.operands[i], required));
+      const pir::TensorType& t = graph_.type(op.operands[i]);
+      local_operands.push_back({t.dtype, required.LocalShape(mesh_, t.shape)});
+    }
+    std::vector<TensorSharding> produced;
+    std::vector<pir::TensorType> local_results;
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      produced.push_back(shard::ProducedResultSharding(rule, sharding, static_cast<int>(r)));
+      const pir::TensorType& t = graph_.type(op.results[r]);
+      local_results.push_back({t.dtype, produced.back().LocalShape(mesh_, t.shape)});
+    }
+    // Reshape: a bitcast of the local buffer (the factor rule keeps the
+    // sharding across it); the buffer keeps the shape it was written with.
+    if (op.kind == pir::OpKind::kReshape) {
+      placed_[op.results[0]] = {operands[0], produced[0]};
+      return Status::Ok();
+    }
+    if (op.kind == pir::OpKind::kAttention) {
+      int kv = FactorIndex(rule, "kv"), q = FactorIndex(rule, "q");
+      const auto& kv_axes = sharding.factor_axes[static_cast<size_t>(kv)];
+      const auto& q_axes = sharding.factor_axes[static_cast<size_t>(q)];
+      bool ring = !kv_axes.empty() && std::all_of(kv_axes.begin(), kv_axes.end(), [&](int a) {
+        return std::find(q_axes.begin(), q_axes.end(), a) != q_axes.end();
+      });
+      if (ring) return LowerRingAttention(op, operands, local_operands, local_results, produced, kv_axes);
+    }
+    pir::OpCost cost = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
+    cir::Instruction k;
+    k.kind = cir::InstrKind::kKernel;
+    k.kernel = KernelKindOf(op, cost);
+    k.name = UniqueName(op.name);
+    k.origin = op.name;
+    k.flops = cost.total_flops();
+    k.bytes_read = cost.bytes_read;
+    k.bytes_written = cost.bytes_written;
+    k.operands = operands;
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      int buffer = NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]);
+      k.results.push_back(buffer);
+      placed_[op.results[r]] = {buffer, produced[r]};
+    }
+    program_.AddInstruction(std::move(k));
+    return Status::Ok();
+  }
+
+  // Ring attention over `axes` (n devices in each ring): each device keeps its
+  // query block and sees every kv block once: n block kernels, with a
+  // collective-permute of the (k, v) block to the ring neighbour between them.
+  Status LowerRingAttention(const pir::Op& op, const std::vector<int>& operands,
+                            const std::vector<pir::TensorType>& local_operands,
+                            const std::vector<pir::TensorType>& local_results, std::vector<TensorSharding> produced,
+                            const std::vector<int>& axes) {
+    int64_t n = 1;
+    for (int a : axes) n *= mesh_.axis_size(a);
+    // The LSE merge inside the ring completes the sum over kv blocks.
+    for (int a : axes) {
+      auto& partial = produced[0].partial;
+      partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
+    }
+    pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
+    Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
+    int out = NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[0]), produced[0]);
+    cir::ReplicaGroups rings = GroupsOverAxes(mesh_, axes);
+    std::vector<std::pair<int, int>> pairs;
+    for (const auto& ring : rings.groups) {
+      for (size_t i = 0; i < ring.size(); ++i) pairs.push_back({ring[i], ring[(i + 1) % ring.size()]});
+    }
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<int> kv = {operands[1], operands[2]};
+    for (int64_t step = 0; step < n; ++step) {
+      cir::Instruction k;
+      k.kind = cir::InstrKind::kKernel;
+      k.kernel = cir::KernelKind::kAttention;
+      k.name = UniqueName(op.name + ".ring" + std::to_string(step));
+      k.origin = op.name;
+      k.flops = block.total_flops();
+      k.bytes_read = block.bytes_read;
+      k.bytes_written = block.bytes_written;
+      k.operands = {operands[0]};
+      k.operands.insert(k.operands.end(), kv.begin(), kv.end());
+      k.results = {out};
+      program_.AddInstruction(std::move(k));
+      if (step + 1 == n) break;
+      cir::Instruction permute;
+      permute.kind = cir::InstrKind::kCollective;
+      permute.collective = cir::CollectiveKind::kCollectivePermute;
+      permute.collective_bytes = kv_bytes;
+      permute.pairs = pairs;
+      permute.name = UniqueName(op.name + ".kv-permute" + std::to_string(step));
+      permute.origin = op.name;
+      permute.operands = kv;
+      cir::Buffer next;
+      next.name = permute.name;
+      next.kind = cir::BufferKind::kCommunication;
+      next.dtype = local_operands[1].dtype;
+      next.shape = {local_operands[1].NumElements() + local_operands[2].NumElements()};
+      int next_buffer = program_.AddBuffer(std::move(next));
+      permute.results = {next_buffer};
+      program_.AddInstruction(std::move(permute));
+      kv = {next_buffer};
+    }
+    placed_[op.results[0]] = {out, produced[0]};
+    return Status::Ok();
+  }
+
+  const pir::Graph& graph_;
+  const shard::ShardingPlan& plan_;
+  const shard::Mesh& mesh_;
+  cir::Program program_;
+  std::vector<Placed> placed_;
+  std::map<std::string, int> reshard_cache_;
+  std::set<std::string> names_;
+};
+
+}  // namespace
+
+StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shard::ShardingPlan& plan,
+                                             const CompileOptions& options) {
+  AZ_RETURN_IF_ERROR(shard::VerifyPlan(graph, plan));
+  AZ_ASSIGN_OR_RETURN(cir::Program program, Lowering(graph, plan).Run());
+  if (options.fuse_elementwise) FuseElementwise(program);
+  if (options.async_collectives) ScheduleAsync(program);
+  AZ_RETURN_IF_ERROR(cir::VerifyProgram(program));
+  return program;
+}
+
+}  // namespace az::compile

@@ -1,0 +1,27 @@
+// The built-in SPMD partitioner: PIR + a sharding plan -> the CIR program every
+// device runs. The lowering reads top to bottom in spmd_compiler.cc:
+//   1. leaves become buffers in their planned sharding (local, padded shapes);
+//   2. per op, in graph order: each operand is resharded to the sharding the
+//      op's factor assignment requires (reshard.h; one resharding per value and
+//      target, shared by its consumers), then the op becomes a kernel priced on
+//      its local shapes (pir/rules/cost.h) — so uneven shards show their padded
+//      FLOPs. Reshapes are free (a bitcast of the local buffer). Attention with
+//      its query and key sequences on the same axes is ring attention: n block
+//      kernels with n-1 kv-block permutes between them;
+//   3. graph outputs with pending partial sums are all-reduced;
+//   4. passes over the program (schedule.h): element-wise fusion, then
+//      asynchronous collectives.
+#pragma once
+
+#include "compile/compiler.h"
+
+namespace az::compile {
+
+class SpmdCompiler final : public Compiler {
+ public:
+  std::string name() const override { return "builtin-spmd"; }
+  StatusOr<cir::Program> Compile(const pir::Graph& graph, const shard::ShardingPlan& plan,
+                                 const CompileOptions& options) override;
+};
+
+}  // namespace az::compile

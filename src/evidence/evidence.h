@@ -1,0 +1,67 @@
+// Evidence: the compiler-neutral, placement-open record the search prices.
+//
+// Extracted from a CIR program: the compute segments (one per kernel) with the
+// roofline inputs (kind, FLOPs, bytes moved), every collective with kind,
+// bytes and *logical* groups, the schedule as a sequence of events (a kernel
+// runs; a collective starts, waits or runs blocking) — the overlap structure is
+// which kernels lie between a start and its done — and memory (peak per
+// device, parameter bytes). Nothing refers to a physical chip, so one record is
+// priced under any number of placements.
+//
+// JSON round-trips exactly; `hash` is a content hash (FNV-1a 64 of the
+// canonical JSON without the hash), so identical programs share one record.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cir/program.h"
+#include "support/status.h"
+
+namespace az::evidence {
+
+struct ComputeSegment {
+  std::string name;
+  cir::KernelKind kind = cir::KernelKind::kElementwise;
+  Flops flops;
+  Bytes bytes;  // read + written
+  bool operator==(const ComputeSegment&) const = default;
+};
+
+struct CollectiveRecord {
+  std::string name;
+  cir::CollectiveKind kind = cir::CollectiveKind::kAllReduce;
+  Bytes bytes;
+  cir::ReplicaGroups groups;
+  std::vector<std::pair<int, int>> pairs;
+  bool operator==(const CollectiveRecord&) const = default;
+};
+
+enum class EventType { kCompute, kStart, kDone, kBlocking };
+
+struct Event {
+  EventType type = EventType::kCompute;
+  int index = 0;  // into segments (compute) or collectives (the rest)
+  bool operator==(const Event&) const = default;
+};
+
+struct Evidence {
+  std::string program;
+  std::string compiler;
+  int64_t num_devices = 1;
+  std::string mesh;
+  std::vector<ComputeSegment> segments;
+  std::vector<CollectiveRecord> collectives;
+  std::vector<Event> schedule;
+  Bytes peak_memory;
+  Bytes parameter_bytes;
+  std::string hash;
+  bool operator==(const Evidence&) const = default;
+};
+
+Evidence Extract(const cir::Program& program, const std::string& compiler);
+std::string ToJson(const Evidence& evidence);
+StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name);
+std::string ContentHash(const Evidence& evidence);
+
+}  // namespace az::evidence

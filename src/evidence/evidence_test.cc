@@ -1,0 +1,75 @@
+#include "evidence/evidence.h"
+
+#include <gtest/gtest.h>
+
+#include "compile/spmd/spmd_compiler.h"
+#include "pir/build/graph_builder.h"
+#include "shard/propagation.h"
+
+namespace az::evidence {
+namespace {
+
+// A tp=4 MLP (see compile_test.cc): one all-reduce, two matmul kernels.
+cir::Program CompiledMlp() {
+  pir::GraphBuilder b("mlp");
+  pir::ValueId x = b.Input("x", pir::DType::kBF16, {2, 128, 256});
+  pir::ValueId h = b.Linear("fc1", x, 1024, /*bias=*/false);
+  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
+  b.Output(b.Linear("fc2", g, 256, /*bias=*/false));
+  pir::Graph graph = b.Finish();
+  auto mesh = shard::Mesh::Parse("t=4");
+  shard::Seeds seeds;
+  seeds.op_factors[0]["y"] = {0};
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  compile::SpmdCompiler compiler;
+  auto program = compiler.Compile(graph, *plan, {});
+  EXPECT_TRUE(program.ok()) << program.status().ToString();
+  return std::move(program).value();
+}
+
+TEST(Evidence, ExtractsThePlacementOpenRecord) {
+  Evidence e = Extract(CompiledMlp(), "builtin-spmd");
+  EXPECT_EQ(e.num_devices, 4);
+  ASSERT_EQ(e.collectives.size(), 1u);
+  EXPECT_EQ(e.collectives[0].kind, cir::CollectiveKind::kAllReduce);
+  EXPECT_EQ(e.collectives[0].groups.groups, (std::vector<std::vector<int>>{{0, 1, 2, 3}}));
+  // GELU fused into fc1: two compute segments.
+  EXPECT_EQ(e.segments.size(), 2u);
+  EXPECT_EQ(e.hash.size(), 16u);
+}
+
+TEST(Evidence, JsonRoundTripsExactly) {
+  Evidence e = Extract(CompiledMlp(), "builtin-spmd");
+  std::string text = ToJson(e);
+  auto back = FromJson(text, "e.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, e);
+  EXPECT_EQ(ToJson(*back), text);
+  // Same program, same hash; a different program, another.
+  EXPECT_EQ(Extract(CompiledMlp(), "builtin-spmd").hash, e.hash);
+  Evidence other = e;
+  other.segments[0].flops = other.segments[0].flops + Flops(1);
+  EXPECT_NE(ContentHash(other), e.hash);
+}
+
+TEST(Evidence, BadJsonIsAClearError) {
+  Evidence e = Extract(CompiledMlp(), "builtin-spmd");
+  std::string text = ToJson(e);
+  auto expect_error = [](const std::string& t, const std::string& fragment) {
+    auto r = FromJson(t, "e.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().message();
+  };
+  expect_error("{", "not valid JSON");
+  expect_error("[]", "evidence is a JSON object");
+  std::string tampered = text;
+  tampered.replace(tampered.find(e.hash), e.hash.size(), "0123456789abcdef");
+  expect_error(tampered, "hash: does not match");
+  std::string bad_kind = text;
+  bad_kind.replace(bad_kind.find("\"all-reduce\""), 12, "\"all-sum\"");
+  expect_error(bad_kind, "collectives[0].kind");
+}
+
+}  // namespace
+}  // namespace az::evidence

@@ -1,0 +1,540 @@
+// Expert templates as propagation seeds (templates.h). Three steps: parse the
+// spec into strategies, bind each to a mesh axis, then read the zoo graph
+// (tokens, attention ops, linears, parameters) and write the seeds:
+//   value seeds    dim 0 of the latent input and of rank >= 3 activations:
+//                  [cfg, dp] (cfg major); dim 1 of token activations: [ring,
+//                  ulysses] (ring major, the xDiT/yunchang default);
+//                  fsdp: every rank >= 2 parameter, storage only;
+//   op seeds       video self/joint attention: h = [ulysses, tp], q = kv =
+//                  [ring] (pinned unsharded under Ulysses alone); other
+//                  attention: h = [tp]; the concats that assemble a joint
+//                  attention's q/k/v: heads and concat dim like the attention;
+//                  tp linears: the output factor (column) or the contracted
+//                  factor (row).
+// A token activation is a rank-3 [B, L, *] activation computed from the latent
+// whose L is the video token count (or video + text for joint attention), and
+// that is not in a text stream (an op name segment starting with "txt").
+// Text rows stay replicated, as every deployment keeps them (models.md §4.7).
+#include "shard/templates.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace az::shard {
+
+namespace {
+
+enum class Kind { kDp, kCfg, kUlysses, kRing, kTp, kFsdp };
+constexpr Kind kAllKinds[] = {Kind::kDp, Kind::kCfg, Kind::kUlysses, Kind::kRing, Kind::kTp, Kind::kFsdp};
+
+std::string_view KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kDp: return "dp";
+    case Kind::kCfg: return "cfg";
+    case Kind::kUlysses: return "ulysses";
+    case Kind::kRing: return "ring";
+    case Kind::kTp: return "tp";
+    case Kind::kFsdp: return "fsdp";
+  }
+  return "dp";
+}
+
+struct Strategy {
+  Kind kind;
+  std::string text;       // as written, for messages
+  std::string axis_name;  // bound by name
+  int64_t degree = 0;     // bound by size
+  int axis = -1;          // the bound mesh axis
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool IsName(std::string_view s) {
+  auto start = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  return !s.empty() && start(s.front()) &&
+         std::all_of(s.begin(), s.end(), [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
+}
+
+StatusOr<Strategy> ParseStrategy(std::string_view token, std::string_view spec) {
+  Strategy s;
+  s.text = std::string(token);
+  size_t eq = token.find('=');
+  std::string_view name = Trim(token.substr(0, eq));
+  auto kind = std::find_if(std::begin(kAllKinds), std::end(kAllKinds), [&](Kind k) { return KindName(k) == name; });
+  if (kind == std::end(kAllKinds)) {
+    return InvalidArgument("unknown strategy '" + std::string(name) + "' in template '" + std::string(spec) +
+                           "' (known: dp, cfg, ulysses, ring, usp:ulysses=A,ring=B, tp, fsdp)");
+  }
+  s.kind = *kind;
+  if (eq == std::string_view::npos) return s;
+  std::string_view value = Trim(token.substr(eq + 1));
+  if (IsDigits(value)) {
+    s.degree = 0;
+    for (char c : value) {
+      s.degree = s.degree * 10 + (c - '0');
+      if (s.degree > 65536) break;
+    }
+    if (s.degree < 1) return InvalidArgument("'" + s.text + "': a degree must be at least 1");
+    return s;
+  }
+  if (!IsName(value)) {
+    return InvalidArgument("'" + s.text + "': expected a mesh axis name or a degree after '=', got '" +
+                           std::string(value) + "'");
+  }
+  s.axis_name = std::string(value);
+  return s;
+}
+
+StatusOr<std::vector<Strategy>> ParseSpec(std::string_view spec) {
+  if (Trim(spec).empty()) return InvalidArgument("empty parallelism template (expected e.g. 'cfg=x,ulysses=y')");
+  std::vector<std::string_view> tokens;
+  size_t start = 0;
+  while (true) {
+    size_t comma = spec.find(',', start);
+    tokens.push_back(
+        Trim(spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::vector<Strategy> strategies;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::string_view token = tokens[i];
+    if (token.empty()) return InvalidArgument("template '" + std::string(spec) + "' has an empty strategy");
+    bool usp = token.rfind("usp:", 0) == 0;
+    if (usp) token.remove_prefix(4);
+    AZ_ASSIGN_OR_RETURN(Strategy s, ParseStrategy(token, spec));
+    if (usp) {
+      // usp:ulysses=A,ring=B (either order): the next token is the other half.
+      Kind partner = s.kind == Kind::kUlysses ? Kind::kRing : Kind::kUlysses;
+      if ((s.kind != Kind::kUlysses && s.kind != Kind::kRing) || i + 1 >= tokens.size() ||
+          tokens[i + 1].rfind(std::string(KindName(partner)), 0) != 0) {
+        return InvalidArgument("usp takes a Ulysses and a ring part: write 'usp:ulysses=A,ring=B' (in '" +
+                               std::string(spec) + "')");
+      }
+      strategies.push_back(std::move(s));
+      AZ_ASSIGN_OR_RETURN(s, ParseStrategy(tokens[++i], spec));
+    }
+    for (const Strategy& other : strategies) {
+      if (other.kind == s.kind) {
+        return InvalidArgument("strategy '" + std::string(KindName(s.kind)) + "' appears twice in template '" +
+                               std::string(spec) + "'");
+      }
+    }
+    strategies.push_back(std::move(s));
+  }
+  return strategies;
+}
+
+// Names first, then degrees (the first free axis of that size), then bare
+// strategies (the one axis left free).
+Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
+  std::vector<const Strategy*> owner(static_cast<size_t>(mesh.num_axes()), nullptr);
+  auto claim = [&](Strategy& s, int axis) -> Status {
+    if (const Strategy* other = owner[static_cast<size_t>(axis)]) {
+      return InvalidArgument("mesh axis '" + mesh.axis_name(axis) + "' is bound to both " +
+                             std::string(KindName(other->kind)) + " and " + std::string(KindName(s.kind)));
+    }
+    owner[static_cast<size_t>(axis)] = &s;
+    s.axis = axis;
+    return Status::Ok();
+  };
+  for (Strategy& s : strategies) {
+    if (s.axis_name.empty()) continue;
+    int axis = mesh.AxisIndex(s.axis_name);
+    if (axis < 0) {
+      return InvalidArgument("'" + s.text + "': the mesh " + mesh.ToString() + " has no axis '" + s.axis_name + "'");
+    }
+    AZ_RETURN_IF_ERROR(claim(s, axis));
+  }
+  for (Strategy& s : strategies) {
+    if (s.degree == 0) continue;
+    int axis = -1;
+    for (int a = 0; a < mesh.num_axes() && axis < 0; ++a) {
+      if (!owner[static_cast<size_t>(a)] && mesh.axis_size(a) == s.degree) axis = a;
+    }
+    if (axis < 0) {
+      return InvalidArgument("'" + s.text + "' matches no free mesh axis of size " + std::to_string(s.degree) +
+                             " (mesh " + mesh.ToString() + ")");
+    }
+    AZ_RETURN_IF_ERROR(claim(s, axis));
+  }
+  for (Strategy& s : strategies) {
+    if (s.axis >= 0) continue;
+    std::vector<int> free;
+    for (int a = 0; a < mesh.num_axes(); ++a) {
+      if (!owner[static_cast<size_t>(a)]) free.push_back(a);
+    }
+    if (free.size() != 1) {
+      std::string names;
+      for (int a : free) names += (names.empty() ? "" : ", ") + mesh.axis_name(a);
+      return InvalidArgument("'" + s.text + "' names no axis and the mesh " + mesh.ToString() + " has " +
+                             (free.empty() ? std::string("no free axis left")
+                                           : std::to_string(free.size()) + " free axes (" + names + ")") +
+                             ": write " + s.text + "=<axis or degree>");
+    }
+    AZ_RETURN_IF_ERROR(claim(s, free[0]));
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- the graph
+
+bool InTextStream(const std::string& op_name) {
+  size_t start = 0;
+  while (start <= op_name.size()) {
+    size_t dot = op_name.find('.', start);
+    if (op_name.compare(start, 3, "txt") == 0) return true;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return false;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string Divisors(int64_t n) {
+  std::string out;
+  for (int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  }
+  return out;
+}
+
+struct GraphFacts {
+  std::string model;
+  std::string cfg;
+  std::string kind;  // "forward" or "step"
+  int64_t batch = 1, forward_batch = 1;
+  int64_t video_tokens = 0, joint_tokens = 0;  // joint: 0 without joint attention
+  pir::ValueId latent = -1;
+  std::vector<bool> from_input, from_latent;
+  std::vector<pir::OpId> video_attention;  // self/joint attention over the video tokens
+  std::vector<pir::OpId> other_attention;  // cross attention, text-only self attention
+
+  bool IsTokenActivation(const pir::Graph& graph, pir::ValueId id) const {
+    const pir::Value& v = graph.value(id);
+    if (v.role != pir::ValueRole::kActivation || v.type.rank() != 3 || !from_latent[static_cast<size_t>(id)]) {
+      return false;
+    }
+    int64_t length = v.type.shape[1];
+    if (length != video_tokens && (joint_tokens == 0 || length != joint_tokens)) return false;
+    return !InTextStream(graph.op(v.producer).name);
+  }
+};
+
+StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
+  GraphFacts facts;
+  auto video = graph.attrs().GetInt("video_tokens");
+  if (!video) {
+    return InvalidArgument("parallelism templates apply to the zoo's graphs; graph '" + graph.name() +
+                           "' has no 'video_tokens' attribute");
+  }
+  facts.video_tokens = *video;
+  facts.model = graph.attrs().GetString("model").value_or(graph.name());
+  facts.cfg = graph.attrs().GetString("cfg").value_or("none");
+  facts.kind = graph.attrs().GetString("graph").value_or("forward");
+  facts.batch = graph.attrs().GetInt("batch").value_or(1);
+  facts.forward_batch = facts.cfg == "batch2" ? 2 * facts.batch : facts.batch;
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    const pir::Value& v = graph.value(id);
+    if (v.role == pir::ValueRole::kInput && v.name == "latent") facts.latent = id;
+  }
+  if (facts.latent < 0) return InvalidArgument("graph '" + graph.name() + "' has no 'latent' input");
+
+  facts.from_input.assign(static_cast<size_t>(graph.num_values()), false);
+  facts.from_latent.assign(static_cast<size_t>(graph.num_values()), false);
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    facts.from_input[static_cast<size_t>(id)] = graph.value(id).role == pir::ValueRole::kInput;
+  }
+  facts.from_latent[static_cast<size_t>(facts.latent)] = true;
+  for (const pir::Op& op : graph.ops()) {
+    bool input = false, latent = false;
+    for (pir::ValueId v : op.operands) {
+      input |= facts.from_input[static_cast<size_t>(v)];
+      latent |= facts.from_latent[static_cast<size_t>(v)];
+    }
+    for (pir::ValueId v : op.results) {
+      facts.from_input[static_cast<size_t>(v)] = input;
+      facts.from_latent[static_cast<size_t>(v)] = latent;
+    }
+  }
+  int64_t text = graph.attrs().GetInt("text_tokens").value_or(0);
+  for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
+    const pir::Op& op = graph.op(id);
+    if (op.kind == pir::OpKind::kAttention && op.attrs.GetString("mode").value_or("self") == "joint") {
+      facts.joint_tokens = facts.video_tokens + text;
+    }
+  }
+  for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
+    const pir::Op& op = graph.op(id);
+    if (op.kind != pir::OpKind::kAttention) continue;
+    std::string mode = op.attrs.GetString("mode").value_or("self");
+    pir::ValueId q = op.operands[0];
+    int64_t length = graph.type(q).shape[1];
+    bool video = mode != "cross" && facts.from_latent[static_cast<size_t>(q)] &&
+                 (length == facts.video_tokens || (facts.joint_tokens && length == facts.joint_tokens)) &&
+                 !InTextStream(op.name);
+    (video ? facts.video_attention : facts.other_attention).push_back(id);
+  }
+  return facts;
+}
+
+// Megatron linears of the zoo's blocks, by the suffix of the op name. Fused
+// q/k/v projections (HunyuanVideo's qkv and linear1) are absent: their
+// (q, k, v) x heads layout puts the 3 major to the heads, so a column split
+// is not a head split and cannot be expressed (sharding.h).
+constexpr const char* kColumnLinears[] = {".self_attn.q",  ".self_attn.k",  ".self_attn.v",      ".cross_attn.q",
+                                          ".cross_attn.k", ".cross_attn.v", ".cross_attn.k_img", ".cross_attn.v_img",
+                                          ".ffn.0",        "mlp.fc1"};
+constexpr const char* kRowLinears[] = {".self_attn.o", ".cross_attn.o", ".ffn.2", "mlp.fc2", "_attn_proj", ".linear2"};
+
+enum class LinearKind { kNone, kColumn, kRow };
+
+LinearKind ClassifyLinear(const pir::Graph& graph, const pir::Op& op) {
+  if (op.kind != pir::OpKind::kEinsum || op.operands.size() < 2) return LinearKind::kNone;
+  const pir::Value& weight = graph.value(op.operands[1]);
+  if (weight.role != pir::ValueRole::kParameter || !EndsWith(weight.name, ".weight") || weight.type.rank() != 2) {
+    return LinearKind::kNone;
+  }
+  if (op.name.find("blocks.") == std::string::npos) return LinearKind::kNone;
+  for (const char* suffix : kColumnLinears) {
+    if (EndsWith(op.name, suffix)) return LinearKind::kColumn;
+  }
+  for (const char* suffix : kRowLinears) {
+    if (EndsWith(op.name, suffix)) return LinearKind::kRow;
+  }
+  return LinearKind::kNone;
+}
+
+// The name of the factor on dim `dim` of tensor `tensor` (an operand, or the
+// result when `result`), or "" when the dim has no single factor.
+std::string FactorOn(const pir::FactorRule& rule, bool result, size_t tensor, size_t dim) {
+  const pir::TensorFactors& t = result ? rule.results.at(tensor) : rule.operands.at(tensor);
+  if (dim >= t.size() || t[dim].size() != 1) return "";
+  return rule.factors[static_cast<size_t>(t[dim][0])].name;
+}
+
+// The bound strategies over one graph: checks, then value and op seeds.
+class Template {
+ public:
+  Template(const pir::Graph& graph, const Mesh& mesh, const std::vector<Strategy>& strategies, GraphFacts facts)
+      : graph_(graph), mesh_(mesh), facts_(std::move(facts)) {
+    for (const Strategy& s : strategies) Slot(s.kind) = &s;
+  }
+
+  Status CheckApplies() const;
+  void SeedBatchAndSequence(Seeds& seeds) const;
+  Status SeedFsdp(Seeds& seeds) const;
+  Status SeedAttention(Seeds& seeds) const;
+  Status SeedTensorParallel(Seeds& seeds) const;
+
+ private:
+  const Strategy*& Slot(Kind kind) {
+    switch (kind) {
+      case Kind::kDp: return dp_;
+      case Kind::kCfg: return cfg_;
+      case Kind::kUlysses: return ulysses_;
+      case Kind::kRing: return ring_;
+      case Kind::kTp: return tp_;
+      case Kind::kFsdp: break;
+    }
+    return fsdp_;
+  }
+  int64_t Degree(const Strategy* s) const { return s ? mesh_.axis_size(s->axis) : int64_t{1}; }
+  int64_t Heads(pir::OpId attention) const { return graph_.type(graph_.op(attention).operands[0]).shape[2]; }
+
+  const pir::Graph& graph_;
+  const Mesh& mesh_;
+  GraphFacts facts_;
+  const Strategy *dp_ = nullptr, *cfg_ = nullptr, *ulysses_ = nullptr, *ring_ = nullptr, *tp_ = nullptr,
+                 *fsdp_ = nullptr;
+};
+
+Status Template::CheckApplies() const {
+  if (cfg_) {
+    if (facts_.cfg == "two-pass") {
+      return InvalidArgument("cfg over a two-pass " + facts_.kind +
+                             ": use --cfg batch2 (the two passes become one batch-2 forward)");
+    }
+    if (facts_.cfg != "batch2") {
+      return InvalidArgument("cfg: the model runs no CFG pass to split (cfg mode " + facts_.cfg + ")");
+    }
+    if (Degree(cfg_) != 2) {
+      return InvalidArgument("'" + cfg_->text +
+                             "': cfg splits the cond and uncond halves, so its axis must have size 2; '" +
+                             mesh_.axis_name(cfg_->axis) + "' has " + std::to_string(Degree(cfg_)));
+    }
+  }
+  const int64_t dp_batch = cfg_ ? facts_.batch : facts_.forward_batch;  // what dp splits
+  if (dp_ && dp_batch % Degree(dp_) != 0) {
+    return InvalidArgument("'" + dp_->text + "': dp over " + std::to_string(Degree(dp_)) +
+                           " devices needs a batch divisible by " + std::to_string(Degree(dp_)) +
+                           ", the forward runs " + std::to_string(dp_batch) + (cfg_ ? " per CFG half" : "") +
+                           " (raise --batch)");
+  }
+  if ((ulysses_ || ring_) && facts_.video_attention.empty()) {
+    return InvalidArgument("'" + (ulysses_ ? ulysses_ : ring_)->text +
+                           "' does not apply: the graph has no self or joint attention over the video tokens");
+  }
+  for (pir::OpId id : facts_.video_attention) {
+    int64_t heads = Heads(id);
+    if (ulysses_ && heads % Degree(ulysses_) != 0) {
+      return InvalidArgument("'" + ulysses_->text + "': a Ulysses degree must divide the " + std::to_string(heads) +
+                             " attention heads of " + facts_.model + "; valid Ulysses degrees: " + Divisors(heads) +
+                             " (use ring or usp for the rest)");
+    }
+    if (tp_ && heads % (Degree(ulysses_) * Degree(tp_)) != 0) {
+      return InvalidArgument("'" + tp_->text + "': the " + std::to_string(heads) + " attention heads of " +
+                             facts_.model + " do not split " + std::to_string(Degree(ulysses_) * Degree(tp_)) +
+                             " ways" + (ulysses_ ? " (ulysses x tp)" : "") + "; valid degrees: " + Divisors(heads));
+    }
+  }
+  for (pir::OpId id : facts_.other_attention) {
+    int64_t heads = Heads(id);
+    if (tp_ && heads % Degree(tp_) != 0) {
+      return InvalidArgument("'" + tp_->text + "': the " + std::to_string(heads) + " heads of '" + graph_.op(id).name +
+                             "' do not split " + std::to_string(Degree(tp_)) +
+                             " ways; valid degrees: " + Divisors(heads));
+    }
+  }
+  return Status::Ok();
+}
+
+// Dim 0 of the latent and of batched activations: [cfg, dp]; dim 1 of token
+// activations: [ring, ulysses].
+void Template::SeedBatchAndSequence(Seeds& seeds) const {
+  std::vector<int> forward_batch_axes, step_batch_axes, sequence_axes;
+  if (cfg_) forward_batch_axes.push_back(cfg_->axis);
+  if (dp_) forward_batch_axes.push_back(dp_->axis);
+  // A batch2 step's own values (before the concat, after the split) have the per-half batch.
+  if (dp_ && facts_.batch % Degree(dp_) == 0) step_batch_axes.push_back(dp_->axis);
+  if (ring_) sequence_axes.push_back(ring_->axis);
+  if (ulysses_) sequence_axes.push_back(ulysses_->axis);
+  for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
+    const pir::Value& v = graph_.value(id);
+    bool batched = id == facts_.latent || (v.role == pir::ValueRole::kActivation && v.type.rank() >= 3 &&
+                                           facts_.from_input[static_cast<size_t>(id)]);
+    if (!batched) continue;
+    TensorSharding s = TensorSharding::Replicated(static_cast<int>(v.type.rank()));
+    int64_t batch = v.type.shape[0];
+    if (batch == facts_.forward_batch) {
+      s.dims[0] = forward_batch_axes;
+    } else if (batch == facts_.batch) {
+      s.dims[0] = step_batch_axes;
+    }
+    if (facts_.IsTokenActivation(graph_, id)) s.dims[1] = sequence_axes;
+    if (!s.IsReplicated()) seeds.values[id] = std::move(s);
+  }
+}
+
+// Every weight of rank >= 2 on its largest dim the axis divides, else its
+// largest dim (padded); ties go to the first dim. Stored so, gathered for use.
+Status Template::SeedFsdp(Seeds& seeds) const {
+  if (!fsdp_) return Status::Ok();
+  const int64_t n = Degree(fsdp_);
+  for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
+    const pir::Value& v = graph_.value(id);
+    if (v.role != pir::ValueRole::kParameter || v.type.rank() < 2) continue;
+    const pir::Shape& shape = v.type.shape;
+    size_t best = shape.size(), largest = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] > shape[largest]) largest = d;
+      if (shape[d] % n == 0 && (best == shape.size() || shape[d] > shape[best])) best = d;
+    }
+    TensorSharding s = TensorSharding::Replicated(static_cast<int>(shape.size()));
+    s.dims[best < shape.size() ? best : largest] = {fsdp_->axis};
+    seeds.values[id] = std::move(s);
+    seeds.storage_only.insert(id);
+  }
+  if (seeds.storage_only.empty()) {
+    return InvalidArgument("'" + fsdp_->text + "' does not apply: the graph has no weight of rank >= 2");
+  }
+  return Status::Ok();
+}
+
+// Video attention: heads on [ulysses, tp]; under sequence parallelism q and kv
+// on [ring] (pinned unsharded under Ulysses alone). Other attention: heads on tp.
+Status Template::SeedAttention(Seeds& seeds) const {
+  std::vector<int> video_heads, sequence;
+  if (ulysses_) video_heads.push_back(ulysses_->axis);
+  if (tp_) video_heads.push_back(tp_->axis);
+  if (ring_) sequence.push_back(ring_->axis);
+  for (pir::OpId id : facts_.video_attention) {
+    auto& factors = seeds.op_factors[id];
+    if (!video_heads.empty()) factors["h"] = video_heads;
+    if (!ulysses_ && !ring_) continue;
+    factors["q"] = sequence;
+    factors["kv"] = sequence;
+    // A joint attention's q/k/v are concats of the streams along the sequence:
+    // give the concat the attention's layout, so that the image rows reach it
+    // by an all-to-all rather than an all-gather.
+    for (pir::ValueId operand : graph_.op(id).operands) {
+      pir::OpId producer = graph_.value(operand).producer;
+      if (producer == pir::kNoOp) continue;
+      const pir::Op& concat = graph_.op(producer);
+      if (concat.kind != pir::OpKind::kConcat || concat.attrs.GetInt("axis").value_or(0) != 1 ||
+          graph_.type(operand).rank() != 4) {
+        continue;
+      }
+      AZ_ASSIGN_OR_RETURN(pir::FactorRule rule, pir::BuildFactorRule(graph_, concat));
+      auto& concat_factors = seeds.op_factors[producer];
+      std::string sequence_factor = FactorOn(rule, true, 0, 1), heads_factor = FactorOn(rule, true, 0, 2);
+      if (!sequence_factor.empty()) concat_factors[sequence_factor] = sequence;
+      if (!heads_factor.empty() && !video_heads.empty()) concat_factors[heads_factor] = video_heads;
+    }
+  }
+  if (tp_) {
+    for (pir::OpId id : facts_.other_attention) seeds.op_factors[id]["h"] = {tp_->axis};
+  }
+  return Status::Ok();
+}
+
+// Megatron: the output factor of column-parallel linears, the contracted
+// factor of row-parallel ones.
+Status Template::SeedTensorParallel(Seeds& seeds) const {
+  if (!tp_) return Status::Ok();
+  bool any = !facts_.video_attention.empty() || !facts_.other_attention.empty();
+  for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
+    const pir::Op& op = graph_.op(id);
+    LinearKind kind = ClassifyLinear(graph_, op);
+    if (kind == LinearKind::kNone) continue;
+    AZ_ASSIGN_OR_RETURN(pir::FactorRule rule, pir::BuildFactorRule(graph_, op));
+    // The weight [in, out]: dim 1 is the output factor, dim 0 the contracted one.
+    std::string factor = FactorOn(rule, false, 1, kind == LinearKind::kColumn ? 1 : 0);
+    if (factor.empty()) continue;
+    seeds.op_factors[id][factor] = {tp_->axis};
+    any = true;
+  }
+  if (!any) {
+    return InvalidArgument("'" + tp_->text + "' does not apply: the graph has no attention and no block linears");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec) {
+  AZ_ASSIGN_OR_RETURN(std::vector<Strategy> strategies, ParseSpec(spec));
+  AZ_RETURN_IF_ERROR(BindAxes(strategies, mesh));
+  AZ_ASSIGN_OR_RETURN(GraphFacts facts, ReadGraph(graph));
+  Template t(graph, mesh, strategies, std::move(facts));
+  AZ_RETURN_IF_ERROR(t.CheckApplies());
+  Seeds seeds;
+  t.SeedBatchAndSequence(seeds);
+  AZ_RETURN_IF_ERROR(t.SeedFsdp(seeds));
+  AZ_RETURN_IF_ERROR(t.SeedAttention(seeds));
+  AZ_RETURN_IF_ERROR(t.SeedTensorParallel(seeds));
+  return seeds;
+}
+
+}  // namespace az::shard

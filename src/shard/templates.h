@@ -1,0 +1,50 @@
+// Expert parallelism templates for the zoo's DiTs, as seeds for propagation.
+//
+// A template is a comma-separated list of strategies, each bound to a mesh axis
+// by name or by size:  "cfg=x,ulysses=y", "ulysses=8", "usp:ulysses=2,ring=4",
+// "tp=4,fsdp=2", "dp".
+//   dp         the batch of every activation on the axis
+//   cfg        the CFG dimension on the axis (of size 2): the batch of a batch2
+//              forward, cond and uncond halves on different devices. A two-pass
+//              step is an error: no tensor sharding puts its two passes on
+//              different devices (xDiT's CFG parallel); --cfg batch2 builds the
+//              equivalent batch-2 forward
+//   ulysses=N  sequence parallel outside attention, heads inside (all-to-all)
+//   ring=N     sequence parallel everywhere; attention's kv sequence too (ring
+//              attention: kv blocks rotate)
+//   usp:ulysses=A,ring=B   both, on two axes
+//   tp=N       Megatron: column-parallel q/k/v and FFN-in, row-parallel o and
+//              FFN-out (heads / ffn hidden on the axis)
+//   fsdp=N     every weight sharded on the axis (its largest divisible dim),
+//              all-gathered before use
+// Binding: "ulysses=y" names the axis; "ulysses=4" takes the first axis of
+// size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
+// one axis left free. "ulysses=A,ring=B" without the usp: prefix is USP too.
+// Layouts: batch dims [cfg, dp] (cfg major); sequence dims [ring, ulysses]
+// (ring major, the xDiT/yunchang default); heads [ulysses, tp].
+// Scope, as the deployments run it (reference/models.md §4): sequence
+// parallelism covers the video tokens (and the joint sequence of
+// HunyuanVideo's single-stream blocks); text rows, the text refiner and the
+// time/text embeddings stay replicated; cross-attention runs its sequence-
+// sharded queries against the whole text. tp splits the separate q/k/v/o and
+// FFN linears and every attention's heads; HunyuanVideo's fused qkv
+// projections stay whole (their (q,k,v) x heads layout cannot be split by
+// heads, see sharding.h). fsdp weights are storage-only seeds
+// (propagation.h).
+// Errors: an unknown strategy, an axis used twice, a degree that matches no
+// free axis, an axis name not in the mesh, a strategy the graph does not
+// support (cfg over a two-pass or CFG-less model, or on an axis not of size 2;
+// dp over a batch it does not divide; sequence parallelism without video
+// attention), and divisibility the deployments enforce (Ulysses degree, and
+// ulysses x tp, must divide the head count; reference/models.md §4.7).
+#pragma once
+
+#include <string_view>
+
+#include "shard/propagation.h"
+
+namespace az::shard {
+
+StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec);
+
+}  // namespace az::shard

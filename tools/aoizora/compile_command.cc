@@ -1,0 +1,142 @@
+// `aoizora compile`: a zoo model under a mesh and a template, through the
+// built-in SPMD compiler, to the per-device program and its evidence.
+#include <fmt/core.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cir/text/printer.h"
+#include "compile/spmd/spmd_compiler.h"
+#include "evidence/evidence.h"
+#include "hw/chip.h"
+#include "shard/templates.h"
+#include "tools/aoizora/cli.h"
+
+namespace az::cli {
+
+namespace {
+
+struct CompileArgs : ModelFlags {
+  std::string mesh;
+  std::string templ;
+  std::string graph = "forward";
+  std::string chip;
+  std::string evidence_out;
+  bool print_cir = false;
+  bool json = false;
+  bool no_fusion = false;
+  bool no_async = false;
+};
+
+int Fail(const Status& status) {
+  fmt::print(stderr, "aoizora: {}\n", status.message());
+  return 1;
+}
+
+int RunCompile(const CompileArgs& args) {
+  auto config = ResolveModelFlags(args);
+  if (!config.ok()) return Fail(config.status());
+  auto graph = args.graph == "step" ? zoo::BuildStep(*config) : zoo::BuildForward(*config);
+  if (!graph.ok()) return Fail(graph.status());
+  auto mesh = shard::Mesh::Parse(args.mesh);
+  if (!mesh.ok()) return Fail(mesh.status());
+  // "replicated": no seeds, every device runs the whole model.
+  StatusOr<shard::Seeds> seeds = shard::Seeds{};
+  if (args.templ != "replicated") seeds = shard::TemplateSeeds(*graph, *mesh, args.templ);
+  if (!seeds.ok()) return Fail(seeds.status());
+  auto plan = shard::Propagate(*graph, *mesh, *seeds);
+  if (!plan.ok()) return Fail(plan.status());
+  compile::SpmdCompiler compiler;
+  compile::CompileOptions options;
+  options.fuse_elementwise = !args.no_fusion;
+  options.async_collectives = !args.no_async;
+  auto program = compiler.Compile(*graph, *plan, options);
+  if (!program.ok()) return Fail(program.status());
+  evidence::Evidence ev = evidence::Extract(*program, compiler.name());
+  if (!args.evidence_out.empty()) {
+    std::ofstream out(args.evidence_out);
+    out << evidence::ToJson(ev);
+    if (!out) return Fail(InvalidArgument("cannot write '" + args.evidence_out + "'"));
+  }
+  if (args.print_cir) {
+    fmt::print("{}", cir::PrintProgram(*program));
+    return 0;
+  }
+  cir::ProgramSummary s = cir::Summarize(*program);
+  const hw::ChipSpec* chip = nullptr;
+  if (!args.chip.empty()) {
+    auto found = hw::FindChip(args.chip);
+    if (!found.ok()) return Fail(found.status());
+    chip = *found;
+  }
+  bool fits = chip == nullptr || s.peak_memory <= chip->hbm;
+  if (args.json) {
+    nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
+    for (const auto& [kind, count, bytes] : s.collectives) {
+      collectives.push_back(
+          {{"kind", std::string(cir::CollectiveKindName(kind))}, {"count", count}, {"bytes", bytes.value()}});
+    }
+    nlohmann::ordered_json j = {{"model", config->model},
+                                {"mesh", mesh->ToString()},
+                                {"template", args.templ},
+                                {"devices", mesh->num_devices()},
+                                {"instructions", program->instructions.size()},
+                                {"kernels", s.kernels},
+                                {"collectives", collectives},
+                                {"flops_per_device", s.flops.value()},
+                                {"bytes_per_device", (s.bytes_read + s.bytes_written).value()},
+                                {"parameter_bytes_per_device", s.parameter_bytes.value()},
+                                {"peak_memory_bytes", s.peak_memory.value()},
+                                {"evidence_hash", ev.hash}};
+    if (chip != nullptr) {
+      j["chip"] = chip->name;
+      j["hbm_bytes"] = chip->hbm.value();
+      j["fits"] = fits;
+    }
+    fmt::print("{}\n", j.dump(2));
+    return fits ? 0 : 1;
+  }
+  fmt::print("{} ({}) on mesh {} with {}: {} instructions, {} kernels\n", config->model, args.graph,
+             mesh->ToString(), args.templ, program->instructions.size(), s.kernels);
+  fmt::print("per device   {} , {} moved\n", FormatFlops(s.flops), FormatBytes(s.bytes_read + s.bytes_written));
+  fmt::print("collectives\n");
+  for (const auto& [kind, count, bytes] : s.collectives) {
+    fmt::print("  {:<20} {:>6} x, {} in all\n", cir::CollectiveKindName(kind), count, FormatBytes(bytes));
+  }
+  fmt::print("memory       peak {} per device ({} of parameters)\n", FormatBytes(s.peak_memory),
+             FormatBytes(s.parameter_bytes));
+  if (chip != nullptr) {
+    fmt::print("             {} {} ({} of HBM)\n", fits ? "fits on" : "DOES NOT FIT on", chip->name,
+               FormatBytes(chip->hbm));
+  }
+  fmt::print("evidence     {}\n", ev.hash);
+  if (!fits) {
+    fmt::print(stderr, "aoizora: the program needs {} per device but {} has {}\n", FormatBytes(s.peak_memory),
+               chip->name, FormatBytes(chip->hbm));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterCompile(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile a model under a mesh and template into the per-device program");
+  AddModelFlags(cmd, args.get())->required();
+  cmd->add_option("--mesh", args->mesh, "Mesh axes, e.g. x=2,y=4")->required();
+  cmd->add_option("--template,-T", args->templ,
+                  "Parallelism template, e.g. ulysses=y, cfg=x,ring=y, fsdp=8, or replicated")
+      ->required();
+  cmd->add_option("--graph", args->graph, "forward or step")->check(CLI::IsMember({"forward", "step"}))
+      ->capture_default_str();
+  cmd->add_option("--chip", args->chip, "Check the peak memory against this chip's HBM (v5e, h100, ...)");
+  cmd->add_option("--evidence", args->evidence_out, "Write the evidence JSON here");
+  cmd->add_flag("--print-cir", args->print_cir, "Print the compiled program as CIR text");
+  cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+  cmd->add_flag("--no-fusion", args->no_fusion, "Keep every element-wise op its own kernel");
+  cmd->add_flag("--no-async", args->no_async, "Keep collectives blocking");
+  cmd->callback([args, &ctx] { ctx.exit_code = RunCompile(*args); });
+}
+
+}  // namespace az::cli
