@@ -136,5 +136,20 @@ fi
 printf 'bytes,time_us\n1024,12\n2048\n' >"$tmp/bad.csv"
 run calib_bad 1 "$bin" calibrate -t h100:8 -m "$tmp/bad.csv" && expect calib_bad err "bad.csv:3: error: expected 2 columns"
 
+# Compilation: Ulysses over 8 on Wan 14B has 4 all-to-alls per self-attention: 40 blocks x 4 = 160.
+small=(--width 256 --height 256 --frames 5)
+if run compile_json 0 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh sp=8 -T ulysses=sp --json --evidence "$tmp/ev.json"; then
+  expect compile_json out '"kind": "all-to-all",'
+  expect compile_json out '"count": 160,'
+  for key in flops_per_device peak_memory_bytes collectives; do expect compile_json out "\"$key\""; done
+  expect compile_json out "$(grep -o '"hash": "[0-9a-f]*"' "$tmp/ev.json" | sed 's/"hash"/"evidence_hash"/')"
+fi
+run compile_cir 0 "$bin" compile -m wan2.1-t2v-1.3b "${small[@]}" --mesh r=4 -T ring=r --print-cir && expect compile_cir out "collective-permute-start"
+run compile_heads 1 "$bin" compile -m wan2.1-t2v-14b --mesh sp=16 -T ulysses=sp && expect compile_heads err "valid Ulysses degrees: 1, 2, 4, 5, 8, 10, 20, 40"
+run compile_mesh 1 "$bin" compile -m wan2.1-t2v-14b --mesh sp=8,sp=2 -T ulysses=sp && expect compile_mesh err "axis 'sp' appears twice"
+# Wan 14B 720p replicated on one v5e chip (16 GB) does not fit; FSDP over 8 does.
+run compile_oom 1 "$bin" compile -m wan2.1-t2v-14b --mesh x=1 -T replicated --chip v5e && expect compile_oom out "DOES NOT FIT on v5e"
+run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip v5e && expect compile_fsdp out "fits on v5e"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

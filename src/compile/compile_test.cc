@@ -99,6 +99,36 @@ TEST(SpmdCompiler, MegatronMlpNeedsOneAllReduce) {
   EXPECT_EQ(matmul, 67'108'864 + 524'288);
 }
 
+// Two row-parallel projections of the same input leave two partial outputs;
+// their all-reduces (2 * 16 * 64 * 2 = 4,096 bytes each) are adjacent and
+// small, so the combiner makes one all-reduce of 8,192 bytes.
+TEST(SpmdCompiler, SmallAllReducesAreCombined) {
+  pir::GraphBuilder b("two");
+  pir::ValueId x = b.Input("x", pir::DType::kBF16, {2, 16, 128});
+  b.Output(b.Linear("a", x, 64, /*bias=*/false));
+  b.Output(b.Linear("b", x, 64, /*bias=*/false));
+  pir::Graph graph = b.Finish();
+  auto mesh = shard::Mesh::Parse("t=2");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  seeds.op_factors[0]["z"] = {0};  // contraction on t: partial result
+  seeds.op_factors[1]["z"] = {0};
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  SpmdCompiler compiler;
+  auto combined = compiler.Compile(graph, *plan, {});
+  ASSERT_TRUE(combined.ok()) << combined.status().ToString();
+  std::vector<Found> found = CollectivesFrom(*combined, "");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, cir::CollectiveKind::kAllReduce);
+  EXPECT_EQ(found[0].bytes, 8'192);
+  CompileOptions separate;
+  separate.combine_threshold = Bytes(0);
+  auto apart = compiler.Compile(graph, *plan, separate);
+  ASSERT_TRUE(apart.ok()) << apart.status().ToString();
+  EXPECT_EQ(CollectivesFrom(*apart, "").size(), 2u);
+}
+
 // Ulysses over 8 devices on Wan 14B: sequence-sharded tokens, head-sharded
 // attention. Per self-attention: q, k, v and the output each cross once by
 // all-to-all; each moves the local [1, 512/8, 40, 128] bf16 block:

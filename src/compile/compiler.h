@@ -17,6 +17,9 @@ namespace az::compile {
 struct CompileOptions {
   bool fuse_elementwise = true;  // fold element-wise chains into their producers
   bool async_collectives = true;  // -start/-done pairs overlapping independent compute
+  // Adjacent small collectives of one kind and group are combined up to this
+  // size (a knob, like XLA's combiner thresholds); 0 turns combining off.
+  Bytes combine_threshold = MiB(4);
 };
 
 class Compiler {

@@ -98,7 +98,7 @@ int RunCompile(const CompileArgs& args) {
   }
   fmt::print("{} ({}) on mesh {} with {}: {} instructions, {} kernels\n", config->model, args.graph,
              mesh->ToString(), args.templ, program->instructions.size(), s.kernels);
-  fmt::print("per device   {} , {} moved\n", FormatFlops(s.flops), FormatBytes(s.bytes_read + s.bytes_written));
+  fmt::print("per device   {}, {} moved\n", FormatFlops(s.flops), FormatBytes(s.bytes_read + s.bytes_written));
   fmt::print("collectives\n");
   for (const auto& [kind, count, bytes] : s.collectives) {
     fmt::print("  {:<20} {:>6} x, {} in all\n", cir::CollectiveKindName(kind), count, FormatBytes(bytes));

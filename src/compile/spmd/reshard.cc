@@ -44,6 +44,7 @@ struct Emitter {
   const Mesh& mesh;
   const pir::TensorType& type;
   const std::string& name;
+  const std::string& origin;
   cir::Program& program;
   int buffer;
   TensorSharding cur;
@@ -60,7 +61,7 @@ struct Emitter {
     in.collective_bytes = bytes;
     in.groups = GroupsOverAxes(mesh, axes);
     in.name = name + "." + what + "." + std::to_string(count++);
-    in.origin = name;
+    in.origin = origin;
     in.operands = {buffer};
     int out = NewBuffer(program, type, mesh, next, in.name);
     in.results = {out};
@@ -73,8 +74,9 @@ struct Emitter {
 }  // namespace
 
 ReshardResult EmitReshard(const Mesh& mesh, const pir::TensorType& type, int buffer, const TensorSharding& from,
-                          const TensorSharding& to, const std::string& name, cir::Program& program) {
-  Emitter e{mesh, type, name, program, buffer, from};
+                          const TensorSharding& to, const std::string& name, const std::string& origin,
+                          cir::Program& program) {
+  Emitter e{mesh, type, name, origin, program, buffer, from};
   const size_t rank = from.dims.size();
   // 1. Pending partial sums.
   for (int axis : from.partial) {
@@ -143,7 +145,7 @@ ReshardResult EmitReshard(const Mesh& mesh, const pir::TensorType& type, int buf
     slice.kind = cir::InstrKind::kKernel;
     slice.kernel = cir::KernelKind::kCopy;
     slice.name = name + ".slice." + std::to_string(e.count++);
-    slice.origin = name;
+    slice.origin = origin;
     slice.operands = {e.buffer};
     int out = NewBuffer(program, type, mesh, next, slice.name);
     slice.results = {out};

@@ -31,9 +31,11 @@ struct ReshardResult {
 };
 
 // Appends the instructions turning `buffer` (global type `type`, sharding
-// `from`) into sharding `to`; returns the final buffer.
+// `from`) into sharding `to`; returns the final buffer. Instruction names are
+// `name` + ".<kind>.<n>" (`name` must be unique in the program); `origin`
+// names the PIR op the data comes from.
 ReshardResult EmitReshard(const shard::Mesh& mesh, const pir::TensorType& type, int buffer,
                           const shard::TensorSharding& from, const shard::TensorSharding& to, const std::string& name,
-                          cir::Program& program);
+                          const std::string& origin, cir::Program& program);
 
 }  // namespace az::compile

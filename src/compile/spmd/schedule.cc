@@ -57,6 +57,36 @@ bool FuseElementwise(cir::Program& program) {
   return changed;
 }
 
+bool CombineCollectives(cir::Program& program, Bytes threshold) {
+  std::vector<cir::Instruction> out;
+  out.reserve(program.instructions.size());
+  bool changed = false;
+  for (cir::Instruction& in : program.instructions) {
+    // XLA combines all-reduce, all-gather and reduce-scatter; all-to-alls and
+    // permutes stay separate.
+    bool combinable = in.kind == cir::InstrKind::kCollective &&
+                      (in.collective == cir::CollectiveKind::kAllReduce ||
+                       in.collective == cir::CollectiveKind::kAllGather ||
+                       in.collective == cir::CollectiveKind::kReduceScatter) &&
+                      in.collective_bytes <= threshold;
+    if (combinable && !out.empty()) {
+      cir::Instruction& prev = out.back();
+      if (prev.kind == cir::InstrKind::kCollective && prev.collective == in.collective && prev.groups == in.groups &&
+          prev.collective_bytes + in.collective_bytes <= threshold) {
+        prev.collective_bytes += in.collective_bytes;
+        prev.operands.insert(prev.operands.end(), in.operands.begin(), in.operands.end());
+        prev.results.insert(prev.results.end(), in.results.begin(), in.results.end());
+        prev.origin += "+" + in.origin;
+        changed = true;
+        continue;
+      }
+    }
+    out.push_back(std::move(in));
+  }
+  program.instructions = std::move(out);
+  return changed;
+}
+
 bool ScheduleAsync(cir::Program& program) {
   std::vector<cir::Instruction>& ins = program.instructions;
   // Where each buffer was last written so far, as we rebuild the schedule.

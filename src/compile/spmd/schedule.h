@@ -5,6 +5,9 @@
 //   buffer's only reader, is folded into its producer (as XLA fuses consumers
 //   into producers): FLOPs add, the intermediate buffer is never written to or
 //   read from memory.
+// CombineCollectives: adjacent blocking all-reduces (all-gathers,
+//   reduce-scatters) over the same groups, together at most `threshold` bytes,
+//   become one (as XLA's combiners do): one latency instead of several.
 // ScheduleAsync: every blocking collective becomes a -start/-done pair. The
 //   done stays where the collective was (right before its first reader); the
 //   start moves up to just after the instruction that wrote its operand, but
@@ -17,6 +20,7 @@
 namespace az::compile {
 
 bool FuseElementwise(cir::Program& program);
+bool CombineCollectives(cir::Program& program, Bytes threshold);
 bool ScheduleAsync(cir::Program& program);
 
 }  // namespace az::compile

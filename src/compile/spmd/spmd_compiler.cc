@@ -73,7 +73,10 @@ class Lowering {
       if (!p.sharding.partial.empty()) {
         TensorSharding done = p.sharding;
         done.partial.clear();
-        p.buffer = EmitReshard(mesh_, graph_.type(v), p.buffer, p.sharding, done, "output", program_).buffer;
+        std::string origin = Origin(v);
+        p.buffer = EmitReshard(mesh_, graph_.value(v).type, p.buffer, p.sharding, done, UniqueName(origin + ".output"),
+                               origin, program_)
+                       .buffer;
       }
       program_.outputs.push_back(p.buffer);
     }
@@ -95,6 +98,12 @@ class Lowering {
     return program_.AddBuffer(std::move(b));
   }
 
+  // The op (or leaf) a value comes from, for names and reports.
+  std::string Origin(pir::ValueId v) const {
+    const pir::Value& value = graph_.value(v);
+    return value.producer != pir::kNoOp ? graph_.op(value.producer).name : value.name;
+  }
+
   std::string UniqueName(const std::string& base) {
     std::string name = base.empty() ? "op" : base;
     for (int k = 2; !names_.insert(name).second; ++k) name = base + "#" + std::to_string(k);
@@ -108,9 +117,10 @@ class Lowering {
     std::string key = std::to_string(v) + "@" + required.ToString(mesh_);
     auto it = reshard_cache_.find(key);
     if (it != reshard_cache_.end()) return it->second;
-    const pir::Value& value = graph_.value(v);
-    std::string name = value.producer != pir::kNoOp ? graph_.op(value.producer).name : value.name;
-    int buffer = EmitReshard(mesh_, value.type, p.buffer, p.sharding, required, name, program_).buffer;
+    std::string origin = Origin(v);
+    int buffer =
+        EmitReshard(mesh_, graph_.value(v).type, p.buffer, p.sharding, required, UniqueName(origin), origin, program_)
+            .buffer;
     reshard_cache_[key] = buffer;
     return buffer;
   }
@@ -244,6 +254,7 @@ StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shar
   AZ_RETURN_IF_ERROR(shard::VerifyPlan(graph, plan));
   AZ_ASSIGN_OR_RETURN(cir::Program program, Lowering(graph, plan).Run());
   if (options.fuse_elementwise) FuseElementwise(program);
+  if (options.combine_threshold.value() > 0) CombineCollectives(program, options.combine_threshold);
   if (options.async_collectives) ScheduleAsync(program);
   AZ_RETURN_IF_ERROR(cir::VerifyProgram(program));
   return program;

@@ -9,8 +9,8 @@
 //      its query and key sequences on the same axes is ring attention: n block
 //      kernels with n-1 kv-block permutes between them;
 //   3. graph outputs with pending partial sums are all-reduced;
-//   4. passes over the program (schedule.h): element-wise fusion, then
-//      asynchronous collectives.
+//   4. passes over the program (schedule.h): element-wise fusion, combining
+//      of small collectives, then asynchronous collectives.
 #pragma once
 
 #include "compile/compiler.h"
