@@ -158,6 +158,14 @@ class Lowering {
         return std::find(q_axes.begin(), q_axes.end(), a) != q_axes.end();
       });
       if (ring) return LowerRingAttention(op, operands, local_operands, local_results, produced, kv_axes);
+      if (!kv_axes.empty()) {
+        // Softmax normalizes each kv block on its own: the blocks' outputs are
+        // not partial sums, they need a log-sum-exp merge this compiler only
+        // emits inside ring attention.
+        return LocatedError(StatusCode::kUnimplemented, op.Location(),
+                            "attention with its key sequence sharded on axes its queries do not share: shard the "
+                            "query sequence on the same axes (ring attention) or gather the keys");
+      }
     }
     pir::OpCost cost = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
     cir::Instruction k;
