@@ -14,7 +14,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 30
 
-.PHONY: deps configure build plan test bench fuzz fuzz-smoke clean
+.PHONY: deps configure build plan test bench fuzz fuzz-build fuzz-smoke clean
 
 deps:
 	@scripts/install-deps
@@ -36,17 +36,19 @@ test: build
 bench: build
 	@$(BUILD)/az_bench
 
-$(FUZZ_BUILD)/pir_text_fuzz: deps
+FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz
+
+fuzz-build: deps
 	@scripts/install-deps --fuzz
 	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAZ_BUILD_FUZZ=ON -DAZ_BUILD_TESTS=OFF -DAZ_BUILD_BENCH=OFF >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target pir_text_fuzz
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))
 
 # Seeds: the golden PIR files. New corpus entries go to a scratch folder.
-fuzz-smoke: $(FUZZ_BUILD)/pir_text_fuzz
+fuzz-smoke: fuzz-build
 	@scripts/run-fuzz $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)
 
-fuzz: $(FUZZ_BUILD)/pir_text_fuzz
+fuzz: fuzz-build
 	@scripts/run-fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
