@@ -103,23 +103,32 @@ StatusOr<ReplicaGroups> ParseIota(Cursor& c) {
                    std::to_string(total) + " devices");
   }
   // Transposed iota: position k of the transposed array, in row-major order over
-  // the permuted dims, holds the id whose coordinates are permuted back.
-  std::vector<int64_t> tdims(dims.size()), strides(dims.size());
+  // the permuted dims, holds the id whose coordinates are permuted back. The id
+  // follows the position like an odometer, so each step costs O(1) amortized.
+  std::vector<int64_t> tdims(dims.size()), tstrides(dims.size());
+  std::vector<int64_t> strides(dims.size());
   int64_t stride = 1;
   for (size_t i = dims.size(); i-- > 0;) {
     strides[i] = stride;
     stride *= dims[i];
   }
-  for (size_t i = 0; i < dims.size(); ++i) tdims[i] = dims[perm[i]];
+  for (size_t i = 0; i < dims.size(); ++i) {
+    tdims[i] = dims[perm[i]];
+    tstrides[i] = strides[perm[i]];
+  }
   ReplicaGroups out;
   out.groups.assign(static_cast<size_t>(shape[0]), {});
+  for (auto& group : out.groups) group.reserve(static_cast<size_t>(shape[1]));
   std::vector<int64_t> index(dims.size(), 0);
+  int64_t id = 0;
   for (int64_t k = 0; k < total; ++k) {
-    int64_t id = 0;
-    for (size_t i = 0; i < dims.size(); ++i) id += index[i] * strides[perm[i]];
     out.groups[static_cast<size_t>(k / shape[1])].push_back(static_cast<int>(id));
     for (size_t i = dims.size(); i-- > 0;) {
-      if (++index[i] < tdims[i]) break;
+      if (++index[i] < tdims[i]) {
+        id += tstrides[i];
+        break;
+      }
+      id -= (tdims[i] - 1) * tstrides[i];
       index[i] = 0;
     }
   }
@@ -228,6 +237,8 @@ std::string FormatIotaReplicaGroups(const ReplicaGroups& groups) {
   }
   const int64_t total = static_cast<int64_t>(flat.size());
   if (total == 0 || flat[0] != 0) return "";
+  std::string shape = "[" + std::to_string(groups.groups.size()) + "," + std::to_string(size) + "]<=";
+  if (total == 1) return shape + "[1]";
   // Recover the transposed dims, innermost first, as (size, stride): the first
   // `block` positions form a pattern, and the next dim repeats it `count` times,
   // shifted by its stride each time. Taking the longest repetition merges dims
@@ -275,7 +286,7 @@ std::string FormatIotaReplicaGroups(const ReplicaGroups& groups) {
     if (j) perm += ',';
     perm += std::to_string(position);
   }
-  std::string out = "[" + std::to_string(groups.groups.size()) + "," + std::to_string(size) + "]<=" + dims + "]";
+  std::string out = shape + dims + "]";
   return identity ? out : out + perm + ")";
 }
 

@@ -1,5 +1,6 @@
 // VerifyProgram: the invariants of program.h, checked in one pass over the
 // schedule plus linear passes over buffers, names and outputs.
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 
@@ -224,17 +225,36 @@ class Verifier {
     return true;
   }
 
-  // Stamps (the instruction index) per device make each check linear in the
-  // ids without clearing an array per instruction.
-  void EnsureStamps() {
-    if (!stamp_a_.empty()) return;
-    stamp_a_.assign(static_cast<size_t>(p_.num_devices), -1);
-    stamp_b_.assign(static_cast<size_t>(p_.num_devices), -1);
+  // One bit per device, set while one instruction's ids are checked and
+  // cleared after, so that each check is linear in its ids; 2^20 devices take
+  // 128 KiB, which stays in cache however the ids jump.
+  void EnsureSeenBits() {
+    if (!seen_a_.empty()) return;
+    size_t words = static_cast<size_t>((p_.num_devices + 63) / 64);
+    seen_a_.assign(words, 0);
+    seen_b_.assign(words, 0);
+  }
+  static bool TestAndSet(std::vector<uint64_t>& bits, int id) {
+    uint64_t mask = uint64_t{1} << (id & 63);
+    uint64_t& word = bits[static_cast<size_t>(id) >> 6];
+    bool was_set = (word & mask) != 0;
+    word |= mask;
+    return was_set;
+  }
+  void Clear(std::vector<uint64_t>& bits, int id) {
+    if (id >= 0 && id < p_.num_devices) bits[static_cast<size_t>(id) >> 6] = 0;
   }
 
   void CheckGroups(int index) {
     if (!devices_ok()) return;
-    EnsureStamps();
+    EnsureSeenBits();
+    ReportGroupProblem(index);
+    for (const std::vector<int>& group : p_.instructions[index].groups.groups) {
+      for (int id : group) Clear(seen_a_, id);
+    }
+  }
+  // The first problem of the groups, if any.
+  void ReportGroupProblem(int index) {
     const Instruction& c = p_.instructions[index];
     for (size_t g = 0; g < c.groups.groups.size(); ++g) {
       const std::vector<int>& group = c.groups.groups[g];
@@ -244,31 +264,35 @@ class Verifier {
       }
       for (int id : group) {
         if (OutOfRange(index, id, "replica groups")) return;
-        if (stamp_a_[id] == index) {
+        if (TestAndSet(seen_a_, id)) {
           Error(InstrLoc(index), OpcodeName(c) + " names device " + std::to_string(id) + " in two replica groups");
           return;
         }
-        stamp_a_[id] = index;
       }
     }
   }
 
   void CheckPairs(int index) {
     if (!devices_ok()) return;
-    EnsureStamps();
+    EnsureSeenBits();
+    ReportPairProblem(index);
+    for (auto [source, target] : p_.instructions[index].pairs) {
+      Clear(seen_a_, source);
+      Clear(seen_b_, target);
+    }
+  }
+  void ReportPairProblem(int index) {
     const Instruction& c = p_.instructions[index];
     for (auto [source, target] : c.pairs) {
       if (OutOfRange(index, source, "pairs") || OutOfRange(index, target, "pairs")) return;
-      if (stamp_a_[source] == index) {
+      if (TestAndSet(seen_a_, source)) {
         Error(InstrLoc(index), OpcodeName(c) + " has device " + std::to_string(source) + " send twice");
         return;
       }
-      if (stamp_b_[target] == index) {
+      if (TestAndSet(seen_b_, target)) {
         Error(InstrLoc(index), OpcodeName(c) + " has device " + std::to_string(target) + " receive twice");
         return;
       }
-      stamp_a_[source] = index;
-      stamp_b_[target] = index;
     }
   }
 
@@ -325,7 +349,7 @@ class Verifier {
   std::vector<char> written_;      // per buffer: some instruction so far wrote it
   std::vector<int> in_flight_;     // per buffer: the start whose transfer writes it, or -1
   std::vector<int> done_of_;       // per start: its done, or -1
-  std::vector<int> stamp_a_, stamp_b_;  // per device: the last instruction that named it
+  std::vector<uint64_t> seen_a_, seen_b_;  // per device, see EnsureSeenBits
 };
 
 }  // namespace

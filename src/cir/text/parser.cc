@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
 #include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -21,13 +21,14 @@ constexpr size_t kMaxInputBytes = size_t{1} << 30;
 // Device ids and iota sizes; kMaxProgramDevices is the same bound.
 constexpr int64_t kMaxGroupInt = kMaxProgramDevices;
 // Replica-group and pair ids over the whole program. The iota form expands 20
-// bytes of text into up to 2^20 ids; this bounds the memory a small input can
-// claim (64 MiB) while leaving room for thousands of collectives on thousands
-// of devices.
-constexpr int64_t kMaxGroupIds = int64_t{1} << 24;
-// Expanding the iota form costs its size times its rank; real meshes have a
-// handful of axes.
-constexpr size_t kMaxIotaRank = 16;
+// bytes of text into up to 2^20 ids; this bounds what a small input can cost
+// (16 MiB, and about a second under the fuzzer's sanitizers) while leaving
+// room for thousands of collectives over hundreds of devices.
+constexpr int64_t kMaxGroupIds = int64_t{1} << 22;
+// Expanding the iota form costs its size times its rank. 20 dims is what the
+// printer may need: FormatIotaReplicaGroups merges contiguous dims, so each
+// dim it prints has size >= 2, and 2^20 devices allow at most 20 of them.
+constexpr size_t kMaxIotaRank = 20;
 
 // A done whose start is resolved once every instruction name is known.
 struct PendingStart {
@@ -123,7 +124,7 @@ class Parser {
   Status CountGroupIds(const Token& token, int64_t count) {
     group_ids_ += count;
     if (group_ids_ <= kMaxGroupIds) return Status::Ok();
-    return ErrorAt(token, "the program's replica groups and pairs exceed the limit of 2^24 device ids",
+    return ErrorAt(token, "the program's replica groups and pairs exceed the limit of 2^22 device ids",
                    StatusCode::kResourceExhausted);
   }
 
@@ -292,7 +293,8 @@ class Parser {
                                 std::to_string(total) + " devices");
     }
     AZ_RETURN_IF_ERROR(CountGroupIds(start, total));
-    std::string text = "[" + std::to_string(num_groups) + "," + std::to_string(group_size) + "]<=" + JoinInts('[', dims, ']');
+    std::string text =
+        "[" + std::to_string(num_groups) + "," + std::to_string(group_size) + "]<=" + JoinInts('[', dims, ']');
     if (!perm.empty()) text += "T" + JoinInts('(', perm, ')');
     StatusOr<ReplicaGroups> groups = ParseReplicaGroups(text, static_cast<int>(total), /*allow_partial=*/true);
     if (!groups.ok()) return ErrorAt(start, groups.status().message());
@@ -305,7 +307,7 @@ class Parser {
     do {
       if (!list.empty()) AZ_RETURN_IF_ERROR(Expect(TokenKind::kComma, separator_what));
       if (list.size() == kMaxIotaRank) {
-        return ErrorAt(tok_, "the iota form exceeds the limit of 16 dims", StatusCode::kResourceExhausted);
+        return ErrorAt(tok_, "the iota form exceeds the limit of 20 dims", StatusCode::kResourceExhausted);
       }
       AZ_ASSIGN_OR_RETURN(int value, ParseGroupInt(element_what));
       list.push_back(value);
@@ -342,31 +344,36 @@ class Parser {
 
   // ------------------------------------------------------------ instructions
   // The attribute dictionary of one instruction: `allowed` keys in printed
-  // order; those in `required` must appear.
-  Status ParseAttrs(Instruction* instruction, const Token& start, std::vector<std::string_view> allowed,
-                    std::vector<std::string_view> required) {
+  // order, of which the first `required` must appear.
+  Status ParseAttrs(Instruction* instruction, const Token& start, std::initializer_list<std::string_view> allowed,
+                    size_t required) {
     AZ_RETURN_IF_ERROR(Expect(TokenKind::kLBrace, "'{' to start the attributes"));
-    std::set<std::string, std::less<>> seen;
+    std::vector<char> seen(allowed.size(), 0);
+    bool first = true;
     while (!At(TokenKind::kRBrace)) {
-      if (!seen.empty()) AZ_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' or '}' in the attributes"));
+      if (!first) AZ_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' or '}' in the attributes"));
+      first = false;
       if (!At(TokenKind::kIdent)) return Expected("an attribute name");
       Token key = tok_;
-      if (std::find(allowed.begin(), allowed.end(), key.text) == allowed.end()) {
+      auto it = std::find(allowed.begin(), allowed.end(), key.text);
+      if (it == allowed.end()) {
         std::string list;
-        for (size_t i = 0; i < allowed.size(); ++i) list += (i ? ", " : "") + std::string(allowed[i]);
+        for (std::string_view name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
         return ErrorAt(key, "unknown attribute '" + key.text + "' for " + OpcodeName(*instruction) + " (expected " +
                                 list + ")");
       }
-      if (!seen.insert(key.text).second) return ErrorAt(key, "duplicate attribute '" + key.text + "'");
+      char& key_seen = seen[static_cast<size_t>(it - allowed.begin())];
+      if (key_seen) return ErrorAt(key, "duplicate attribute '" + key.text + "'");
+      key_seen = 1;
       Advance();
       AZ_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after the attribute name"));
       AZ_RETURN_IF_ERROR(ParseAttrValue(key.text, instruction));
     }
     Advance();
-    for (std::string_view key : required) {
-      if (!seen.count(key)) {
+    for (size_t i = 0; i < required; ++i) {
+      if (!seen[i]) {
         return ErrorAt(start, OpcodeName(*instruction) + " '" + instruction->name + "' lacks the attribute '" +
-                                  std::string(key) + "'");
+                                  std::string(allowed.begin()[i]) + "'");
       }
     }
     return Status::Ok();
@@ -445,8 +452,7 @@ class Parser {
         instruction.kernel = *kernel;
         Advance();
         AZ_RETURN_IF_ERROR(ParseLists(&instruction));
-        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"flops", "read", "written", "origin"},
-                                      {"flops", "read", "written"}));
+        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"flops", "read", "written", "origin"}, 3));
         break;
       }
       case InstrKind::kCollective:
@@ -454,7 +460,7 @@ class Parser {
         AZ_RETURN_IF_ERROR(ParseLists(&instruction));
         std::string_view members =
             instruction.collective == CollectiveKind::kCollectivePermute ? "pairs" : "groups";
-        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"bytes", members, "origin"}, {"bytes", members}));
+        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"bytes", members, "origin"}, 2));
         break;
       }
       case InstrKind::kCollectiveDone: {
@@ -464,7 +470,7 @@ class Parser {
         Token start_name = tok_;
         AZ_ASSIGN_OR_RETURN(std::string start_instruction, ParseString("the start's name (a quoted string)"));
         pending_starts_.push_back({index, std::move(start_instruction), std::move(start_name)});
-        if (At(TokenKind::kLBrace)) AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"origin"}, {}));
+        if (At(TokenKind::kLBrace)) AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"origin"}, 0));
         break;
       }
     }

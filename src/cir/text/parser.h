@@ -52,8 +52,8 @@
 // names, that a done's start names an instruction, required and known
 // attributes, dtypes and kinds, the iota form, and resource limits (an input of
 // at most 1 GiB; at most 10^6 buffers and 10^6 instructions; devices, iota
-// sizes and device ids at most 2^20, iota forms of at most 16 dims; at most
-// 2^24 replica-group and pair ids in the whole program; rank <= 64, at most
+// sizes and device ids at most 2^20, iota forms of at most 20 dims; at most
+// 2^22 replica-group and pair ids in the whole program; rank <= 64, at most
 // 2^62 elements and 2^62 bytes per buffer). What is not: the program invariants of program.h (ids in range,
 // disjoint groups, reads after writes, async pairing, non-negative sizes) --
 // VerifyProgram's job, which ParseAndVerifyProgram runs too.

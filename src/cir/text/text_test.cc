@@ -232,8 +232,9 @@ TEST(CirParser, ExpandsIotaGroups) {
   EXPECT_EQ(p.instructions[1].groups.groups, (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
   EXPECT_EQ(p.instructions[2].groups.groups, (Groups{{0, 4, 2, 6, 1, 5, 3, 7}}));
   EXPECT_EQ(p.instructions[3].groups.groups, (Groups{{0, 1}, {2, 3}}));
-  // A 3-D transpose has no iota form the printer knows; it prints explicitly.
-  EXPECT_NE(PrintProgram(p).find("groups = {{0,4,2,6,1,5,3,7}}"), std::string::npos);
+  std::string printed = PrintProgram(p);
+  EXPECT_NE(printed.find("\"three\" (%0) -> (%0) {bytes = 8, groups = [1,8]<=[2,2,2]T(2,1,0)}"), std::string::npos);
+  EXPECT_NE(printed.find("\"partial\" (%0) -> (%0) {bytes = 8, groups = [2,2]<=[4]}"), std::string::npos);
   ExpectRoundTrip(p);
 }
 
@@ -332,17 +333,17 @@ TEST(CirParser, InstructionLimit) {
 }
 
 TEST(CirParser, GroupIdLimit) {
-  // 2^24 group ids in all: 16 collectives over 2^20 devices fit, a 17th does not.
+  // 2^22 group ids in all: 4 collectives over 2^20 devices fit, a 5th does not.
   std::string many_ids = Header(1 << 20) + "buffer %0 \"a\" param f32[]\n";
-  for (int i = 0; i < 17; ++i) {
+  for (int i = 0; i < 5; ++i) {
     many_ids += "all-reduce \"" + std::to_string(i) + "\" (%0) -> (%0) {bytes = 4, groups = [1,1048576]<=[1048576]}\n";
   }
   many_ids += "outputs ()\n}\n";
   StatusOr<Program> ids = ParseProgram(many_ids, "ids.cir");
   ASSERT_FALSE(ids.ok());
   EXPECT_EQ(ids.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(ids.status().message().rfind("ids.cir:19:51: error: the program's replica groups and pairs exceed the "
-                                         "limit of 2^24 device ids",
+  EXPECT_EQ(ids.status().message().rfind("ids.cir:7:50: error: the program's replica groups and pairs exceed the "
+                                         "limit of 2^22 device ids",
                                          0),
             0u)
       << ids.status().message();
@@ -357,6 +358,19 @@ TEST(CirParser, LargestIotaRoundTrips) {
   EXPECT_EQ(p.instructions[0].groups.groups[1][1], 1025);
   EXPECT_TRUE(VerifyProgram(p).ok());
   EXPECT_NE(PrintProgram(p).find("groups = [1024,1024]<=[1024,1024]T(1,0)}"), std::string::npos);
+
+  // 20 dims of 2, reversed: nothing merges, and the printed form, at the rank
+  // limit, parses back.
+  std::string dims = "[2", perm = "T(19";
+  for (int i = 1; i < 20; ++i) {
+    dims += ",2";
+    perm += "," + std::to_string(19 - i);
+  }
+  std::string groups = "[1024,1024]<=" + dims + "]" + perm + ")";
+  Program deep = MustParse(Header(1 << 20) + "buffer %0 \"a\" param f32[]\n" +
+                           "all-reduce \"ar\" (%0) -> (%0) {bytes = 4, groups = " + groups + "}\noutputs ()\n}\n");
+  EXPECT_NE(PrintProgram(deep).find("groups = " + groups + "}"), std::string::npos);
+  ExpectRoundTrip(deep);
 }
 
 // ---------------------------------------------------------------- lexer
