@@ -149,13 +149,12 @@ void CollectiveModel::PlanTorusGroup(CollectiveKind kind, double bytes, int grou
   } else {
     std::vector<int> cycle;
     Phase phase;
+    phase.steps = static_cast<int>(n) / 2;
     if (HamiltonianCycle(chips, &cycle)) {
       name = "bidirectional ring over an embedded cycle";
-      phase.steps = static_cast<int>(n) / 2;
     } else {
       cycle = chips;
       name = "bidirectional ring in group order (multi-hop edges)";
-      phase.steps = static_cast<int>(n) / 2;
     }
     AddRing(cycle, bytes / static_cast<double>(n), /*bidirectional=*/true, group, phase);
     ag.push_back(std::move(phase));
