@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/text_scanner.h"
+
 namespace az::cir {
 
 enum class TokenKind {
@@ -49,29 +51,20 @@ struct Token {
 // "'}'", "identifier 'foo'", "end of input": a token for "expected X, found Y".
 std::string DescribeToken(const Token& token);
 
-class Lexer {
+class Lexer : private TextScanner {
  public:
   // `text` must outlive the lexer and its tokens.
-  explicit Lexer(std::string_view text) : text_(text) {}
+  explicit Lexer(std::string_view text) : TextScanner(text) {}
 
   Token Next();
 
  private:
-  bool AtEnd() const { return pos_ >= text_.size(); }
-  char Peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
-  void Advance();  // one byte, tracking line and column
-  void SkipSpaceAndComments();
   Token Make(TokenKind kind, size_t begin, int line, int col, std::string text = {}) const;
   Token Error(int line, int col, std::string message) const;
   Token LexNumber();
   Token LexString();
   Token LexIdentifier();
   Token LexBufferRef();
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int col_ = 1;
 };
 
 }  // namespace az::cir

@@ -1,31 +1,9 @@
 #include "pir/text/lexer.h"
 
-#include <cstdio>
-
 namespace az::pir {
 
-namespace {
-bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-// A byte for a message: 'x' when printable, else 0xHH (never a raw control byte).
-std::string DescribeByte(char c) {
-  auto byte = static_cast<unsigned char>(c);
-  if (byte >= 0x20 && byte < 0x7f) return std::string("'") + c + "'";
-  char buf[8];
-  std::snprintf(buf, sizeof(buf), "0x%02x", byte);
-  return buf;
-}
-}  // namespace
-
 bool IsIdentifier(std::string_view s) {
-  if (s.empty() || !IsIdentStart(s[0])) return false;
+  if (s.empty() || !IsIdentStartChar(s[0])) return false;
   for (char c : s) {
     if (!IsIdentChar(c)) return false;
   }
@@ -44,30 +22,6 @@ std::string DescribeToken(const Token& token) {
     case TokenKind::kValueRef: return "'%" + token.text + "'";
     case TokenKind::kMeshRef: return IsIdentifier(token.text) ? "'@" + token.text + "'" : "a mesh reference";
     default: return "'" + std::string(token.spelling) + "'";
-  }
-}
-
-void Lexer::Advance() {
-  if (AtEnd()) return;
-  if (text_[pos_] == '\n') {
-    ++line_;
-    col_ = 1;
-  } else {
-    ++col_;
-  }
-  ++pos_;
-}
-
-void Lexer::SkipSpaceAndComments() {
-  while (!AtEnd()) {
-    char c = Peek();
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      Advance();
-    } else if (c == '/' && Peek(1) == '/') {
-      while (!AtEnd() && Peek() != '\n') Advance();
-    } else {
-      return;
-    }
   }
 }
 
@@ -97,9 +51,9 @@ Token Lexer::Next() {
   int col = col_;
   if (AtEnd()) return Make(TokenKind::kEof, begin, line, col);
   char c = Peek();
-  if (IsDigit(c) || c == '-') return LexNumber();
+  if (IsDigitChar(c) || c == '-') return LexNumber();
   if (c == '"') return LexString();
-  if (IsIdentStart(c)) return LexIdentifier();
+  if (IsIdentStartChar(c)) return LexIdentifier();
   if (c == '%') return LexValueRef();
   if (c == '@') return LexMeshRef();
   TokenKind kind;
@@ -136,20 +90,20 @@ Token Lexer::LexNumber() {
       for (int i = 0; i < 3; ++i) Advance();
       return Make(TokenKind::kFloat, begin, line, col);
     }
-    if (!IsDigit(Peek())) return Error(line, col, "expected a digit after '-'");
+    if (!IsDigitChar(Peek())) return Error(line, col, "expected a digit after '-'");
   }
-  while (IsDigit(Peek())) Advance();
+  while (IsDigitChar(Peek())) Advance();
   if (Peek() == '.') {
     Advance();
-    if (!IsDigit(Peek())) return Error(line, col, "bad number: expected a digit after '.'");
-    while (IsDigit(Peek())) Advance();
+    if (!IsDigitChar(Peek())) return Error(line, col, "bad number: expected a digit after '.'");
+    while (IsDigitChar(Peek())) Advance();
     is_float = true;
   }
   if (Peek() == 'e' || Peek() == 'E') {
     Advance();
     if (Peek() == '+' || Peek() == '-') Advance();
-    if (!IsDigit(Peek())) return Error(line, col, "bad number: expected exponent digits");
-    while (IsDigit(Peek())) Advance();
+    if (!IsDigitChar(Peek())) return Error(line, col, "bad number: expected exponent digits");
+    while (IsDigitChar(Peek())) Advance();
     is_float = true;
   }
   if (IsIdentChar(Peek()) || Peek() == '.') {
@@ -164,47 +118,9 @@ Token Lexer::LexString() {
   size_t begin = pos_;
   int line = line_;
   int col = col_;
-  Advance();  // the opening quote
   std::string value;
-  while (true) {
-    if (AtEnd() || Peek() == '\n') return Error(line, col, "unterminated string");
-    char c = Peek();
-    if (c == '"') break;
-    if (c == '\\') {
-      int escape_line = line_;
-      int escape_col = col_;
-      Advance();
-      char e = Peek();
-      if (e == '"' || e == '\\') {
-        value += e;
-      } else if (e == 'n') {
-        value += '\n';
-      } else if (e == 't') {
-        value += '\t';
-      } else if (e == 'x') {
-        int high = HexValue(Peek(1));
-        int low = high < 0 ? -1 : HexValue(Peek(2));
-        if (low < 0) return Error(escape_line, escape_col, "\\x must be followed by two hex digits");
-        Advance();
-        Advance();
-        value += static_cast<char>(high * 16 + low);
-      } else {
-        if (AtEnd() || e == '\n') return Error(line, col, "unterminated string");
-        std::string what = static_cast<unsigned char>(e) >= 0x20 && static_cast<unsigned char>(e) < 0x7f
-                               ? "'\\" + std::string(1, e) + "'"
-                               : "\\ followed by " + DescribeByte(e);
-        return Error(escape_line, escape_col, "unknown escape sequence " + what);
-      }
-      Advance();
-      continue;
-    }
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') {
-      return Error(line_, col_, "control character " + DescribeByte(c) + " in a string; write it as \\xHH");
-    }
-    value += c;
-    Advance();
-  }
-  Advance();  // the closing quote
+  ScanError error;
+  if (!ScanQuotedString(&value, &error)) return Error(error.line, error.col, std::move(error.message));
   return Make(TokenKind::kString, begin, line, col, std::move(value));
 }
 
@@ -221,9 +137,9 @@ Token Lexer::LexValueRef() {
   int line = line_;
   int col = col_;
   Advance();  // '%'
-  if (!IsDigit(Peek())) return Error(line, col, "expected a value number after '%'");
+  if (!IsDigitChar(Peek())) return Error(line, col, "expected a value number after '%'");
   size_t digits = pos_;
-  while (IsDigit(Peek())) Advance();
+  while (IsDigitChar(Peek())) Advance();
   if (IsIdentChar(Peek())) return Error(line, col, "bad value reference: unexpected " + DescribeByte(Peek()));
   return Make(TokenKind::kValueRef, begin, line, col, std::string(text_.substr(digits, pos_ - digits)));
 }
@@ -234,7 +150,7 @@ Token Lexer::LexMeshRef() {
   int col = col_;
   Advance();  // '@'
   std::string name;
-  if (IsIdentStart(Peek())) {
+  if (IsIdentStartChar(Peek())) {
     name = LexIdentifier().text;
   } else if (Peek() == '"') {
     Token quoted = LexString();
