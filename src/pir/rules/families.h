@@ -18,10 +18,7 @@ struct OpContext {
 
 using TypesOr = StatusOr<std::vector<TensorType>>;
 
-// Shared helpers.
-std::string ShapeString(const Shape& shape);
-// Normalizes a possibly negative axis; nullopt when out of range.
-std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+// Shared helpers (ShapeString is in rule.h).
 // A rule with one fresh factor per dimension of every tensor, all of `kind`.
 FactorRule IndependentRule(const OpContext& ctx, FactorKind kind);
 
@@ -61,12 +58,5 @@ StatusOr<FactorRule> RuleSlice(const OpContext& ctx);
 StatusOr<FactorRule> RuleReduce(const OpContext& ctx);
 StatusOr<FactorRule> RuleGather(const OpContext& ctx);
 StatusOr<FactorRule> RuleCustom(const OpContext& ctx);
-
-// A parsed einsum equation "bld,de->ble": one letter string per operand and the result.
-struct EinsumEquation {
-  std::vector<std::string> inputs;
-  std::string output;
-};
-StatusOr<EinsumEquation> ParseEinsumEquation(const std::string& eq);
 
 }  // namespace az::pir

@@ -17,6 +17,7 @@
 // the result a partial sum over that axis (row parallelism).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,18 @@ StatusOr<std::vector<TensorType>> InferResultTypes(OpKind kind, const std::vecto
 // The factor rule of an op whose operand/result types are already consistent.
 StatusOr<FactorRule> BuildFactorRule(OpKind kind, const std::vector<TensorType>& operands,
                                      const std::vector<TensorType>& results, const Attributes& attrs);
+
+// "[1,75600,5120]".
+std::string ShapeString(const Shape& shape);
+// Normalizes a possibly negative axis; nullopt when out of range.
+std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+
+// A parsed einsum equation "bld,de->ble": one letter string per operand and the result.
+struct EinsumEquation {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+StatusOr<EinsumEquation> ParseEinsumEquation(const std::string& eq);
 
 // Convenience over a graph op.
 std::vector<TensorType> OperandTypes(const Graph& graph, const Op& op);

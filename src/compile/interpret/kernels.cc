@@ -1,0 +1,461 @@
+// Kernels of the reference interpreter: every PIR op kind the interpreter runs,
+// on float64 tensors (whole or one device's block).
+#include "compile/interpret/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <set>
+
+#include "pir/rules/rule.h"
+
+namespace az::compile::interpret {
+
+using pir::Shape;
+
+Status Unimplemented(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
+
+int64_t Product(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc *= shape[i];
+  }
+  return strides;
+}
+
+// Advances a row-major multi-index; false after the last one.
+bool Next(std::vector<int64_t>& index, const Shape& shape) {
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (++index[i] < shape[i]) return true;
+    index[i] = 0;
+  }
+  return false;
+}
+
+Tensor Zeros(Shape shape) {
+  Tensor t;
+  t.data.assign(static_cast<size_t>(Product(shape)), 0.0);
+  t.shape = std::move(shape);
+  return t;
+}
+
+
+// ---------------------------------------------------------------- kernels
+
+
+StatusOr<Tensor> Einsum(const std::string& text, const Tensor& a, const Tensor& b, const Tensor* bias, bool add_bias) {
+  AZ_ASSIGN_OR_RETURN(pir::EinsumEquation eq, pir::ParseEinsumEquation(text));
+  std::map<char, int64_t> size, stride_a, stride_b;
+  const Tensor* inputs[] = {&a, &b};
+  std::map<char, int64_t>* strides[] = {&stride_a, &stride_b};
+  std::string contracted;
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string& term = eq.inputs[i];
+    if (term.size() != inputs[i]->shape.size()) return InvalidArgument("einsum operand rank does not fit '" + text + "'");
+    std::vector<int64_t> st = Strides(inputs[i]->shape);
+    for (size_t d = 0; d < term.size(); ++d) {
+      auto [it, inserted] = size.emplace(term[d], inputs[i]->shape[d]);
+      if (!inserted && it->second != inputs[i]->shape[d]) return InvalidArgument("einsum sizes differ for '" + text + "'");
+      (*strides[i])[term[d]] = st[d];
+      if (eq.output.find(term[d]) == std::string::npos && contracted.find(term[d]) == std::string::npos) {
+        contracted += term[d];
+      }
+    }
+  }
+  Shape out_shape, red_shape;
+  std::vector<int64_t> out_a, out_b, red_a, red_b;
+  auto stride = [](const std::map<char, int64_t>& m, char c) { return m.count(c) ? m.at(c) : int64_t{0}; };
+  for (char c : eq.output) {
+    out_shape.push_back(size[c]);
+    out_a.push_back(stride(stride_a, c));
+    out_b.push_back(stride(stride_b, c));
+  }
+  for (char c : contracted) {
+    red_shape.push_back(size[c]);
+    red_a.push_back(stride(stride_a, c));
+    red_b.push_back(stride(stride_b, c));
+  }
+  Tensor out = Zeros(out_shape);
+  int64_t bias_size = 0;
+  if (bias && add_bias) {
+    bias_size = bias->NumElements();
+    Shape tail(out_shape.end() - static_cast<std::ptrdiff_t>(std::min(bias->shape.size(), out_shape.size())),
+               out_shape.end());
+    if (bias->shape != tail) return InvalidArgument("einsum bias " + pir::ShapeString(bias->shape) + " does not fit the result");
+  }
+  if (Product(red_shape) == 0) return out;
+  std::vector<int64_t> oi(out_shape.size(), 0);
+  for (int64_t flat = 0; flat < out.NumElements(); ++flat, Next(oi, out_shape)) {
+    int64_t base_a = 0, base_b = 0;
+    for (size_t k = 0; k < oi.size(); ++k) {
+      base_a += oi[k] * out_a[k];
+      base_b += oi[k] * out_b[k];
+    }
+    double sum = 0;
+    std::vector<int64_t> ri(red_shape.size(), 0);
+    do {
+      int64_t off_a = base_a, off_b = base_b;
+      for (size_t k = 0; k < ri.size(); ++k) {
+        off_a += ri[k] * red_a[k];
+        off_b += ri[k] * red_b[k];
+      }
+      sum += a.data[static_cast<size_t>(off_a)] * b.data[static_cast<size_t>(off_b)];
+    } while (Next(ri, red_shape));
+    if (bias_size) sum += bias->data[static_cast<size_t>(flat % bias_size)];
+    out.data[static_cast<size_t>(flat)] = sum;
+  }
+  return out;
+}
+
+// Flash-attention state for q [B, Lq, H, D] against v's head dim Dv: the
+// running max m, the running sum l of exp(score - m) and the unnormalized
+// output o, per (b, i, h). Blocks of keys merge in any order.
+
+void AttendBlock(const Tensor& q, const Tensor& k, const Tensor& v, AttentionState& state) {
+  const int64_t batch = q.shape[0], lq = q.shape[1], heads = q.shape[2], dim = q.shape[3];
+  const int64_t lk = k.shape[1], dv = v.shape[3];
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  std::vector<double> scores(static_cast<size_t>(lk));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < lq; ++i) {
+      for (int64_t h = 0; h < heads; ++h) {
+        if (lk == 0) continue;
+        const double* qrow = &q.data[static_cast<size_t>(((b * lq + i) * heads + h) * dim)];
+        double block_max = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < lk; ++j) {
+          const double* krow = &k.data[static_cast<size_t>(((b * lk + j) * heads + h) * dim)];
+          double s = 0;
+          for (int64_t d = 0; d < dim; ++d) s += qrow[d] * krow[d];
+          scores[static_cast<size_t>(j)] = s * scale;
+          block_max = std::max(block_max, s * scale);
+        }
+        const size_t row = static_cast<size_t>((b * lq + i) * heads + h);
+        const double new_max = std::max(state.max[row], block_max);
+        const double old_weight = std::exp(state.max[row] - new_max);
+        double* out = &state.out[row * static_cast<size_t>(dv)];
+        state.sum[row] *= old_weight;
+        for (int64_t e = 0; e < dv; ++e) out[e] *= old_weight;
+        for (int64_t j = 0; j < lk; ++j) {
+          double p = std::exp(scores[static_cast<size_t>(j)] - new_max);
+          state.sum[row] += p;
+          const double* vrow = &v.data[static_cast<size_t>(((b * lk + j) * heads + h) * dv)];
+          for (int64_t e = 0; e < dv; ++e) out[e] += p * vrow[e];
+        }
+        state.max[row] = new_max;
+      }
+    }
+  }
+}
+
+Tensor FinishAttention(const Tensor& q, const AttentionState& state) {
+  Tensor out = Zeros({q.shape[0], q.shape[1], q.shape[2], state.value_dim});
+  for (int64_t row = 0; row < state.rows; ++row) {
+    for (int64_t e = 0; e < state.value_dim; ++e) {
+      size_t at = static_cast<size_t>(row * state.value_dim + e);
+      out.data[at] = state.out[at] / state.sum[static_cast<size_t>(row)];
+    }
+  }
+  return out;
+}
+
+Tensor Attention(const Tensor& q, const std::vector<std::pair<const Tensor*, const Tensor*>>& kv_blocks) {
+  const int64_t dv = kv_blocks.front().second->shape[3];
+  AttentionState state(q.shape[0] * q.shape[1] * q.shape[2], dv);
+  for (const auto& [k, v] : kv_blocks) AttendBlock(q, *k, *v, state);
+  return FinishAttention(q, state);
+}
+
+Tensor Norm(pir::OpKind kind, const Tensor& x, const Tensor* weight, const Tensor* bias, double eps) {
+  Tensor out = Zeros(x.shape);
+  const int64_t n = x.shape.empty() ? 1 : x.shape.back();
+  const int64_t rows = n ? x.NumElements() / n : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* in = &x.data[static_cast<size_t>(r * n)];
+    double mean = 0, square = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      mean += in[i];
+      square += in[i] * in[i];
+    }
+    mean /= static_cast<double>(n);
+    square /= static_cast<double>(n);
+    double center = kind == pir::OpKind::kLayerNorm ? mean : 0.0;
+    double variance = kind == pir::OpKind::kLayerNorm ? square - mean * mean : square;
+    double inv = 1.0 / std::sqrt(variance + eps);
+    for (int64_t i = 0; i < n; ++i) {
+      double y = (in[i] - center) * inv;
+      if (weight) y *= weight->data[static_cast<size_t>(i)];
+      if (bias) y += bias->data[static_cast<size_t>(i)];
+      out.data[static_cast<size_t>(r * n + i)] = y;
+    }
+  }
+  return out;
+}
+
+StatusOr<double> UnaryValue(pir::OpKind kind, double x) {
+  switch (kind) {
+    case pir::OpKind::kGeluTanh: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
+    case pir::OpKind::kGelu: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case pir::OpKind::kSilu: return x / (1 + std::exp(-x));
+    case pir::OpKind::kSigmoid: return 1 / (1 + std::exp(-x));
+    case pir::OpKind::kExp: return std::exp(x);
+    case pir::OpKind::kTanh: return std::tanh(x);
+    case pir::OpKind::kRsqrt: return 1 / std::sqrt(x);
+    case pir::OpKind::kNeg: return -x;
+    case pir::OpKind::kConvert: return x;
+    default: return Unimplemented("not a unary op");
+  }
+}
+
+StatusOr<Tensor> Binary(pir::OpKind kind, const Tensor& a, const Tensor& b) {
+  const size_t rank = std::max(a.shape.size(), b.shape.size());
+  auto padded = [&](const Shape& s) {
+    Shape p(rank - s.size(), 1);
+    p.insert(p.end(), s.begin(), s.end());
+    return p;
+  };
+  Shape sa = padded(a.shape), sb = padded(b.shape), out_shape(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1) {
+      return InvalidArgument("shapes " + pir::ShapeString(a.shape) + " and " + pir::ShapeString(b.shape) + " do not broadcast");
+    }
+    out_shape[d] = std::max(sa[d], sb[d]);
+  }
+  std::vector<int64_t> st_a = Strides(sa), st_b = Strides(sb);
+  for (size_t d = 0; d < rank; ++d) {
+    if (sa[d] == 1) st_a[d] = 0;
+    if (sb[d] == 1) st_b[d] = 0;
+  }
+  Tensor out = Zeros(out_shape);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t flat = 0; flat < out.NumElements(); ++flat, Next(index, out_shape)) {
+    int64_t ia = 0, ib = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      ia += index[d] * st_a[d];
+      ib += index[d] * st_b[d];
+    }
+    double x = a.data[static_cast<size_t>(ia)], y = b.data[static_cast<size_t>(ib)];
+    double r = 0;
+    switch (kind) {
+      case pir::OpKind::kAdd: r = x + y; break;
+      case pir::OpKind::kSub: r = x - y; break;
+      case pir::OpKind::kMul: r = x * y; break;
+      case pir::OpKind::kDiv: r = x / y; break;
+      case pir::OpKind::kMax: r = std::max(x, y); break;
+      default: return Unimplemented("not a binary op");
+    }
+    out.data[static_cast<size_t>(flat)] = r;
+  }
+  return out;
+}
+
+// Pairs (2i, 2i+1) of the head dim rotate by the angle whose cosine and sine
+// are table[l][2i] and table[l][2i+1].
+Tensor Rope(const Tensor& x, const Tensor& table) {
+  Tensor out = Zeros(x.shape);
+  const int64_t batch = x.shape[0], seq = x.shape[1], heads = x.shape[2], dim = x.shape[3];
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t l = 0; l < seq; ++l) {
+      for (int64_t h = 0; h < heads; ++h) {
+        size_t base = static_cast<size_t>(((b * seq + l) * heads + h) * dim);
+        for (int64_t i = 0; i + 1 < dim; i += 2) {
+          double c = table.data[static_cast<size_t>(l * dim + i)], s = table.data[static_cast<size_t>(l * dim + i + 1)];
+          double x0 = x.data[base + static_cast<size_t>(i)], x1 = x.data[base + static_cast<size_t>(i) + 1];
+          out.data[base + static_cast<size_t>(i)] = x0 * c - x1 * s;
+          out.data[base + static_cast<size_t>(i) + 1] = x0 * s + x1 * c;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Tensor Softmax(const Tensor& x, int64_t axis) {
+  Tensor out = Zeros(x.shape);
+  const int64_t n = x.shape[static_cast<size_t>(axis)];
+  const int64_t inner = Strides(x.shape)[static_cast<size_t>(axis)];
+  const int64_t outer = n * inner != 0 ? x.NumElements() / (n * inner) : 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      auto at = [&](int64_t i) { return static_cast<size_t>((o * n + i) * inner + in); };
+      double m = -std::numeric_limits<double>::infinity(), sum = 0;
+      for (int64_t i = 0; i < n; ++i) m = std::max(m, x.data[at(i)]);
+      for (int64_t i = 0; i < n; ++i) sum += std::exp(x.data[at(i)] - m);
+      for (int64_t i = 0; i < n; ++i) out.data[at(i)] = std::exp(x.data[at(i)] - m) / sum;
+    }
+  }
+  return out;
+}
+
+// Out element at `index` reads the operand at map(index).
+template <typename Map>
+Tensor Gathered(const Tensor& x, const Shape& out_shape, Map map) {
+  Tensor out = Zeros(out_shape);
+  std::vector<int64_t> st = Strides(x.shape), index(out_shape.size(), 0), source(x.shape.size());
+  for (int64_t flat = 0; flat < out.NumElements(); ++flat, Next(index, out_shape)) {
+    map(index, source);
+    int64_t at = 0;
+    for (size_t d = 0; d < source.size(); ++d) at += source[d] * st[d];
+    out.data[static_cast<size_t>(flat)] = x.data[static_cast<size_t>(at)];
+  }
+  return out;
+}
+
+StatusOr<Tensor> Reduce(const Tensor& x, const pir::Attributes& attrs, const Shape& global_shape) {
+  std::vector<int64_t> dims = attrs.GetInts("dims").value_or(std::vector<int64_t>{});
+  std::string kind = attrs.GetString("kind").value_or("sum");
+  std::set<int64_t> reduced(dims.begin(), dims.end());
+  Shape out_shape;
+  int64_t count = 1;
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    if (reduced.count(static_cast<int64_t>(d))) {
+      count *= global_shape[d];
+    } else {
+      out_shape.push_back(x.shape[d]);
+    }
+  }
+  Tensor out = Zeros(out_shape);
+  if (kind == "max") std::fill(out.data.begin(), out.data.end(), -std::numeric_limits<double>::infinity());
+  std::vector<int64_t> out_st = Strides(out_shape), index(x.shape.size(), 0);
+  for (int64_t flat = 0; flat < x.NumElements(); ++flat, Next(index, x.shape)) {
+    int64_t at = 0;
+    for (size_t d = 0, o = 0; d < index.size(); ++d) {
+      if (!reduced.count(static_cast<int64_t>(d))) at += index[d] * out_st[o++];
+    }
+    double& r = out.data[static_cast<size_t>(at)];
+    double v = x.data[static_cast<size_t>(flat)];
+    r = kind == "max" ? std::max(r, v) : r + v;
+  }
+  if (kind == "mean") {
+    for (double& r : out.data) r /= static_cast<double>(count);
+  }
+  return out;
+}
+
+// Runs one op on tensors: whole ones (reference) or one device's blocks.
+StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const Tensor*>& in, const KernelContext& ctx) {
+  const Shape& result_shape = ctx.result_shapes.at(0);
+  const pir::Attributes& attrs = op.attrs;
+  auto one = [](StatusOr<Tensor> t) -> StatusOr<std::vector<Tensor>> {
+    if (!t.ok()) return t.status();
+    return std::vector<Tensor>{std::move(t).value()};
+  };
+  switch (pir::GetOpKindInfo(op.kind).family) {
+    case pir::OpFamily::kEinsum:
+      return one(Einsum(attrs.GetString("eq").value_or(""), *in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
+                        ctx.add_bias));
+    case pir::OpFamily::kAttention: return one(Attention(*in[0], {{in[1], in[2]}}));
+    case pir::OpFamily::kNorm: {
+      const Tensor* weight = in.size() > 1 ? in[1] : nullptr;
+      const Tensor* bias = in.size() > 2 ? in[2] : nullptr;
+      return one(Norm(op.kind, *in[0], weight, bias, attrs.GetFloat("eps").value_or(1e-5)));
+    }
+    case pir::OpFamily::kUnary: {
+      Tensor out = *in[0];
+      for (double& v : out.data) {
+        AZ_ASSIGN_OR_RETURN(v, UnaryValue(op.kind, v));
+      }
+      return one(std::move(out));
+    }
+    case pir::OpFamily::kBinary: return one(Binary(op.kind, *in[0], *in[1]));
+    case pir::OpFamily::kRope: return one(Rope(*in[0], *in[1]));
+    case pir::OpFamily::kSoftmax: {
+      int64_t axis = pir::NormalizeAxis(attrs.GetInt("axis").value_or(-1), static_cast<int64_t>(in[0]->shape.size()))
+                         .value_or(0);
+      return one(Softmax(*in[0], axis));
+    }
+    case pir::OpFamily::kBroadcast: {
+      std::vector<int64_t> dims = attrs.GetInts("dims").value_or(std::vector<int64_t>{});
+      const Tensor& x = *in[0];
+      return one(Gathered(x, result_shape, [&](const std::vector<int64_t>& index, std::vector<int64_t>& source) {
+        for (size_t i = 0; i < dims.size(); ++i) source[i] = x.shape[i] == 1 ? 0 : index[static_cast<size_t>(dims[i])];
+      }));
+    }
+    case pir::OpFamily::kReshape: {
+      if (Product(result_shape) != in[0]->NumElements()) {
+        return Unimplemented("reshape of a block of " + pir::ShapeString(in[0]->shape) + " to " + pir::ShapeString(result_shape) +
+                             " (padded shards cannot be bitcast)");
+      }
+      return one(Tensor{result_shape, in[0]->data});
+    }
+    case pir::OpFamily::kTranspose: {
+      std::vector<int64_t> perm = attrs.GetInts("perm").value_or(std::vector<int64_t>{});
+      Shape shape;
+      for (int64_t p : perm) shape.push_back(in[0]->shape[static_cast<size_t>(p)]);
+      return one(Gathered(*in[0], shape, [&](const std::vector<int64_t>& index, std::vector<int64_t>& source) {
+        for (size_t i = 0; i < perm.size(); ++i) source[static_cast<size_t>(perm[i])] = index[i];
+      }));
+    }
+    case pir::OpFamily::kConcat: {
+      const size_t axis = static_cast<size_t>(
+          pir::NormalizeAxis(attrs.GetInt("axis").value_or(0), static_cast<int64_t>(in[0]->shape.size())).value_or(0));
+      Shape shape = in[0]->shape;
+      shape[axis] = 0;
+      for (const Tensor* t : in) shape[axis] += t->shape[axis];
+      Tensor out = Zeros(shape);
+      std::vector<int64_t> out_st = Strides(shape);
+      int64_t offset = 0;
+      for (const Tensor* t : in) {
+        std::vector<int64_t> index(t->shape.size(), 0);
+        for (int64_t flat = 0; flat < t->NumElements(); ++flat, Next(index, t->shape)) {
+          int64_t at = 0;
+          for (size_t d = 0; d < index.size(); ++d) at += (index[d] + (d == axis ? offset : 0)) * out_st[d];
+          out.data[static_cast<size_t>(at)] = t->data[static_cast<size_t>(flat)];
+        }
+        offset += t->shape[axis];
+      }
+      return one(std::move(out));
+    }
+    case pir::OpFamily::kSlice: {
+      std::vector<int64_t> start = attrs.GetInts("start").value_or(std::vector<int64_t>{});
+      std::vector<int64_t> stride =
+          attrs.GetInts("stride").value_or(std::vector<int64_t>(in[0]->shape.size(), 1));
+      return one(Gathered(*in[0], result_shape, [&](const std::vector<int64_t>& index, std::vector<int64_t>& source) {
+        for (size_t d = 0; d < index.size(); ++d) source[d] = start[d] + index[d] * stride[d];
+      }));
+    }
+    case pir::OpFamily::kReduce: return one(Reduce(*in[0], attrs, ctx.global_operand_shapes.at(0)));
+    case pir::OpFamily::kGather: {
+      const Tensor& table = *in[0];
+      const Tensor& indices = *in[1];
+      const int64_t row = table.shape[0] ? table.NumElements() / table.shape[0] : 0;
+      Tensor out = Zeros(result_shape);
+      for (int64_t i = 0; i < indices.NumElements(); ++i) {
+        int64_t r = static_cast<int64_t>(std::llround(indices.data[static_cast<size_t>(i)]));
+        if (r < 0 || r >= table.shape[0]) return InvalidArgument("gather index " + std::to_string(r) + " out of range");
+        std::copy_n(table.data.begin() + r * row, row, out.data.begin() + i * row);
+      }
+      return one(std::move(out));
+    }
+    case pir::OpFamily::kConv:
+    case pir::OpFamily::kCustom: break;
+  }
+  return Unimplemented("the interpreter does not run '" + std::string(pir::GetOpKindInfo(op.kind).name) + "' ('" +
+                       op.name + "')");
+}
+
+std::string OpLabel(const pir::Op& op) { return "op '" + op.name + "'"; }
+
+Status CheckLeaves(const pir::Graph& graph, const std::map<pir::ValueId, Tensor>& leaves) {
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    const pir::Value& v = graph.value(id);
+    if (v.role == pir::ValueRole::kActivation) continue;
+    auto it = leaves.find(id);
+    if (it == leaves.end()) return InvalidArgument("no data for leaf %" + std::to_string(id) + " '" + v.name + "'");
+    if (it->second.shape != v.type.shape || it->second.NumElements() != Product(v.type.shape)) {
+      return InvalidArgument("leaf '" + v.name + "' is " + v.type.ToString() + ", its data has shape " +
+                             pir::ShapeString(it->second.shape));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace az::compile::interpret
