@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/test_files.h"
+
 namespace az::net {
 namespace {
 
@@ -29,17 +31,10 @@ std::string SharedData(const std::string& relative) {
     GTEST_SKIP() << "../shared/data/" << relative << " is not here (a clone without the shared folder)"; \
   }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 FitReport Fit(const char* topology, const std::string& path) {
   auto t = hw::MakeTopology(topology);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
-  auto rows = ReadMeasurements(Slurp(path), path, CollectiveKind::kAllReduce, t->num_chips());
+  auto rows = ReadMeasurements(testing::ReadTextFile(path), path, CollectiveKind::kAllReduce, t->num_chips());
   EXPECT_TRUE(rows.ok()) << rows.status().ToString();
   auto report = FitCalibration(*t, *rows, DefaultCalibration(*t));
   EXPECT_TRUE(report.ok()) << report.status().ToString();
@@ -75,7 +70,7 @@ TEST(Calibration, ShippedDefaultsReproduceTheSweeps) {
     REQUIRE_SHARED_DATA(path, c.file);
     auto t = hw::MakeTopology(c.topology);
     ASSERT_TRUE(t.ok());
-    auto rows = ReadMeasurements(Slurp(path), path, CollectiveKind::kAllReduce, 8);
+    auto rows = ReadMeasurements(testing::ReadTextFile(path), path, CollectiveKind::kAllReduce, 8);
     ASSERT_TRUE(rows.ok());
     CollectiveModel model(*t, DefaultCalibration(*t));
     std::vector<double> errors;
@@ -122,7 +117,7 @@ TEST(Calibration, PinnedAlgorithmsFromTheByCollectiveFile) {
   REQUIRE_SHARED_DATA(path, "measurements/nccl_16GiB_1x8_h200_by_collective.csv");
   auto t = hw::MakeTopology("h200:8");
   ASSERT_TRUE(t.ok());
-  auto rows = ReadMeasurements(Slurp(path), path, CollectiveKind::kAllReduce, 8);
+  auto rows = ReadMeasurements(testing::ReadTextFile(path), path, CollectiveKind::kAllReduce, 8);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 4u);
   EXPECT_EQ((*rows)[0].algorithm, "nvls");

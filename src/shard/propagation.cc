@@ -22,14 +22,6 @@ struct OpState {
   std::vector<bool> assigned;  // by factor: decided (a seed, or axes taken once)
 };
 
-std::string ValueLabel(const pir::Graph& graph, pir::ValueId id) {
-  const pir::Value& v = graph.value(id);
-  std::string label = "value %" + std::to_string(id);
-  if (!v.name.empty()) return label + " \"" + v.name + "\"";
-  if (v.producer != pir::kNoOp) return label + " (result of '" + graph.op(v.producer).name + "')";
-  return label;
-}
-
 // Shardy's projection of one tensor's dims onto its factors: (factor, axes)
 // pairs, major factors first. See propagation.h for the rule.
 std::vector<std::pair<int, std::vector<int>>> ProjectOntoFactors(const pir::FactorRule& rule,
@@ -115,7 +107,7 @@ Status Propagator::Init(const Seeds& seeds) {
     if (!graph_.IsValidValue(id)) {
       return InvalidArgument("a seed names value %" + std::to_string(id) + ", which does not exist");
     }
-    const std::string label = ValueLabel(graph_, id);
+    const std::string label = pir::ValueLabel(graph_, id);
     if (static_cast<int64_t>(sharding.dims.size()) != graph_.type(id).rank()) {
       return InvalidArgument("the seed of " + label + " has rank " + std::to_string(sharding.dims.size()) +
                              ", the value " + graph_.type(id).ToString());
@@ -145,7 +137,7 @@ Status Propagator::Init(const Seeds& seeds) {
       return InvalidArgument("storage-only value %" + std::to_string(id) + " has no seed");
     }
     if (graph_.value(id).role == pir::ValueRole::kActivation) {
-      return InvalidArgument("storage-only " + ValueLabel(graph_, id) + " is an activation; only leaves are stored");
+      return InvalidArgument("storage-only " + pir::ValueLabel(graph_, id) + " is an activation; only leaves are stored");
     }
     values_[static_cast<size_t>(id)].storage_only = true;
   }
@@ -320,7 +312,7 @@ StatusOr<ShardingPlan> Propagator::Finish(const Seeds& seeds) {
       if (seed.dims[d].empty() || seed.dims[d] == produced.dims[d]) continue;
       const pir::Op& producer = graph_.op(value.producer);
       return InvalidArgument(
-          "the seed " + seed.ToString(mesh_) + " of " + ValueLabel(graph_, id) + " cannot be kept: '" + producer.name +
+          "the seed " + seed.ToString(mesh_) + " of " + pir::ValueLabel(graph_, id) + " cannot be kept: '" + producer.name +
           "' (" + std::string(pir::OpKindName(producer.kind)) + ") produces it " + produced.ToString(mesh_) +
           " under its rule " + rules_[static_cast<size_t>(value.producer)].ToString() + " and sharding " +
           OpShardingToString(rules_[static_cast<size_t>(value.producer)],

@@ -280,14 +280,6 @@ std::string OpShardingToString(const pir::FactorRule& rule, const OpSharding& op
 
 namespace {
 
-std::string ValueLabel(const pir::Graph& graph, pir::ValueId id) {
-  const pir::Value& v = graph.value(id);
-  std::string label = "value %" + std::to_string(id);
-  if (!v.name.empty()) return label + " \"" + v.name + "\"";
-  if (v.producer != pir::kNoOp) return label + " (result of '" + graph.op(v.producer).name + "')";
-  return label;
-}
-
 Status CheckTensorSharding(const Mesh& mesh, const TensorSharding& s, int64_t rank) {
   if (static_cast<int64_t>(s.dims.size()) != rank) {
     return InvalidArgument("has a sharding of rank " + std::to_string(s.dims.size()) + " for a tensor of rank " +
@@ -376,9 +368,9 @@ Status VerifyPlan(const pir::Graph& graph, const ShardingPlan& plan) {
     const pir::Value& value = graph.value(id);
     const TensorSharding& s = plan.values[static_cast<size_t>(id)];
     Status status = CheckTensorSharding(mesh, s, value.type.rank());
-    if (!status.ok()) return InvalidArgument(ValueLabel(graph, id) + " " + status.message());
+    if (!status.ok()) return InvalidArgument(pir::ValueLabel(graph, id) + " " + status.message());
     if (value.role != pir::ValueRole::kActivation) {
-      if (!s.partial.empty()) return InvalidArgument(ValueLabel(graph, id) + " is a leaf but has partial axes");
+      if (!s.partial.empty()) return InvalidArgument(pir::ValueLabel(graph, id) + " is a leaf but has partial axes");
       continue;
     }
     const pir::Op& producer = graph.op(value.producer);
@@ -387,7 +379,7 @@ Status VerifyPlan(const pir::Graph& graph, const ShardingPlan& plan) {
     TensorSharding produced = ProducedResultSharding(plan.rules[static_cast<size_t>(value.producer)],
                                                      plan.ops[static_cast<size_t>(value.producer)], index);
     if (produced != s) {
-      return InvalidArgument(ValueLabel(graph, id) + " is sharded " + s.ToString(mesh) + " but '" + producer.name +
+      return InvalidArgument(pir::ValueLabel(graph, id) + " is sharded " + s.ToString(mesh) + " but '" + producer.name +
                              "' produces it " + produced.ToString(mesh));
     }
   }

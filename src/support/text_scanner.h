@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace az {
 
@@ -35,6 +36,29 @@ class TextScanner {
   // At an opening quote: consumes the string and decodes it into `value`.
   // False, with `error` located at the problem, for a malformed string.
   bool ScanQuotedString(std::string* value, ScanError* error);
+
+  // A token of a format's Token type (support/token_parser.h) spelled by
+  // text_[begin, pos_).
+  template <typename Token>
+  Token MakeToken(decltype(Token{}.kind) kind, size_t begin, int line, int col, std::string text = {}) const {
+    Token token;
+    token.kind = kind;
+    token.spelling = text_.substr(begin, pos_ - begin);
+    token.text = std::move(text);
+    token.line = line;
+    token.col = col;
+    return token;
+  }
+  // A lexical error: a token of kind kError whose text is the message.
+  template <typename Token>
+  Token ErrorToken(int line, int col, std::string message) const {
+    Token token;
+    token.kind = decltype(Token{}.kind)::kError;
+    token.text = std::move(message);
+    token.line = line;
+    token.col = col;
+    return token;
+  }
 
   std::string_view text_;
   size_t pos_ = 0;

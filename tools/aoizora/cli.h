@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "frontend/zoo/zoo.h"
+#include "hw/topology.h"
 #include "tools/aoizora/commands.h"
 
 namespace az::cli {
@@ -15,6 +16,12 @@ namespace az::cli {
 struct CommandContext {
   int exit_code = 0;
 };
+
+// Prints "aoizora: <message>" on stderr; returns the user-error exit code 1.
+int Fail(const Status& status);
+StatusOr<std::string> ReadFile(const std::string& path);
+// A named system ("v5e:2x4", "h100:8") or, ending in .json, a topology file.
+StatusOr<hw::Topology> LoadTopology(const std::string& spec);
 
 // --model and the video flags, and their resolution against the zoo.
 CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags);

@@ -21,11 +21,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-int Fail(const Status& status) {
-  fmt::print(stderr, "aoizora: {}\n", status.message());
-  return 1;
-}
-
 std::string WithCommas(int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n);
   std::string out;
@@ -43,14 +38,6 @@ std::string Percent(Flops part, Flops whole) {
 ordered_json CostJson(const pir::OpCost& c) {
   return {{"matmul", c.matmul.value()}, {"attention", c.attention.value()}, {"other", c.other.value()},
           {"bytes_read", c.bytes_read.value()}, {"bytes_written", c.bytes_written.value()}};
-}
-
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 int InspectPirFile(const InspectArgs& args) {
@@ -176,6 +163,26 @@ int RunInspect(const InspectArgs& args) {
              FormatBytes(fwd.activation_peak_bytes), FormatBytes(fwd.activation_total_bytes));
   fmt::print("graph            forward {} ops, step {} ops\n", fwd.num_ops, stp.num_ops);
   return 0;
+}
+
+int Fail(const Status& status) {
+  fmt::print(stderr, "aoizora: {}\n", status.message());
+  return 1;
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot open '" + path + "'");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+StatusOr<hw::Topology> LoadTopology(const std::string& spec) {
+  bool json = spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".json") == 0;
+  if (!json) return hw::MakeTopology(spec);
+  AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(spec));
+  return hw::LoadTopologyJson(text, spec);
 }
 
 StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags) {

@@ -28,11 +28,6 @@ struct CompileArgs : ModelFlags {
   bool no_async = false;
 };
 
-int Fail(const Status& status) {
-  fmt::print(stderr, "aoizora: {}\n", status.message());
-  return 1;
-}
-
 int RunCompile(const CompileArgs& args) {
   auto config = ResolveModelFlags(args);
   if (!config.ok()) return Fail(config.status());

@@ -17,19 +17,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-StatusOr<std::string> Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-int Fail(const Status& status) {
-  fmt::print(stderr, "aoizora: {}\n", status.message());
-  return 1;
-}
-
 struct TopologyArgs {
   std::string topology;
   std::vector<std::string> fail_links, fail_chips;
@@ -42,20 +29,14 @@ struct TopologyArgs {
     cmd->add_option("--fail-chip", fail_chips, "A failed chip; repeatable");
   }
   StatusOr<hw::Topology> Load() const {
-    StatusOr<hw::Topology> t = InvalidArgument("");
-    if (topology.size() > 5 && topology.substr(topology.size() - 5) == ".json") {
-      AZ_ASSIGN_OR_RETURN(std::string text, Slurp(topology));
-      t = hw::LoadTopologyJson(text, topology);
-    } else {
-      t = hw::MakeTopology(topology);
-    }
+    StatusOr<hw::Topology> t = LoadTopology(topology);
     if (!t.ok()) return t.status();
     AZ_RETURN_IF_ERROR(hw::ApplyFailures(*t, fail_links, fail_chips));
     return t;
   }
   StatusOr<net::Calibration> LoadCalibration(const hw::Topology& t) const {
     if (calibration.empty()) return net::DefaultCalibration(t);
-    AZ_ASSIGN_OR_RETURN(std::string text, Slurp(calibration));
+    AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(calibration));
     return net::CalibrationFromJson(text, calibration);
   }
 };
@@ -187,7 +168,7 @@ int RunCalibrate(const CalibrateArgs& args) {
   if (!start.ok()) return Fail(start.status());
   auto kind = net::ParseCollectiveKind(args.kind);
   if (!kind.ok()) return Fail(kind.status());
-  auto text = Slurp(args.measurements);
+  auto text = ReadFile(args.measurements);
   if (!text.ok()) return Fail(text.status());
   auto rows = net::ReadMeasurements(*text, args.measurements, *kind, topology->num_chips());
   if (!rows.ok()) return Fail(rows.status());

@@ -34,25 +34,6 @@ struct TopoListArgs {
 
 constexpr int kAdjacencyMaxChips = 64;
 
-int Fail(const Status& status) {
-  fmt::print(stderr, "aoizora: {}\n", status.message());
-  return 1;
-}
-
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// A name from the catalog, or a JSON file when T ends in .json.
-StatusOr<hw::Topology> LoadTopology(const std::string& spec) {
-  if (!EndsWith(spec, ".json")) return hw::MakeTopology(spec);
-  std::ifstream in(spec, std::ios::binary);
-  if (!in) return NotFound("cannot open topology file '" + spec + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return hw::LoadTopologyJson(buffer.str(), spec);
-}
-
 std::string FormatRate(FlopRate rate) {
   return rate.value() == 0 ? "not sourced" : fmt::format("{:g} TFLOP/s", rate.value() / 1e12);
 }

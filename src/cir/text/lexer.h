@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "support/text_scanner.h"
+#include "support/token_parser.h"
 
 namespace az::cir {
 
@@ -40,13 +41,7 @@ enum class TokenKind {
   kLessEqual,  // <=
 };
 
-struct Token {
-  TokenKind kind = TokenKind::kEof;
-  std::string_view spelling;  // the raw source bytes of the token
-  std::string text;           // see TokenKind
-  int line = 1;
-  int col = 1;
-};
+using Token = BasicToken<TokenKind>;  // `text` as TokenKind says
 
 // "'}'", "identifier 'foo'", "end of input": a token for "expected X, found Y".
 std::string DescribeToken(const Token& token);

@@ -11,6 +11,7 @@
 
 #include "cir/text/lexer.h"
 #include "support/diagnostic.h"
+#include "support/token_parser.h"
 
 namespace az::cir {
 
@@ -37,12 +38,9 @@ struct PendingStart {
   Token token;  // the start's name, for the error
 };
 
-class Parser {
+class Parser : public TokenParser<Lexer, Token> {
  public:
-  Parser(std::string_view text, std::string file_name)
-      : source_(std::move(file_name), std::string(text)), lexer_(source_.text()) {
-    Advance();
-  }
+  Parser(std::string_view text, std::string file_name) : TokenParser(text, std::move(file_name)) {}
 
   StatusOr<Program> Parse() {
     AZ_RETURN_IF_ERROR(ParseProgramBody());
@@ -50,66 +48,10 @@ class Parser {
     return std::move(program_);
   }
 
-  const SourceBuffer& source() const { return source_; }
-
  private:
-  // ------------------------------------------------------------ tokens
-  void Advance() {
-    if (tok_.kind != TokenKind::kEof) {
-      prev_end_line_ = tok_.line;
-      prev_end_col_ = tok_.col + static_cast<int>(tok_.spelling.size());
-    }
-    tok_ = lexer_.Next();
-  }
-  bool At(TokenKind kind) const { return tok_.kind == kind; }
-  bool AtKeyword(std::string_view word) const { return tok_.kind == TokenKind::kIdent && tok_.text == word; }
-
-  SourceLocation Loc(const Token& token) const { return SourceLocation::Text(source_.name(), token.line, token.col); }
-  Status ErrorAt(const Token& token, const std::string& message, StatusCode code = StatusCode::kParseError) const {
-    return LocatedError(code, Loc(token), message, &source_);
-  }
-  // An error about the current token. A lexical error there wins: it is the
-  // real problem. At the end of input the caret goes just after the last
-  // token, where the missing text belongs.
-  Status ErrorHere(const std::string& message) const {
-    if (tok_.kind == TokenKind::kError) return ErrorAt(tok_, tok_.text);
-    if (tok_.kind == TokenKind::kEof && prev_end_line_ > 0) {
-      return LocatedError(StatusCode::kParseError, SourceLocation::Text(source_.name(), prev_end_line_, prev_end_col_),
-                          message, &source_);
-    }
-    return ErrorAt(tok_, message);
-  }
-  Status Expected(const std::string& what) const {
-    return ErrorHere("expected " + what + ", found " + DescribeToken(tok_));
-  }
-  Status Expect(TokenKind kind, const char* what) {
-    if (!At(kind)) return Expected(what);
-    Advance();
-    return Status::Ok();
-  }
-  Status ExpectKeyword(std::string_view word) {
-    if (!AtKeyword(word)) return Expected("'" + std::string(word) + "'");
-    Advance();
-    return Status::Ok();
-  }
-
   // ------------------------------------------------------------ literals
-  StatusOr<int64_t> ParseInt(const char* what) {
-    if (!At(TokenKind::kInt)) return Expected(what);
-    int64_t value = 0;
-    const char* begin = tok_.spelling.data();
-    const char* end = begin + tok_.spelling.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "integer literal out of range");
-    Advance();
-    return value;
-  }
-  StatusOr<std::string> ParseString(const char* what) {
-    if (!At(TokenKind::kString)) return Expected(what);
-    std::string value = std::move(tok_.text);
-    Advance();
-    return value;
-  }
+
+
   // A device id or an iota size: 0 <= value <= 2^20.
   StatusOr<int> ParseGroupInt(const char* what) {
     Token token = tok_;
@@ -523,11 +465,6 @@ class Parser {
     return Status::Ok();
   }
 
-  SourceBuffer source_;
-  Lexer lexer_;
-  Token tok_;
-  int prev_end_line_ = 0;
-  int prev_end_col_ = 0;
   Program program_;
   std::map<int64_t, int> ids_;                  // text buffer number -> buffer id
   std::unordered_map<std::string, int> names_;  // instruction name -> index

@@ -13,6 +13,8 @@
 #include "cir/text/lexer.h"
 #include "cir/text/parser.h"
 #include "cir/text/printer.h"
+#include "support/test_files.h"
+#include "support/text_mutation.h"
 
 namespace az::cir {
 namespace {
@@ -20,21 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using pir::DType;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::vector<fs::path> CirFiles(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".cir") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<fs::path> CirFiles(const fs::path& dir) { return testing::FilesWithExtension(dir, ".cir"); }
 
 fs::path GoldenDir() { return fs::path(AZ_SOURCE_DIR) / "tests" / "golden" / "cir"; }
 
@@ -427,7 +415,7 @@ TEST(CirGolden, EveryFileRoundTripsByteIdenticalAndVerifies) {
   ASSERT_GE(files.size(), 4u) << GoldenDir();
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
-    std::string text = ReadFile(path);
+    std::string text = testing::ReadTextFile(path);
     StatusOr<Program> program = ParseAndVerifyProgram(text, path.filename().string());
     ASSERT_TRUE(program.ok()) << program.status().message();
     EXPECT_EQ(PrintProgram(*program), text);
@@ -437,7 +425,7 @@ TEST(CirGolden, EveryFileRoundTripsByteIdenticalAndVerifies) {
 
 // The golden Ulysses step, summarized: the numbers follow from its text.
 TEST(CirGolden, UlyssesSummary) {
-  StatusOr<Program> program = ParseAndVerifyProgram(ReadFile(GoldenDir() / "ulysses.cir"));
+  StatusOr<Program> program = ParseAndVerifyProgram(testing::ReadTextFile(GoldenDir() / "ulysses.cir"));
   ASSERT_TRUE(program.ok()) << program.status().message();
   ProgramSummary s = Summarize(*program);
   EXPECT_EQ(s.kernels, 2);
@@ -465,7 +453,7 @@ TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
   ASSERT_GE(files.size(), 30u);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
-    std::string text = ReadFile(path);
+    std::string text = testing::ReadTextFile(path);
     std::string first = text.substr(0, text.find('\n'));
     const std::string tag = "// expected-error@";
     ASSERT_EQ(first.rfind(tag, 0), 0u) << first;
@@ -508,19 +496,9 @@ TEST(CirParser, SeededMutationsKeepTheFuzzProperty) {
   const std::string alphabet = "%\"{}[]()<>,=-T0123456789 \n/\\x";
   int parsed_count = 0;
   for (const fs::path& path : CirFiles(GoldenDir())) {
-    const std::string original = ReadFile(path);
+    const std::string original = testing::ReadTextFile(path);
     for (int trial = 0; trial < 300; ++trial) {
-      std::string text = original;
-      int edits = 1 + static_cast<int>(rng() % 4);
-      for (int e = 0; e < edits && !text.empty(); ++e) {
-        size_t at = rng() % text.size();
-        switch (rng() % 4) {
-          case 0: text.erase(at, 1 + rng() % 8); break;
-          case 1: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-          case 2: text[at] = static_cast<char>(rng() % 256); break;
-          default: text.insert(at, text.substr(rng() % text.size(), rng() % 16)); break;
-        }
-      }
+      std::string text = MutateText(original, rng, alphabet);
       StatusOr<Program> program = ParseProgram(text, "mutant.cir");
       if (!program.ok()) {
         EXPECT_EQ(program.status().message().rfind("mutant.cir:", 0), 0u) << program.status().message();

@@ -356,13 +356,6 @@ StatusOr<Held> Reshard(const Mesh& mesh, const pir::TensorType& type, const Held
   return cur;
 }
 
-int FactorIndex(const pir::FactorRule& rule, const std::string& name) {
-  for (size_t i = 0; i < rule.factors.size(); ++i) {
-    if (rule.factors[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 class Simulation {
  public:
   Simulation(const pir::Graph& graph, const shard::ShardingPlan& plan, const PartitionedOptions& options)
@@ -467,8 +460,8 @@ class Simulation {
   // that no sum completes.
   StatusOr<std::vector<int>> RingAxes(const pir::FactorRule& rule, const shard::OpSharding& sharding,
                                       const std::vector<Held>& operands) const {
-    const auto& kv = sharding.factor_axes[static_cast<size_t>(FactorIndex(rule, "kv"))];
-    const auto& q = sharding.factor_axes[static_cast<size_t>(FactorIndex(rule, "q"))];
+    const auto& kv = sharding.factor_axes[static_cast<size_t>(rule.FindFactor("kv"))];
+    const auto& q = sharding.factor_axes[static_cast<size_t>(rule.FindFactor("q"))];
     for (int axis : kv) {
       if (std::find(q.begin(), q.end(), axis) == q.end()) {
         return Unimplemented("attention's key sequence is sharded on \"" + mesh_.axis_name(axis) +
@@ -476,7 +469,7 @@ class Simulation {
       }
     }
     if (!kv.empty() && operands[1].blocks[0].shape[1] * mesh_.AxesSize(kv) != rule.factors[static_cast<size_t>(
-                                                                                      FactorIndex(rule, "kv"))].size) {
+                                                                                      rule.FindFactor("kv"))].size) {
       return Unimplemented("ring attention over padded key blocks (padding would need masking)");
     }
     return kv;

@@ -43,13 +43,6 @@ cir::BufferKind BufferKindOf(pir::ValueRole role) {
   return cir::BufferKind::kActivation;
 }
 
-int FactorIndex(const pir::FactorRule& rule, const std::string& name) {
-  for (size_t i = 0; i < rule.factors.size(); ++i) {
-    if (rule.factors[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 class Lowering {
  public:
   Lowering(const pir::Graph& graph, const shard::ShardingPlan& plan) : graph_(graph), plan_(plan), mesh_(plan.mesh) {}
@@ -151,7 +144,7 @@ class Lowering {
       return Status::Ok();
     }
     if (op.kind == pir::OpKind::kAttention) {
-      int kv = FactorIndex(rule, "kv"), q = FactorIndex(rule, "q");
+      int kv = rule.FindFactor("kv"), q = rule.FindFactor("q");
       const auto& kv_axes = sharding.factor_axes[static_cast<size_t>(kv)];
       const auto& q_axes = sharding.factor_axes[static_cast<size_t>(q)];
       bool ring = !kv_axes.empty() && std::all_of(kv_axes.begin(), kv_axes.end(), [&](int a) {

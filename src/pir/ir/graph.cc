@@ -40,4 +40,12 @@ const Mesh* Graph::FindMesh(std::string_view name) const {
   return nullptr;
 }
 
+std::string ValueLabel(const Graph& graph, ValueId id) {
+  const Value& v = graph.value(id);
+  std::string label = "value %" + std::to_string(id);
+  if (!v.name.empty()) return label + " \"" + v.name + "\"";
+  if (v.producer != kNoOp) return label + " (result of '" + graph.op(v.producer).name + "')";
+  return label;
+}
+
 }  // namespace az::pir

@@ -99,4 +99,7 @@ class Graph {
   std::vector<ValueId> outputs_;
 };
 
+// "value %3 \"x\"" or "value %7 (result of 'blocks.0.q')": a value for messages.
+std::string ValueLabel(const Graph& graph, ValueId id);
+
 }  // namespace az::pir

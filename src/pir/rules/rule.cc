@@ -34,6 +34,13 @@ int64_t FactorRule::DimSize(const std::vector<int>& dim_factors) const {
   return size;
 }
 
+int FactorRule::FindFactor(std::string_view name) const {
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (factors[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 static void AppendTensors(std::string& out, const FactorRule& rule, const std::vector<TensorFactors>& tensors) {
   out += '(';
   for (size_t t = 0; t < tensors.size(); ++t) {

@@ -48,6 +48,8 @@ struct FactorRule {
   std::string ToString() const;
   // Product of the sizes of the factors of one dimension.
   int64_t DimSize(const std::vector<int>& dim_factors) const;
+  // The index of the factor named `name` ("kv", "h"), or -1.
+  int FindFactor(std::string_view name) const;
 };
 
 // Fluent builder used by the per-family rule functions.

@@ -26,22 +26,11 @@ std::string DescribeToken(const Token& token) {
 }
 
 Token Lexer::Make(TokenKind kind, size_t begin, int line, int col, std::string text) const {
-  Token token;
-  token.kind = kind;
-  token.spelling = text_.substr(begin, pos_ - begin);
-  token.text = std::move(text);
-  token.line = line;
-  token.col = col;
-  return token;
+  return MakeToken<Token>(kind, begin, line, col, std::move(text));
 }
 
 Token Lexer::Error(int line, int col, std::string message) const {
-  Token token;
-  token.kind = TokenKind::kError;
-  token.text = std::move(message);
-  token.line = line;
-  token.col = col;
-  return token;
+  return ErrorToken<Token>(line, col, std::move(message));
 }
 
 Token Lexer::Next() {

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "support/text_scanner.h"
+#include "support/token_parser.h"
 
 namespace az::pir {
 
@@ -41,13 +42,7 @@ enum class TokenKind {
   kEqual,
 };
 
-struct Token {
-  TokenKind kind = TokenKind::kEof;
-  std::string_view spelling;  // the raw source bytes of the token
-  std::string text;           // see TokenKind
-  int line = 1;
-  int col = 1;
-};
+using Token = BasicToken<TokenKind>;  // `text` as TokenKind says
 
 // True for [A-Za-z_][A-Za-z0-9_]*: the names that print without quotes.
 bool IsIdentifier(std::string_view s);

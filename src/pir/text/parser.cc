@@ -10,6 +10,7 @@
 
 #include "pir/text/lexer.h"
 #include "support/diagnostic.h"
+#include "support/token_parser.h"
 
 namespace az::pir {
 
@@ -25,12 +26,9 @@ constexpr size_t kMaxInputBytes = size_t{1} << 30;
 // (so that a message never carries raw control bytes).
 std::string ShowName(std::string_view name) { return IsIdentifier(name) ? std::string(name) : QuoteString(name); }
 
-class Parser {
+class Parser : public TokenParser<Lexer, Token> {
  public:
-  Parser(std::string_view text, std::string file_name)
-      : source_(std::move(file_name), std::string(text)), lexer_(source_.text()) {
-    Advance();
-  }
+  Parser(std::string_view text, std::string file_name) : TokenParser(text, std::move(file_name)) {}
 
   StatusOr<Graph> Parse() {
     Status status = ParseGraphBody();
@@ -39,70 +37,15 @@ class Parser {
   }
 
  private:
-  // ------------------------------------------------------------ tokens
-  void Advance() {
-    if (tok_.kind != TokenKind::kEof) {
-      prev_end_line_ = tok_.line;
-      prev_end_col_ = tok_.col + static_cast<int>(tok_.spelling.size());
-    }
-    tok_ = lexer_.Next();
-  }
-  bool At(TokenKind kind) const { return tok_.kind == kind; }
-  bool AtKeyword(std::string_view word) const { return tok_.kind == TokenKind::kIdent && tok_.text == word; }
-
-  SourceLocation Loc(const Token& token) const { return SourceLocation::Text(source_.name(), token.line, token.col); }
-  Status ErrorAt(const Token& token, const std::string& message, StatusCode code = StatusCode::kParseError) const {
-    return LocatedError(code, Loc(token), message, &source_);
-  }
-  // An error about the current token. A lexical error there wins: it is the
-  // real problem, and "expected X, found an invalid token" would hide it. At the
-  // end of input the caret goes just after the last token, where the missing
-  // text belongs (the end-of-input position often has no source line to show).
-  Status ErrorHere(const std::string& message) const {
-    if (tok_.kind == TokenKind::kError) return ErrorAt(tok_, tok_.text);
-    if (tok_.kind == TokenKind::kEof && prev_end_line_ > 0) {
-      return LocatedError(StatusCode::kParseError, SourceLocation::Text(source_.name(), prev_end_line_, prev_end_col_),
-                          message, &source_);
-    }
-    return ErrorAt(tok_, message);
-  }
-  Status Expected(const std::string& what) const {
-    return ErrorHere("expected " + what + ", found " + DescribeToken(tok_));
-  }
-  Status Expect(TokenKind kind, const char* what) {
-    if (!At(kind)) return Expected(what);
-    Advance();
-    return Status::Ok();
-  }
-  Status ExpectKeyword(std::string_view word) {
-    if (!AtKeyword(word)) return Expected("'" + std::string(word) + "'");
-    Advance();
-    return Status::Ok();
-  }
-
   // ------------------------------------------------------------ literals
-  StatusOr<int64_t> ParseInt(const char* what) {
-    if (!At(TokenKind::kInt)) return Expected(what);
-    int64_t value = 0;
-    const char* begin = tok_.spelling.data();
-    const char* end = begin + tok_.spelling.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "integer literal out of range");
-    Advance();
-    return value;
-  }
+
   StatusOr<int64_t> ParseNonNegativeInt(const char* what) {
     Token start = tok_;
     AZ_ASSIGN_OR_RETURN(int64_t value, ParseInt(what));
     if (value < 0) return ErrorAt(start, std::string(what) + " must be non-negative, got " + std::to_string(value));
     return value;
   }
-  StatusOr<std::string> ParseString(const char* what) {
-    if (!At(TokenKind::kString)) return Expected(what);
-    std::string value = std::move(tok_.text);
-    Advance();
-    return value;
-  }
+
 
   // ------------------------------------------------------------ values
   // A value number being defined; checks it is new (it is bound later, once
@@ -405,11 +348,6 @@ class Parser {
     return Status::Ok();
   }
 
-  SourceBuffer source_;
-  Lexer lexer_;
-  Token tok_;
-  int prev_end_line_ = 0;
-  int prev_end_col_ = 0;
   Graph graph_;
   std::map<int64_t, ValueId> ids_;  // text value number -> ValueId
 };

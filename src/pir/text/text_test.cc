@@ -18,27 +18,15 @@
 #include "pir/text/lexer.h"
 #include "pir/text/parser.h"
 #include "pir/text/printer.h"
+#include "support/test_files.h"
+#include "support/text_mutation.h"
 
 namespace az::pir {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::vector<fs::path> PirFiles(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".pir") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<fs::path> PirFiles(const fs::path& dir) { return testing::FilesWithExtension(dir, ".pir"); }
 
 fs::path GoldenDir() { return fs::path(AZ_SOURCE_DIR) / "tests" / "golden" / "pir"; }
 
@@ -440,7 +428,7 @@ TEST(PirGolden, EveryFileRoundTripsByteIdentical) {
   ASSERT_GE(files.size(), 4u) << GoldenDir();
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
-    std::string text = ReadFile(path);
+    std::string text = testing::ReadTextFile(path);
     StatusOr<Graph> graph = ParseGraph(text, path.filename().string());
     ASSERT_TRUE(graph.ok()) << graph.status().message();
     EXPECT_EQ(PrintGraph(*graph), text);
@@ -453,7 +441,7 @@ TEST(PirGolden, EveryFileRoundTripsByteIdentical) {
 TEST(PirGolden, EveryFileIsWellTyped) {
   for (const fs::path& path : PirFiles(GoldenDir())) {
     SCOPED_TRACE(path.filename().string());
-    StatusOr<Graph> graph = ParseGraph(ReadFile(path), path.filename().string());
+    StatusOr<Graph> graph = ParseGraph(testing::ReadTextFile(path), path.filename().string());
     ASSERT_TRUE(graph.ok()) << graph.status().message();
     for (const Op& op : graph->ops()) {
       auto inferred = InferResultTypes(op.kind, OperandTypes(*graph, op), op.attrs, ResultTypes(*graph, op));
@@ -468,7 +456,7 @@ TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
   ASSERT_GE(files.size(), 10u);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
-    std::string text = ReadFile(path);
+    std::string text = testing::ReadTextFile(path);
     // First line: "// expected-error@LINE:COL: message".
     std::string first = text.substr(0, text.find('\n'));
     const std::string tag = "// expected-error@";
@@ -502,19 +490,9 @@ TEST(PirParser, SeededMutationsKeepTheFuzzProperty) {
   const std::string alphabet = "%@\"{}[]()<>,:=-.e0123456789 \n/\\x";
   int parsed_count = 0;
   for (const fs::path& path : PirFiles(GoldenDir())) {
-    const std::string original = ReadFile(path);
+    const std::string original = testing::ReadTextFile(path);
     for (int trial = 0; trial < 300; ++trial) {
-      std::string text = original;
-      int edits = 1 + static_cast<int>(rng() % 4);
-      for (int e = 0; e < edits && !text.empty(); ++e) {
-        size_t at = rng() % text.size();
-        switch (rng() % 4) {
-          case 0: text.erase(at, 1 + rng() % 8); break;
-          case 1: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-          case 2: text[at] = static_cast<char>(rng() % 256); break;
-          default: text.insert(at, text.substr(rng() % text.size(), rng() % 16)); break;
-        }
-      }
+      std::string text = MutateText(original, rng, alphabet);
       StatusOr<Graph> graph = ParseGraph(text, "mutant.pir");
       if (!graph.ok()) {
         EXPECT_EQ(graph.status().message().rfind("mutant.pir:", 0), 0u) << graph.status().message();
