@@ -30,6 +30,7 @@
 //
 // VerifyProgram also checks, because the text form and the pricing rely on
 // them: 1 <= num_devices <= 2^20; instruction names non-empty and unique;
+// kernel dims: at most 8, each in [0, 2^40];
 // buffer shapes with non-negative dims, rank <= 64, at most 2^62 elements and
 // 2^62 bytes; a collective-permute has pairs (each device sends at most once
 // and receives at most once, ids in range) and no groups, every other
@@ -65,6 +66,8 @@ constexpr int64_t kMaxProgramInstructions = 1'000'000;
 constexpr int64_t kMaxBufferRank = 64;
 constexpr int64_t kMaxBufferElements = int64_t{1} << 62;
 constexpr int64_t kMaxBufferBytes = int64_t{1} << 62;
+constexpr size_t kMaxKernelDims = 8;
+constexpr int64_t kMaxKernelDim = int64_t{1} << 40;
 
 enum class BufferKind { kParameter, kInput, kActivation, kCommunication, kConstant };
 // The text keyword: "param", "input", "activation", "communication", "const".
@@ -98,6 +101,10 @@ struct Instruction {
   KernelKind kernel = KernelKind::kElementwise;
   Flops flops;
   Bytes bytes_read, bytes_written;
+  // The problem shape the compute model tiles (pir::ProblemDims: matmul and
+  // convolution {batch, m, n, k}, attention {batch * heads, q, kv, head dim});
+  // empty when unknown or not a matrix-unit kernel.
+  std::vector<int64_t> dims;
   // Collectives (kCollective, kCollectiveStart; a done repeats its start's kind).
   CollectiveKind collective = CollectiveKind::kAllReduce;
   Bytes collective_bytes;

@@ -194,6 +194,16 @@ class Verifier {
     NonNegative(index, "flops", k.flops.value());
     NonNegative(index, "bytes read", k.bytes_read.value());
     NonNegative(index, "bytes written", k.bytes_written.value());
+    if (k.dims.size() > kMaxKernelDims) {
+      Error(InstrLoc(index), "kernel has " + std::to_string(k.dims.size()) + " dims (at most " +
+                                 std::to_string(kMaxKernelDims) + ")");
+    }
+    for (int64_t d : k.dims) {
+      if (d < 0 || d > kMaxKernelDim) {
+        Error(InstrLoc(index), "kernel dim " + std::to_string(d) + " is out of range [0, 2^40]");
+        break;
+      }
+    }
   }
 
   void NonNegative(int index, const char* what, int64_t value) {

@@ -22,10 +22,12 @@ ordered_json Canonical(const Evidence& e) {
   j["parameter_bytes"] = e.parameter_bytes.value();
   ordered_json segments = ordered_json::array();
   for (const ComputeSegment& s : e.segments) {
-    segments.push_back({{"name", s.name},
-                        {"kind", kKernelKinds[static_cast<int>(s.kind)]},
-                        {"flops", s.flops.value()},
-                        {"bytes", s.bytes.value()}});
+    ordered_json segment = {{"name", s.name},
+                            {"kind", kKernelKinds[static_cast<int>(s.kind)]},
+                            {"flops", s.flops.value()},
+                            {"bytes", s.bytes.value()}};
+    if (!s.dims.empty()) segment["dims"] = s.dims;
+    segments.push_back(std::move(segment));
   }
   j["segments"] = segments;
   ordered_json collectives = ordered_json::array();
@@ -64,7 +66,7 @@ Evidence Extract(const cir::Program& program, const std::string& compiler) {
     switch (in.kind) {
       case cir::InstrKind::kKernel:
         e.schedule.push_back({EventType::kCompute, static_cast<int>(e.segments.size())});
-        e.segments.push_back({in.name, in.kernel, in.flops, in.bytes_read + in.bytes_written});
+        e.segments.push_back({in.name, in.kernel, in.flops, in.bytes_read + in.bytes_written, in.dims});
         break;
       case cir::InstrKind::kCollective:
       case cir::InstrKind::kCollectiveStart:
@@ -83,6 +85,54 @@ Evidence Extract(const cir::Program& program, const std::string& compiler) {
   e.parameter_bytes = summary.parameter_bytes;
   e.hash = ContentHash(e);
   return e;
+}
+
+Status Validate(const Evidence& e) {
+  auto fail = [](const std::string& path, const std::string& what) { return InvalidArgument(path + ": " + what); };
+  std::vector<int> segment_runs(e.segments.size(), 0);
+  // Per collective: 0 unseen, 1 started, 2 done or blocking.
+  std::vector<int> state(e.collectives.size(), 0);
+  for (size_t i = 0; i < e.schedule.size(); ++i) {
+    const Event& ev = e.schedule[i];
+    std::string path = "schedule[" + std::to_string(i) + "]";
+    size_t limit = ev.type == EventType::kCompute ? e.segments.size() : e.collectives.size();
+    if (ev.index < 0 || static_cast<size_t>(ev.index) >= limit) return fail(path, "index out of range");
+    size_t index = static_cast<size_t>(ev.index);
+    switch (ev.type) {
+      case EventType::kCompute:
+        if (segment_runs[index]++) return fail(path, "segment " + std::to_string(index) + " runs twice");
+        break;
+      case EventType::kBlocking:
+      case EventType::kStart:
+        if (state[index] != 0) return fail(path, "collective " + std::to_string(index) + " is issued twice");
+        state[index] = ev.type == EventType::kStart ? 1 : 2;
+        break;
+      case EventType::kDone:
+        if (state[index] != 1) {
+          return fail(path, "done of collective " + std::to_string(index) + " without a pending start");
+        }
+        state[index] = 2;
+        break;
+    }
+  }
+  for (size_t s = 0; s < e.segments.size(); ++s) {
+    if (!segment_runs[s]) return fail("segments[" + std::to_string(s) + "]", "never scheduled");
+  }
+  for (size_t c = 0; c < e.collectives.size(); ++c) {
+    std::string path = "collectives[" + std::to_string(c) + "]";
+    if (state[c] == 0) return fail(path, "never scheduled");
+    if (state[c] == 1) return fail(path, "started but never done");
+    const CollectiveRecord& r = e.collectives[c];
+    for (const auto& group : r.groups.groups) {
+      for (int id : group) {
+        if (id < 0 || id >= e.num_devices) return fail(path + ".groups", "device " + std::to_string(id) + " out of range");
+      }
+    }
+    for (auto [a, b] : r.pairs) {
+      if (a < 0 || b < 0 || a >= e.num_devices || b >= e.num_devices) return fail(path + ".pairs", "device out of range");
+    }
+  }
+  return Status::Ok();
 }
 
 std::string ContentHash(const Evidence& evidence) {
@@ -151,6 +201,18 @@ StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name) {
     AZ_RETURN_IF_ERROR(num(s, "bytes", path, &bytes));
     seg.flops = Flops(flops);
     seg.bytes = Bytes(bytes);
+    if (s.contains("dims")) {
+      const auto& dims = s["dims"];
+      if (!dims.is_array() || dims.size() > cir::kMaxKernelDims) {
+        return fail(path + ".dims", "expected an array of at most " + std::to_string(cir::kMaxKernelDims) + " integers");
+      }
+      for (const auto& d : dims) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > cir::kMaxKernelDim) {
+          return fail(path + ".dims", "expected integers in [0, 2^40]");
+        }
+        seg.dims.push_back(d.get<int64_t>());
+      }
+    }
     e.segments.push_back(std::move(seg));
   }
   if (!j.contains("collectives") || !j["collectives"].is_array()) return fail("collectives", "expected an array");
@@ -209,6 +271,8 @@ StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name) {
   AZ_RETURN_IF_ERROR(str(j, "hash", "", &hash));
   e.hash = ContentHash(e);
   if (hash != e.hash) return fail("hash", "does not match the content (" + e.hash + ")");
+  Status valid = Validate(e);
+  if (!valid.ok()) return ParseError(where + ": " + valid.message());
   return e;
 }
 

@@ -25,6 +25,7 @@ struct ComputeSegment {
   cir::KernelKind kind = cir::KernelKind::kElementwise;
   Flops flops;
   Bytes bytes;  // read + written
+  std::vector<int64_t> dims;  // cir::Instruction::dims (empty when unknown)
   bool operator==(const ComputeSegment&) const = default;
 };
 
@@ -60,6 +61,11 @@ struct Evidence {
 };
 
 Evidence Extract(const cir::Program& program, const std::string& compiler);
+// The schedule's invariants, which pricing relies on: every segment runs
+// exactly once; every collective is either one blocking event or one start
+// followed later by one done; collective groups and pairs name devices in
+// [0, num_devices). FromJson runs it; Extract's output always passes.
+Status Validate(const Evidence& evidence);
 std::string ToJson(const Evidence& evidence);
 StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name);
 std::string ContentHash(const Evidence& evidence);

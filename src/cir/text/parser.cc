@@ -327,6 +327,17 @@ class Parser : public TokenParser<Lexer, Token> {
       AZ_ASSIGN_OR_RETURN(instruction->groups, ParseGroups());
     } else if (key == "pairs") {
       AZ_ASSIGN_OR_RETURN(instruction->pairs, ParsePairs());
+    } else if (key == "dims") {
+      AZ_RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "'[' to start the dims"));
+      while (!At(TokenKind::kRBracket)) {
+        if (!instruction->dims.empty()) AZ_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' or ']' in the dims"));
+        if (instruction->dims.size() >= kMaxKernelDims) {
+          return ErrorHere("more than " + std::to_string(kMaxKernelDims) + " kernel dims");
+        }
+        AZ_ASSIGN_OR_RETURN(int64_t dim, ParseInt("a kernel dim"));
+        instruction->dims.push_back(dim);
+      }
+      Advance();
     } else {
       AZ_ASSIGN_OR_RETURN(int64_t value, ParseInt("an integer"));
       if (key == "flops") instruction->flops = Flops(value);
@@ -394,7 +405,7 @@ class Parser : public TokenParser<Lexer, Token> {
         instruction.kernel = *kernel;
         Advance();
         AZ_RETURN_IF_ERROR(ParseLists(&instruction));
-        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"flops", "read", "written", "origin"}, 3));
+        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"flops", "read", "written", "dims", "origin"}, 3));
         break;
       }
       case InstrKind::kCollective:

@@ -33,8 +33,10 @@
 //               | '[' INT ',' INT ']' '<=' '[' INT (',' INT)* ']' ('T' '(' INT (',' INT)* ')')?
 //   ids        := '{' (INT (',' INT)*)? '}'
 //   pairs      := '{' ('{' INT ',' INT '}' (',' '{' INT ',' INT '}')*)? '}'
+//   dims       := '[' (INT (',' INT)*)? ']'                  -- at most 8
 // Attributes, each at most once, in any order (the printer uses this one):
-//   kernel     flops = INT, read = INT, written = INT (all required), origin = STRING
+//   kernel     flops = INT, read = INT, written = INT (all required), dims = dims,
+//              origin = STRING
 //   collective bytes = INT and groups = groups (collective-permute: pairs = pairs)
 //              (required), origin = STRING
 //   done       origin = STRING

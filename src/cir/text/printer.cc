@@ -62,6 +62,13 @@ class Printer {
         out_ += " {flops = " + std::to_string(instruction.flops.value()) +
                 ", read = " + std::to_string(instruction.bytes_read.value()) +
                 ", written = " + std::to_string(instruction.bytes_written.value());
+        if (!instruction.dims.empty()) {
+          out_ += ", dims = [";
+          for (size_t d = 0; d < instruction.dims.size(); ++d) {
+            out_ += (d ? "," : "") + std::to_string(instruction.dims[d]);
+          }
+          out_ += ']';
+        }
         PrintOrigin(instruction);
         out_ += '}';
         break;

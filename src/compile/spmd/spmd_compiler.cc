@@ -169,6 +169,7 @@ class Lowering {
     k.flops = cost.total_flops();
     k.bytes_read = cost.bytes_read;
     k.bytes_written = cost.bytes_written;
+    k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
     k.operands = operands;
     for (size_t r = 0; r < op.results.size(); ++r) {
       int buffer = NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]);
@@ -212,6 +213,7 @@ class Lowering {
       k.flops = block.total_flops();
       k.bytes_read = block.bytes_read;
       k.bytes_written = block.bytes_written;
+      k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.results = {out};

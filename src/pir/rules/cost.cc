@@ -98,4 +98,54 @@ OpCost ComputeGraphCost(const Graph& graph) {
   return total;
 }
 
+std::vector<int64_t> ProblemDims(OpKind kind, const std::vector<TensorType>& operands,
+                                 const std::vector<TensorType>& results, const Attributes& attrs) {
+  switch (GetOpKindInfo(kind).family) {
+    case OpFamily::kEinsum: {
+      if (operands.size() < 2) return {};
+      auto eq = ParseEinsumEquation(attrs.GetString("eq").value_or(""));
+      if (!eq.ok() || eq->inputs.size() != 2) return {};
+      const std::string &lhs = eq->inputs[0], &rhs = eq->inputs[1], &out = eq->output;
+      int64_t batch = 1, m = 1, n = 1, k = 1;
+      std::string seen;
+      auto visit = [&](const std::string& term, const TensorType& t) {
+        for (size_t d = 0; d < term.size() && d < t.shape.size(); ++d) {
+          char letter = term[d];
+          if (seen.find(letter) != std::string::npos) continue;
+          seen += letter;
+          bool in_lhs = lhs.find(letter) != std::string::npos, in_rhs = rhs.find(letter) != std::string::npos;
+          bool in_out = out.find(letter) != std::string::npos;
+          int64_t size = t.shape[d];
+          if (in_lhs && in_rhs) {
+            (in_out ? batch : k) *= size;
+          } else if (in_out) {
+            (in_lhs ? m : n) *= size;
+          } else {
+            k *= size;  // summed out of one operand alone: still a reduction
+          }
+        }
+      };
+      visit(lhs, operands[0]);
+      visit(rhs, operands[1]);
+      return {batch, m, n, k};
+    }
+    case OpFamily::kAttention: {
+      if (operands.size() < 2 || operands[0].shape.size() != 4 || operands[1].shape.size() != 4) return {};
+      const Shape& q = operands[0].shape;
+      return {q[0] * q[2], q[1], operands[1].shape[1], q[3]};
+    }
+    case OpFamily::kConv: {
+      if (operands.size() < 2 || results.empty() || operands[0].shape.size() != 5 || operands[1].shape.size() != 5) {
+        return {};
+      }
+      const Shape& w = operands[1].shape;
+      int64_t out_channels = w[0];
+      int64_t rows = out_channels > 0 ? results[0].NumElements() / out_channels : 0;
+      return {1, rows, out_channels, operands[0].shape[1] * w[2] * w[3] * w[4]};
+    }
+    default:
+      return {};
+  }
+}
+
 }  // namespace az::pir

@@ -44,4 +44,15 @@ OpCost ComputeOpCost(OpKind kind, const std::vector<TensorType>& operands, const
 // Sum over every op of the graph.
 OpCost ComputeGraphCost(const Graph& graph);
 
+// The problem shape a compute model tiles, for the ops that run on matrix units
+// (empty for the rest):
+//   einsum     {batch, m, n, k}: batch = letters in both operands and the result,
+//              m = lhs-only result letters, n = rhs-only result letters, k =
+//              contracted letters (each the product of its letters' sizes; a
+//              contraction-free einsum has k = 1)
+//   attention  {batch * heads, q length, kv length, head dim}
+//   conv3d     implicit GEMM {1, batch * out spatial, out channels, in channels * kernel volume}
+std::vector<int64_t> ProblemDims(OpKind kind, const std::vector<TensorType>& operands,
+                                 const std::vector<TensorType>& results, const Attributes& attrs);
+
 }  // namespace az::pir
