@@ -20,6 +20,8 @@ class DitFamily {
   virtual TokenCounts Tokens(const ModelConfig& config) const = 0;
   // Latent channels: of the noise the step updates, and of the DiT output.
   virtual int64_t latent_channels() const = 0;
+  // Block units of the full model (zoo.h: ModelConfig::depth_units).
+  virtual int64_t depth_units() const = 0;
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
   virtual std::vector<pir::ValueId> DeclareConditioning(pir::GraphBuilder& b, const ModelConfig& config,

@@ -72,8 +72,8 @@ PatchGrid GridOf(const ModelConfig& config) {
 // the token counts, the RoPE table and the scalar 1 of modulate().
 class ForwardBuilder {
  public:
-  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), image_tokens_(grid.tokens()) {}
+  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth_units)
+      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), image_tokens_(grid.tokens()), depth_units_(depth_units) {}
 
   ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
 
@@ -115,6 +115,7 @@ class ForwardBuilder {
   ValueId vec_ = -1;
   ValueId one_ = -1;
   ValueId rope_table_ = -1;
+  int64_t depth_units_ = 0;  // 0: all blocks
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {
@@ -126,9 +127,11 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vecto
   vec_ = Conditioning(timestep, conditioning[1], conditioning[2]);
   ValueId img = ImageIn(latent);
   ValueId txt = TokenRefiner(conditioning[0], timestep);
-  for (int64_t i = 0; i < kDoubleBlocks; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
+  const int64_t units = depth_units_ > 0 ? depth_units_ : kDoubleBlocks;
+  static_assert(kSingleBlocks == 2 * kDoubleBlocks, "a depth unit is one dual- and two single-stream blocks");
+  for (int64_t i = 0; i < units; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
   ValueId x = b_.Concat("concat_img_txt", {img, txt}, 1);
-  for (int64_t i = 0; i < kSingleBlocks; ++i) x = SingleBlock(i, x);
+  for (int64_t i = 0; i < 2 * units; ++i) x = SingleBlock(i, x);
   return FinalLayer(x);
 }
 
@@ -353,6 +356,8 @@ class HunyuanVideo final : public DitFamily {
   TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
 
   int64_t latent_channels() const override { return kLatentChannels; }
+  // 20 dual-stream : 40 single-stream blocks: a unit is one of each kind, twice single.
+  int64_t depth_units() const override { return kDoubleBlocks; }
 
   // text_states: LLM hidden states [B, 256, 4096]; clip_pooled: [B, 768];
   // guidance: embedded cfg scale x 1000 per sample, f32. Text differs between
@@ -373,7 +378,7 @@ class HunyuanVideo final : public DitFamily {
     AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames * kPatchT &&
                      shape[3] == grid.rows * kPatchH && shape[4] == grid.cols * kPatchW,
                  "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid);
+    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units);
     return forward.Build(x, t, conditioning);
   }
 };

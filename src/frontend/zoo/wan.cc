@@ -42,6 +42,7 @@ class Wan final : public DitFamily {
   }
 
   int64_t latent_channels() const override { return kOutChannels; }
+  int64_t depth_units() const override { return s_.num_layers; }
 
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& c, int64_t batch,
                                            const std::string& pass) const override {
@@ -145,7 +146,8 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
   // 3D RoPE table over the patch grid (a buffer): 22:21:21 complex pairs -> 44/42/42 dims.
   ValueId rope_table = b.Constant("rope.table", DType::kF32, {tokens, kHeadDim});
 
-  for (int64_t i = 0; i < s_.num_layers; ++i) {
+  const int64_t layers = c.depth_units > 0 ? c.depth_units : s_.num_layers;
+  for (int64_t i = 0; i < layers; ++i) {
     GraphBuilder::Scope scope(b, "blocks." + std::to_string(i));
     h = Block(b, c, h, e0, context_text, context_image, rope_table);
   }

@@ -95,6 +95,8 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
 
 TokenCounts CountTokens(const ModelConfig& config) { return FamilyOf(config.model).Tokens(config); }
 
+int64_t DepthUnits(const ModelConfig& config) { return FamilyOf(config.model).depth_units(); }
+
 static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   TokenCounts tokens = CountTokens(c);
   g.attrs().Set("model", c.model);
@@ -108,6 +110,7 @@ static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   g.attrs().Set("video_tokens", tokens.video);
   g.attrs().Set("text_tokens", tokens.text);
   g.attrs().Set("forwards_per_step", c.forwards_per_step());
+  if (c.depth_units > 0) g.attrs().Set("depth_units", c.depth_units);
 }
 
 static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t channels) {
@@ -117,6 +120,10 @@ static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t chann
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
   const DitFamily& family = FamilyOf(config.model);
   AZ_RETURN_IF_ERROR(family.Validate(config));
+  if (config.depth_units < 0 || config.depth_units > family.depth_units()) {
+    return InvalidArgument("depth units must be in 0.." + std::to_string(family.depth_units()) + ", got " +
+                           std::to_string(config.depth_units));
+  }
   int64_t batch = config.forward_batch();
   GraphBuilder b(config.model + ".forward");
   ValueId x = b.Input("latent", DType::kF32, LatentShape(config, batch, family.latent_channels()));

@@ -51,7 +51,17 @@ struct ModelConfig {
   // Batch of one forward pass (batch2 doubles it).
   int64_t forward_batch() const { return cfg == CfgMode::kBatch2 ? 2 * batch : batch; }
   int64_t forwards_per_step() const { return cfg == CfgMode::kTwoPass ? 2 : 1; }
+  // Depth: 0 builds every block. k > 0 builds only the first k *block units*,
+  // a unit being the model's smallest repeating group of blocks (Wan: one
+  // block; HunyuanVideo: one dual-stream and two single-stream blocks, since
+  // 20:40). The planner prices truncated models and extrapolates linearly in
+  // units (DepthUnits gives the full count); parameter counts and FLOPs of a
+  // truncated model are not the model's.
+  int64_t depth_units = 0;
 };
+
+// The number of block units of the full model (see ModelConfig::depth_units).
+int64_t DepthUnits(const ModelConfig& config);
 
 struct ModelEntry {
   std::string name;         // "wan2.1-t2v-14b"

@@ -61,3 +61,39 @@ TEST(Zoo, PublishedParameterCountsMatchTheGraphs) {
 
 }  // namespace
 }  // namespace az::zoo
+
+namespace az::zoo {
+namespace {
+
+// Truncated depth: a model of k block units has the full model's non-block
+// parameters plus k/units of its block parameters, so the parameter count is
+// linear in k: params(k) = params(0 blocks) + k * per_unit, and params(full) =
+// params(1) + (units - 1) * (params(2) - params(1)) exactly.
+TEST(ZooDepth, ParametersAreLinearInDepthUnits) {
+  for (const char* model : {"wan2.1-t2v-14b", "hunyuanvideo-13b"}) {
+    auto full = ResolveConfig(model, ModelOptions());
+    ASSERT_TRUE(full.ok());
+    auto params = [&](int64_t units) {
+      ModelConfig c = *full;
+      c.depth_units = units;
+      auto g = BuildForward(c);
+      EXPECT_TRUE(g.ok()) << g.status().message();
+      int64_t n = 0;
+      for (const auto& v : g->values()) {
+        if (v.role == pir::ValueRole::kParameter) n += v.type.NumElements();
+      }
+      return n;
+    };
+    int64_t units = DepthUnits(*full);
+    EXPECT_EQ(units, std::string(model) == "wan2.1-t2v-14b" ? 40 : 20);
+    int64_t p1 = params(1), p2 = params(2);
+    EXPECT_EQ(p1 + (units - 1) * (p2 - p1), params(0)) << model;
+    EXPECT_EQ(params(units), params(0)) << model;
+    ModelConfig bad = *full;
+    bad.depth_units = units + 1;
+    EXPECT_FALSE(BuildForward(bad).ok());
+  }
+}
+
+}  // namespace
+}  // namespace az::zoo
