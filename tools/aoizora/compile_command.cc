@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cir/text/printer.h"
+#include "compile/pipeline.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "evidence/evidence.h"
 #include "hw/chip.h"
@@ -35,17 +36,11 @@ int RunCompile(const CompileArgs& args) {
   if (!graph.ok()) return Fail(graph.status());
   auto mesh = shard::Mesh::Parse(args.mesh);
   if (!mesh.ok()) return Fail(mesh.status());
-  // "replicated": no seeds, every device runs the whole model.
-  StatusOr<shard::Seeds> seeds = shard::Seeds{};
-  if (args.templ != "replicated") seeds = shard::TemplateSeeds(*graph, *mesh, args.templ);
-  if (!seeds.ok()) return Fail(seeds.status());
-  auto plan = shard::Propagate(*graph, *mesh, *seeds);
-  if (!plan.ok()) return Fail(plan.status());
   compile::SpmdCompiler compiler;
   compile::CompileOptions options;
   options.fuse_elementwise = !args.no_fusion;
   options.async_collectives = !args.no_async;
-  auto program = compiler.Compile(*graph, *plan, options);
+  auto program = compile::CompileTemplate(compiler, *graph, *mesh, args.templ, options);
   if (!program.ok()) return Fail(program.status());
   evidence::Evidence ev = evidence::Extract(*program, compiler.name());
   if (!args.evidence_out.empty()) {
