@@ -240,6 +240,14 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
   const ChipSpec& c = **chip;
   if (c.family == ChipFamily::kTpu) {
     AZ_ASSIGN_OR_RETURN(std::vector<bool> wrap, TpuWrap(c, dims, spec));
+    if (dims.size() == 2) {
+      // GC names a 2D slice short side first ("2x4"), while the devices' own
+      // coordinates put the long side on x: JAX's 8-chip v5e host has bounds
+      // 4x2 (hardware.md §3.2: "row y=0 left->right, row y=1 right->left").
+      // Chip ids follow those coordinates, so x is the name's second number.
+      std::swap(dims[0], dims[1]);
+      wrap = {wrap[1], wrap[0]};
+    }
     Topology t = BuildTorus(spec, c, dims, wrap);
     AZ_RETURN_IF_ERROR(t.Finalize());
     return t;

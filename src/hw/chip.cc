@@ -84,8 +84,9 @@ std::vector<ChipSpec> BuildCatalog() {
   chips.push_back(c);
 
   // --- NVSwitch GPUs (hardware.md §1.2, §4.1, Addendum). fp16/fp8/fp32 peaks
-  // are not in the reference (0) except where a row names one; SM counts
-  // likewise (0) except H20's.
+  // are not in the reference (0) except where a row names one. SM counts:
+  // glennklockwood.com's A100/H100 pages (108 / 132; H200 and H800 share H100's
+  // silicon, A800 A100's), H20 from the Addendum; B200 and L40S not sourced (0).
   c = ChipSpec();
   c.name = "a100";
   c.long_name = "NVIDIA A100 SXM4 80GB";
@@ -95,6 +96,7 @@ std::vector<ChipSpec> BuildCatalog() {
   c.hbm_bw = Bandwidth(2039 * kGiga);   // NV: 2.039 TB/s (80G)
   c.link_bw = Bandwidth(300 * kGiga);   // NV, SB: NVLink3 600 GB/s bidi = 300 per direction
   c.links_per_chip = 12;                // NV, MLE: 12 NVLinks
+  c.sm_count = 108;                     // glennklockwood.com A100 page, haroldbenoit.com notes: 108 SMs
   c.source = "NV, MLE, SB";
   chips.push_back(c);
 
@@ -107,6 +109,7 @@ std::vector<ChipSpec> BuildCatalog() {
   c.hbm_bw = Bandwidth(2039 * kGiga);   // Add: 2.039 TB/s (A100 80G)
   c.link_bw = Bandwidth(200 * kGiga);   // Add: NVLink cut to 400 GB/s bidi = 200 per direction
   c.links_per_chip = 8;                 // SimAI calbusbw.h: 8 links
+  c.sm_count = 108;                     // A100 silicon (Add): 108 SMs
   c.source = "Add (A100 figures), SimAI";
   chips.push_back(c);
 
@@ -119,6 +122,7 @@ std::vector<ChipSpec> BuildCatalog() {
   c.hbm_bw = Bandwidth(3350 * kGiga);   // NV: 3.35 TB/s
   c.link_bw = Bandwidth(450 * kGiga);   // NV, SB: NVLink4 900 GB/s bidi = 450 per direction
   c.links_per_chip = 18;                // NV, MLE: 18 NVLinks
+  c.sm_count = 132;                     // glennklockwood.com H100 page: 132 SMs (SXM5)
   c.source = "NV, MLE, SB";
   chips.push_back(c);
 
@@ -133,6 +137,7 @@ std::vector<ChipSpec> BuildCatalog() {
   // #1374 ("200 GB/s unidirectional"); SB's "300GB/s" disagrees (hardware.md §6).
   c.link_bw = Bandwidth(200 * kGiga);
   c.links_per_chip = 8;                 // SimAI, NT (nccl #1374): 8 links
+  c.sm_count = 132;                     // H100 silicon (Add): 132 SMs
   c.source = "Add (philisun.com), SimAI, NT";
   chips.push_back(c);
 
@@ -159,6 +164,7 @@ std::vector<ChipSpec> BuildCatalog() {
   c.hbm_bw = Bandwidth(4800 * kGiga);   // MLE: 4.8 TB/s
   c.link_bw = Bandwidth(450 * kGiga);   // NVLink4 900 GB/s bidi = 450 per direction
   c.links_per_chip = 18;                // MLE: 18 NVLinks
+  c.sm_count = 132;                     // glennklockwood.com: "H200 GPUs are the same as H100 GPUs": 132 SMs
   c.source = "SB, MLE, NV (MLCommons)";
   chips.push_back(c);
 

@@ -107,9 +107,10 @@ TEST(Catalog, UnknownChipListsTheKnownOnes) {
 TEST(Torus, V5e2x4IsAGridWithoutWraps) {
   Topology t = Make("v5e:2x4");
   EXPECT_EQ(t.num_chips(), 8);
-  EXPECT_EQ(t.dims, (std::vector<int>{2, 4}));
+  // GC's "2x4" is JAX's 4x2 host: x has 4 chips, y 2 (catalog.cc).
+  EXPECT_EQ(t.dims, (std::vector<int>{4, 2}));
   EXPECT_EQ(t.wrap, (std::vector<bool>{false, false}));
-  // x (length 2): 4 rows x 1 link; y (length 4): 2 columns x 3 links; 4 + 6 = 10.
+  // x (length 4): 2 rows x 3 links; y (length 2): 4 columns x 1 link; 6 + 4 = 10.
   EXPECT_EQ(t.links.size(), 10u);
   EXPECT_EQ(CountLinks(t, true), 0);
   for (const Link& link : t.links) {
@@ -117,9 +118,9 @@ TEST(Torus, V5e2x4IsAGridWithoutWraps) {
     EXPECT_DOUBLE_EQ(link.bw.value(), 4.5e10);
     EXPECT_DOUBLE_EQ(link.latency.value(), 1e-6);
   }
-  // id = x + X*y: chip 7 is (1,3).
-  EXPECT_EQ(t.nodes[7].name, "(1,3)");
-  EXPECT_EQ(t.nodes[7].coords, (std::vector<int>{1, 3}));
+  // id = x + X*y: chip 7 is (3,1).
+  EXPECT_EQ(t.nodes[7].name, "(3,1)");
+  EXPECT_EQ(t.nodes[7].coords, (std::vector<int>{3, 1}));
   ExpectRoutesConnect(t);
 }
 
@@ -143,9 +144,9 @@ TEST(Torus, V5e16x16WrapsBothAxes) {
 }
 
 TEST(Torus, V5e8x16WrapsOnlyTheAxisOf16) {
-  Topology t = Make("v5e:8x16");
-  EXPECT_EQ(t.wrap, (std::vector<bool>{false, true}));
-  // x: 16 rows x 7 links = 112; y (wrapped): 8 rings x 16 links = 128; 240 in all, 8 of them wraps.
+  Topology t = Make("v5e:8x16");  // x has 16 chips (wrapped), y 8
+  EXPECT_EQ(t.wrap, (std::vector<bool>{true, false}));
+  // x (wrapped): 8 rings x 16 links = 128; y: 16 columns x 7 links = 112; 240 in all, 8 of them wraps.
   EXPECT_EQ(t.links.size(), 240u);
   EXPECT_EQ(CountLinks(t, true), 8);
 }
@@ -292,20 +293,20 @@ TEST(Failures, AFailedLinkIsDetoured) {
 
 TEST(Failures, AFailedChipIsUnreachableAndAvoided) {
   Topology t = Make("v5e:2x4");
-  ASSERT_TRUE(ApplyFailures(t, {}, {"5"}).ok());  // chip 5 = (1,2)
+  ASSERT_TRUE(ApplyFailures(t, {}, {"5"}).ok());  // chip 5 = (1,1)
   auto route = t.Route(0, 5);
   ASSERT_FALSE(route.ok());
-  EXPECT_NE(route.status().message().find("no route from (0,0) to (1,2)"), std::string::npos);
+  EXPECT_NE(route.status().message().find("no route from (0,0) to (1,1)"), std::string::npos);
   EXPECT_NE(route.status().message().find("has failed"), std::string::npos);
   EXPECT_EQ(t.Hops(0, 5), -1);
-  // (1,1) -> (1,3) would pass (1,2): the detour crosses to x = 0 and back, 4 hops.
-  EXPECT_EQ(t.Hops(Node(t, "(1,1)"), Node(t, "(1,3)")), 4);
+  // (0,1) -> (2,1) would pass (1,1): the detour crosses to y = 0 and back, 4 hops.
+  EXPECT_EQ(t.Hops(Node(t, "(0,1)"), Node(t, "(2,1)")), 4);
   ExpectRoutesConnect(t);
 }
 
 TEST(Failures, DisconnectedChipsAreErrors) {
   Topology t = Make("v5e:2x4");
-  ASSERT_TRUE(ApplyFailures(t, {"0-1", "0-2"}, {}).ok());  // (0,0) loses both its links
+  ASSERT_TRUE(ApplyFailures(t, {"0-1", "0-4"}, {}).ok());  // (0,0) loses both its links
   auto route = t.Route(0, 7);
   ASSERT_FALSE(route.ok());
   EXPECT_NE(route.status().message().find("disconnect"), std::string::npos);

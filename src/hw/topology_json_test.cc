@@ -228,5 +228,61 @@ TEST(TopologySvg, FailuresAndGpuSystems) {
   EXPECT_EQ(svg.find("a<b"), std::string::npos);
 }
 
+TEST(TopologySvg, OverlayLabelsLanesAndCaption) {
+  auto t = MakeTopology("v5e:4x4");
+  ASSERT_TRUE(t.ok());
+  // An empty overlay is the plain picture, byte for byte.
+  EXPECT_EQ(TopologySvg(*t, SvgOverlay{}), TopologySvg(*t));
+
+  SvgOverlay overlay;
+  overlay.title = "ranks <& loads>";
+  overlay.chip_labels.assign(16, "");
+  overlay.chip_labels[5] = "r0";
+  overlay.channel_loads.assign(static_cast<size_t>(t->num_channels()), 0.0);
+  overlay.channel_loads[0] = 1.0;   // a neighbour link: two straight lanes
+  overlay.channel_loads[1] = 0.25;
+  overlay.caption = {"busiest: a->b"};
+  std::string svg = TopologySvg(*t, overlay);
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+  EXPECT_NE(svg.find(">ranks &lt;&amp; loads&gt;</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">busiest: a-&gt;b</text>"), std::string::npos);
+  EXPECT_EQ(Count(svg, "<rect class=\"chip placed\""), 1);
+  EXPECT_EQ(Count(svg, "class=\"rank\""), 1);
+  EXPECT_EQ(Count(svg, "<line class=\"lane\" data-channel=\"0\" stroke=\"#b0281a\" stroke-width=\"8.0\""), 1);
+  EXPECT_EQ(Count(svg, "<line class=\"lane\" data-channel=\"1\""), 1);
+  EXPECT_EQ(Count(svg, "data-link="), static_cast<int>(t->links.size()) - 1);
+  EXPECT_EQ(Count(svg, "<line class=\"legend\""), 5);  // idle and four quarters
+  EXPECT_EQ(Count(svg, "<g transform="), 1);           // the drawing moved under the title
+
+  // Loads on a wraparound arc (v5e:16x16 wraps both axes): the lanes are arcs.
+  auto pod = MakeTopology("v5e:16x16");
+  ASSERT_TRUE(pod.ok());
+  int wrap = -1;
+  for (int l = 0; l < static_cast<int>(pod->links.size()) && wrap < 0; ++l) {
+    if (pod->links[static_cast<size_t>(l)].wraparound) wrap = l;
+  }
+  ASSERT_GE(wrap, 0);
+  SvgOverlay arcs;
+  arcs.channel_loads.assign(static_cast<size_t>(pod->num_channels()), 0.0);
+  arcs.channel_loads[static_cast<size_t>(2 * wrap + 1)] = 2.0;  // clamped to 1
+  svg = TopologySvg(*pod, arcs);
+  std::string busy_lane = "<path class=\"lane\" data-channel=\"" + std::to_string(2 * wrap + 1) + "\"";
+  EXPECT_EQ(Count(svg, busy_lane + " stroke=\"#b0281a\" stroke-width=\"8.0\""), 1);
+  EXPECT_EQ(Count(svg, "<path class=\"lane idle\" data-channel=\"" + std::to_string(2 * wrap) + "\""), 1);
+  EXPECT_EQ(Count(svg, "<path class=\"wrap\""), 31);
+
+  // GPU systems: labels and lanes on NVLink and rail links alike.
+  auto cluster = MakeTopology("h100:2x8");
+  ASSERT_TRUE(cluster.ok());
+  SvgOverlay gpus;
+  gpus.chip_labels.assign(16, "");
+  for (int chip = 0; chip < 16; ++chip) gpus.chip_labels[static_cast<size_t>(chip)] = "r" + std::to_string(chip);
+  gpus.channel_loads.assign(static_cast<size_t>(cluster->num_channels()), 0.5);
+  svg = TopologySvg(*cluster, gpus);
+  EXPECT_EQ(Count(svg, "class=\"rank\""), 16);
+  EXPECT_EQ(Count(svg, "class=\"lane\""), cluster->num_channels());
+  EXPECT_EQ(Count(svg, "stroke-width=\"5.0\""), cluster->num_channels() + 1);  // and the legend's 50%
+}
+
 }  // namespace
 }  // namespace az::hw

@@ -23,15 +23,6 @@ bool HasNvls(const hw::Topology& t) {
 
 }  // namespace
 
-size_t CollectiveModel::KeyHash::operator()(const std::vector<int64_t>& key) const {
-  uint64_t h = 1469598103934665603ULL;
-  for (int64_t v : key) {
-    h ^= static_cast<uint64_t>(v);
-    h *= 1099511628211ULL;
-  }
-  return static_cast<size_t>(h);
-}
-
 CollectiveModel::CollectiveModel(const hw::Topology& topology, Calibration calibration)
     : topology_(topology), calibration_(std::move(calibration)) {
   load_.assign(static_cast<size_t>(topology_.num_channels()), 0.0);
@@ -498,38 +489,47 @@ StatusOr<std::vector<CollectiveResult>> CollectiveModel::PriceCandidates(const C
 }
 
 Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
+  // The key is canonical where the model is invariant: groups run at once and
+  // charge one load table, so their order never matters (sorted); an
+  // all-to-all sends between every pair of its members, so the order inside
+  // its groups does not matter either (sorted); a permute's pairs are routed
+  // independently (sorted). Ring orders inside other groups do matter.
   key_.clear();
   key_.push_back(static_cast<int64_t>(c.kind));
   key_.push_back(c.bytes.value());
   key_.push_back(c.root);
   if (c.kind == CollectiveKind::kCollectivePermute) {
-    for (auto [a, b] : c.pairs) {
-      key_.push_back(placement[a]);
-      key_.push_back(placement[b]);
+    pairs_.clear();
+    for (auto [a, b] : c.pairs) pairs_.push_back({placement[a], placement[b]});
+    std::sort(pairs_.begin(), pairs_.end());
+    for (auto [a, b] : pairs_) {
+      key_.push_back(a);
+      key_.push_back(b);
     }
-  } else {
-    for (const auto& g : c.groups.groups) {
-      key_.push_back(-static_cast<int64_t>(g.size()));
-      for (int logical : g) key_.push_back(placement[logical]);
-    }
-  }
-  auto it = cache_.find(key_);
-  if (it != cache_.end()) return Seconds(it->second);
-  double t = 0;
-  if (c.kind == CollectiveKind::kCollectivePermute) {
-    auto r = Price(c, placement, false);
-    t = r.ok() ? r->time.value() : std::numeric_limits<double>::infinity();
   } else {
     physical_.resize(c.groups.groups.size());
     for (size_t i = 0; i < c.groups.groups.size(); ++i) {
       physical_[i].clear();
       for (int logical : c.groups.groups[i]) physical_[i].push_back(placement[logical]);
+      if (c.kind == CollectiveKind::kAllToAll) std::sort(physical_[i].begin(), physical_[i].end());
     }
+    std::sort(physical_.begin(), physical_.end());
+    for (const auto& g : physical_) {
+      key_.push_back(-static_cast<int64_t>(g.size()));
+      key_.insert(key_.end(), g.begin(), g.end());
+    }
+  }
+  if (const double* hit = cache_.Find(key_)) return Seconds(*hit);
+  double t = 0;
+  if (c.kind == CollectiveKind::kCollectivePermute) {
+    auto r = Price(c, placement, false);
+    t = r.ok() ? r->time.value() : std::numeric_limits<double>::infinity();
+  } else {
     t = PriceGroups(c, physical_, false).time.value();
   }
   // Bounded memory over a long search: start afresh past a million entries.
-  if (cache_.size() >= kMaxCacheEntries) cache_.clear();
-  cache_.emplace(key_, t);
+  if (cache_.size() >= kMaxCacheEntries) cache_.Clear();
+  cache_.Insert(key_, t);
   return Seconds(t);
 }
 

@@ -38,6 +38,7 @@
 #include "hw/topology.h"
 #include "net/calibration.h"
 #include "net/collective.h"
+#include "support/sequence_memo.h"
 
 namespace az::net {
 
@@ -65,7 +66,9 @@ class CollectiveModel {
   // (what calibration fits against; Price picks the cheapest).
   StatusOr<std::vector<CollectiveResult>> PriceCandidates(const Collective& collective, const Placement& placement);
   // The hot path of placement search: time only, no validation (the caller
-  // validated once), memoized by (kind, bytes, physical groups).
+  // validated once), memoized by (kind, bytes, physical groups) in a
+  // canonical form: group order never matters, nor member order inside an
+  // all-to-all's groups, nor the order of a permute's pairs.
   Seconds Time(const Collective& collective, const Placement& placement);
 
   const hw::Topology& topology() const { return topology_; }
@@ -90,9 +93,6 @@ class CollectiveModel {
     std::vector<Phase> phases;
     std::vector<std::string> notes;
   };
-  struct KeyHash {
-    size_t operator()(const std::vector<int64_t>& key) const;
-  };
 
   CollectiveResult Evaluate(const Plan& plan, bool explain);
   std::vector<Plan> BuildPlans(const Collective& c, const std::vector<std::vector<int>>& groups);
@@ -110,8 +110,9 @@ class CollectiveModel {
   std::vector<int> touched_;
   std::vector<int> multicast_mark_;  // per channel: the last group charged
   std::vector<std::vector<int>> physical_;
+  std::vector<std::pair<int, int>> pairs_;
   std::vector<int64_t> key_;
-  std::unordered_map<std::vector<int64_t>, double, KeyHash> cache_;
+  SequenceMemo cache_;  // (kind, bytes, root, physical groups) -> seconds
 };
 
 }  // namespace az::net

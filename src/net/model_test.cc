@@ -75,20 +75,20 @@ TEST(CollectiveModel, AllToAllIsAboutAQuarterOfAllGather) {
 // 8.4 MB). SB's ring estimate, 34e6 / 9e10 = 377 us, is the large-X limit of a
 // wrapped ring; a wrapped 4-ring moves (3/4) of it: 283 us.
 TEST(CollectiveModel, NoWraparoundDoublesAllGather) {
-  hw::Topology t = Topo("v5e:4x8");  // x has 4 chips, y 8; neither wraps
+  hw::Topology t = Topo("v5e:4x8");  // x has 8 chips, y 4 (GC names the short side first); neither wraps
   CollectiveModel m(t, DefaultCalibration(t));
   const int64_t v = 34'000'000;
-  // Groups along x (4 chips): ids 4y + x.
-  Collective ag = Make(CollectiveKind::kAllGather, v, "[8,4]<=[32]", 32);
+  // Groups along y (4 chips): ids x + 8y, i.e. iota [4,8] transposed.
+  Collective ag = Make(CollectiveKind::kAllGather, v, "[8,4]<=[4,8]T(1,0)", 32);
   CollectiveResult line = Price(m, ag, IdentityPlacement(32));
   EXPECT_NEAR(line.bandwidth_time.value(), 3 * 8.5e6 / kW, 1e-9);
   EXPECT_NEAR(line.time.value(), 560e-6, 0.02 * 560e-6);
-  EXPECT_EQ(line.algorithm, "line on x (no wraparound)");
-  // The same 4 chips with a wraparound link: a 2-D 4x8 torus with wraps.
+  EXPECT_EQ(line.algorithm, "line on y (no wraparound)");
+  // The same 4 chips with wraparound links: a 2-D 8x4 torus with wraps.
   hw::Topology wrapped = t;
   wrapped.wrap = {true, true};
-  for (int y = 0; y < 8; ++y) wrapped.AddLink({4 * y + 3, 4 * y, Bandwidth(kW), Seconds(1e-6), hw::LinkClass::kIci, 0, true});
-  for (int x = 0; x < 4; ++x) wrapped.AddLink({28 + x, x, Bandwidth(kW), Seconds(1e-6), hw::LinkClass::kIci, 1, true});
+  for (int y = 0; y < 4; ++y) wrapped.AddLink({8 * y + 7, 8 * y, Bandwidth(kW), Seconds(1e-6), hw::LinkClass::kIci, 0, true});
+  for (int x = 0; x < 8; ++x) wrapped.AddLink({24 + x, x, Bandwidth(kW), Seconds(1e-6), hw::LinkClass::kIci, 1, true});
   ASSERT_TRUE(wrapped.Finalize().ok());
   CollectiveModel mw(wrapped, DefaultCalibration(wrapped));
   CollectiveResult ring = Price(mw, ag, IdentityPlacement(32));
@@ -213,6 +213,43 @@ TEST(CollectiveModel, CachedTimeMatchesPrice) {
   EXPECT_DOUBLE_EQ(m.Time(ag, p).value(), priced);
   EXPECT_DOUBLE_EQ(m.Time(ag, p).value(), priced);  // from the cache
   EXPECT_EQ(m.cache_size(), 1u);
+}
+
+}  // namespace
+}  // namespace az::net
+
+namespace az::net {
+namespace {
+
+// Time() memoizes under a canonical key; the invariances it relies on must
+// hold for the uncached Price(): group order never matters, and neither does
+// member order inside an all-to-all's groups.
+TEST(CollectiveModelCache, CanonicalKeyMatchesUncachedPrices) {
+  auto t = hw::MakeTopology("v5e:4x4");
+  ASSERT_TRUE(t.ok());
+  CollectiveModel model(*t, DefaultCalibration(*t));
+  Placement p = {5, 0, 7, 2, 1, 6, 3, 4, 9, 8, 15, 10, 11, 13, 12, 14};
+  for (CollectiveKind kind : {CollectiveKind::kAllToAll, CollectiveKind::kAllGather, CollectiveKind::kAllReduce}) {
+    Collective a;
+    a.kind = kind;
+    a.bytes = MiB(64);
+    a.groups.groups = {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}};
+    Collective b = a;  // groups listed in another order
+    b.groups.groups = {{12, 13, 14, 15}, {0, 1, 2, 3}, {8, 9, 10, 11}, {4, 5, 6, 7}};
+    auto pa = model.Price(a, p), pb = model.Price(b, p);
+    ASSERT_TRUE(pa.ok() && pb.ok());
+    EXPECT_NEAR(pa->time.value(), pb->time.value(), 1e-12 * pa->time.value());
+    EXPECT_NEAR(model.Time(a, p).value(), pa->time.value(), 1e-12 * pa->time.value());
+    EXPECT_NEAR(model.Time(b, p).value(), pa->time.value(), 1e-12 * pa->time.value());
+    if (kind == CollectiveKind::kAllToAll) {
+      Collective c = a;  // members reordered inside every group
+      c.groups.groups = {{3, 1, 0, 2}, {7, 4, 6, 5}, {11, 10, 9, 8}, {13, 15, 12, 14}};
+      auto pc = model.Price(c, p);
+      ASSERT_TRUE(pc.ok());
+      EXPECT_NEAR(pc->time.value(), pa->time.value(), 1e-12 * pa->time.value());
+      EXPECT_NEAR(model.Time(c, p).value(), pa->time.value(), 1e-12 * pa->time.value());
+    }
+  }
 }
 
 }  // namespace
