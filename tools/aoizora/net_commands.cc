@@ -1,7 +1,8 @@
-// `aoizora collective` and `aoizora calibrate`: the network model from the
-// command line.
+// `aoizora collective` and `aoizora calibrate`: the network model (and, in
+// calibrate, the compute-model fits) from the command line.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -9,6 +10,8 @@
 #include "hw/topology.h"
 #include "net/fit.h"
 #include "net/model.h"
+#include "price/compute.h"
+#include "price/compute_fit.h"
 #include "tools/aoizora/cli.h"
 
 namespace az::cli {
@@ -157,11 +160,53 @@ struct CalibrateArgs {
   TopologyArgs topo;
   std::string measurements;
   std::string kind = "all-reduce";
+  std::string dit;
+  std::string kernels;
+  std::string chip;
   std::string out;
   bool json = false;
 };
 
-int RunCalibrate(const CalibrateArgs& args) {
+// Which flags the user gave, so that calibrations of different kinds are not
+// mixed in one invocation.
+struct CalibrateGiven {
+  bool topology = false, measurements = false, kind = false, failures = false, calibration = false;
+  bool dit = false, kernels = false, chip = false;
+};
+
+Status CheckCalibrateFlags(const CalibrateGiven& given) {
+  bool collective = given.topology || given.measurements || given.kind || given.failures;
+  std::vector<std::string> modes;
+  if (collective) modes.push_back("-t/-m (collective measurements)");
+  if (given.dit) modes.push_back("--dit (DiT latencies)");
+  if (given.kernels) modes.push_back("--kernels (kernel timings)");
+  if (modes.empty()) {
+    return InvalidArgument(
+        "calibrate needs one of: -t TOPOLOGY -m FILE (nccl-tests measurements), --dit FILE (DiT latencies) or "
+        "--kernels FILE --chip NAME (kernel timings)");
+  }
+  if (modes.size() > 1) {
+    std::string list;
+    for (size_t i = 0; i < modes.size(); ++i) list += (i == 0 ? "" : i + 1 == modes.size() ? " and " : ", ") + modes[i];
+    return InvalidArgument(list + " are different calibrations; give one per invocation");
+  }
+  if (given.chip && !given.kernels) {
+    return InvalidArgument(collective ? "--chip goes with --kernels; the collective fit takes its chips from -t"
+                                      : "--chip goes with --kernels; --dit fits every GPU the file names");
+  }
+  if (collective && !given.topology) {
+    return InvalidArgument("-m needs -t (the topology the measurements were taken on)");
+  }
+  if (collective && !given.measurements) return InvalidArgument("-t needs -m (the measurements CSV)");
+  if (given.dit && given.calibration) {
+    return InvalidArgument("--calibration does not apply to --dit: the fit scales the documented defaults "
+                           "(docs/compute-model.md)");
+  }
+  if (given.kernels && !given.chip) return InvalidArgument("--kernels needs --chip NAME (the chip the kernels ran on)");
+  return Status::Ok();
+}
+
+int RunCalibrateCollective(const CalibrateArgs& args) {
   auto topology = args.topo.Load();
   if (!topology.ok()) return Fail(topology.status());
   auto start = args.topo.LoadCalibration(*topology);
@@ -212,6 +257,144 @@ int RunCalibrate(const CalibrateArgs& args) {
   return 0;
 }
 
+
+int RunCalibrateDit(const CalibrateArgs& args) {
+  auto text = ReadFile(args.dit);
+  if (!text.ok()) return Fail(text.status());
+  auto rows = price::ReadDitLatencies(*text, args.dit);
+  if (!rows.ok()) return Fail(rows.status());
+  price::DitEvidenceCache cache;
+  auto report = price::FitDitLatencies(*rows, cache);
+  if (!report.ok()) return Fail(report.status());
+  for (price::DitChipFit& fit : report->chips) {
+    fit.calibration.source = "aoizora calibrate --dit " + args.dit + ": " + fit.calibration.source;
+  }
+  if (!args.out.empty()) {
+    ordered_json list = ordered_json::array();
+    for (const price::DitChipFit& fit : report->chips) {
+      list.push_back(ordered_json::parse(price::ComputeCalibrationToJson(fit.calibration)));
+    }
+    std::ofstream out(args.out);
+    out << list.dump(1) << "\n";
+    if (!out) return Fail(InvalidArgument("cannot write '" + args.out + "'"));
+  }
+  auto size = [](const price::DitLatency& r) { return fmt::format("{}x{}x{}", r.width, r.height, r.frames); };
+  if (args.json) {
+    ordered_json rows_json = ordered_json::array(), skipped = ordered_json::array(), chips = ordered_json::array();
+    for (const price::DitFitRow& r : report->rows) {
+      rows_json.push_back({{"line", r.row.line}, {"model", r.row.model}, {"gpu", r.row.gpu}, {"chip", r.row.chip},
+                           {"width", r.row.width}, {"height", r.row.height}, {"frames", r.row.frames},
+                           {"steps", r.row.steps}, {"cfg_passes_per_step", r.row.cfg_passes},
+                           {"end_to_end", r.row.end_to_end}, {"measured_s", r.row.measured.value()},
+                           {"predicted_s", r.predicted.value()}, {"relative_error", r.relative_error}});
+    }
+    for (const price::DitSkippedRow& r : report->skipped) {
+      skipped.push_back({{"line", r.row.line}, {"model", r.row.model}, {"gpu", r.row.gpu}, {"chip", r.row.chip},
+                         {"reason", r.reason}});
+    }
+    for (const price::DitChipFit& fit : report->chips) {
+      chips.push_back({{"chip", fit.chip}, {"rows", fit.rows}, {"scale", fit.scale},
+                       {"rms_log_error", fit.rms_log_error}, {"end_to_end_only", fit.end_to_end_only}, {"warning", fit.warning},
+                       {"calibration", ordered_json::parse(price::ComputeCalibrationToJson(fit.calibration))}});
+    }
+    ordered_json j = {{"median_abs_error", report->median_abs_error}, {"rows", rows_json}, {"skipped", skipped},
+                      {"chips", chips}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("{:<18} {:<8} {:<13} {:>8} {:>11} {:>11} {:>8}\n", "model", "gpu", "size", "forwards", "measured",
+             "predicted", "error");
+  for (const price::DitFitRow& r : report->rows) {
+    fmt::print("{:<18} {:<8} {:<13} {:>8} {:>9.1f} s {:>9.1f} s {:>7.1f}%{}\n", r.row.model, r.row.gpu, size(r.row),
+               fmt::format("{}x{}", r.row.steps, r.row.cfg_passes), r.row.measured.value(), r.predicted.value(),
+               100 * r.relative_error, r.row.end_to_end ? "  (end to end)" : "");
+  }
+  if (!report->skipped.empty()) fmt::print("skipped (the compute model cannot price the chip):\n");
+  for (const price::DitSkippedRow& r : report->skipped) {
+    fmt::print("  {}:{} {} on {}: {}\n", args.dit, r.row.line, r.row.model, r.row.gpu, r.reason);
+  }
+  fmt::print("median |error| over {} priced rows: {:.1f}%\n", report->rows.size(), 100 * report->median_abs_error);
+  fmt::print("fitted tensor-core efficiencies:\n");
+  for (const price::DitChipFit& fit : report->chips) {
+    const price::ComputeCalibration& c = fit.calibration;
+    fmt::print("  {:<6} {} rows  scale {:.4f}  matmul {:.4f}  attention {:.4f}  convolution {:.4f}  "
+               "rms log error {:.3f}{}\n",
+               fit.chip, fit.rows, fit.scale, c.matmul_efficiency, c.attention_efficiency, c.convolution_efficiency,
+               fit.rms_log_error, fit.end_to_end_only ? "  (end-to-end rows only: conservative)" : "");
+    if (!fit.warning.empty()) fmt::print("         warning: {}\n", fit.warning);
+  }
+  if (!args.out.empty()) fmt::print("wrote {}\n", args.out);
+  return 0;
+}
+
+int RunCalibrateKernels(const CalibrateArgs& args) {
+  auto chip = hw::FindChip(args.chip);
+  if (!chip.ok()) return Fail(chip.status());
+  price::ComputeCalibration start = price::DefaultComputeCalibration(**chip);
+  if (!args.topo.calibration.empty()) {
+    auto text = ReadFile(args.topo.calibration);
+    if (!text.ok()) return Fail(text.status());
+    auto read = price::ComputeCalibrationFromJson(*text, args.topo.calibration, start);
+    if (!read.ok()) return Fail(read.status());
+    start = *read;
+  }
+  auto text = ReadFile(args.kernels);
+  if (!text.ok()) return Fail(text.status());
+  auto rows = price::ReadKernelTimings(*text, args.kernels);
+  if (!rows.ok()) return Fail(rows.status());
+  auto report = price::FitKernelTimings(**chip, *rows, start);
+  if (!report.ok()) return Fail(report.status());
+  report->calibration.source = "aoizora calibrate --kernels " + args.kernels + " --chip " + args.chip;
+  if (!args.out.empty()) {
+    std::ofstream out(args.out);
+    out << price::ComputeCalibrationToJson(report->calibration) << "\n";
+    if (!out) return Fail(InvalidArgument("cannot write '" + args.out + "'"));
+  }
+  if (args.json) {
+    ordered_json points = ordered_json::array();
+    for (const price::KernelFitPoint& p : report->points) {
+      points.push_back({{"line", p.timing.line}, {"kind", std::string(cir::KernelKindName(p.timing.kind))},
+                        {"flops", p.timing.flops.value()}, {"bytes", p.timing.bytes.value()},
+                        {"measured_s", p.timing.time.value()}, {"predicted_s", p.predicted.value()},
+                        {"relative_error", p.relative_error}, {"memory_bound", p.memory_bound}});
+    }
+    ordered_json j = {{"chip", args.chip}, {"median_abs_error", report->median_abs_error},
+                      {"iterations", report->iterations}, {"fitted", report->fitted},
+                      {"calibration", ordered_json::parse(price::ComputeCalibrationToJson(report->calibration))},
+                      {"points", points}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("{:>6} {:<12} {:>12} {:>12} {:>11} {:>11} {:>8}  {}\n", "line", "kind", "flops", "bytes", "measured",
+             "predicted", "error", "bound by");
+  for (const price::KernelFitPoint& p : report->points) {
+    fmt::print("{:>6} {:<12} {:>12.4g} {:>12.4g} {:>11} {:>11} {:>7.2f}%  {}\n", p.timing.line,
+               cir::KernelKindName(p.timing.kind), static_cast<double>(p.timing.flops.value()),
+               static_cast<double>(p.timing.bytes.value()), FormatSeconds(p.timing.time), FormatSeconds(p.predicted),
+               100 * p.relative_error, p.memory_bound ? "memory" : "compute");
+  }
+  fmt::print("median |error|: {:.2f}% ({} iterations)\n", 100 * report->median_abs_error, report->iterations);
+  const price::ComputeCalibration& c = report->calibration;
+  auto mark = [&](const char* name) {
+    return std::find(report->fitted.begin(), report->fitted.end(), name) != report->fitted.end() ? "fitted" : "kept";
+  };
+  fmt::print("  matmul_efficiency       {:.4f}  ({})\n", c.matmul_efficiency, mark("matmul_efficiency"));
+  fmt::print("  attention_efficiency    {:.4f}  ({})\n", c.attention_efficiency, mark("attention_efficiency"));
+  fmt::print("  convolution_efficiency  {:.4f}  ({})\n", c.convolution_efficiency, mark("convolution_efficiency"));
+  fmt::print("  vector_fraction         {:.4f}  ({})\n", c.vector_fraction, mark("vector_fraction"));
+  fmt::print("  memory_efficiency       {:.4f}  ({})\n", c.memory_efficiency, mark("memory_efficiency"));
+  fmt::print("  kernel_overhead         {}  ({})\n", FormatSeconds(c.kernel_overhead), mark("kernel_overhead"));
+  if (!args.out.empty()) fmt::print("wrote {}\n", args.out);
+  return 0;
+}
+
+int RunCalibrate(const CalibrateArgs& args, const CalibrateGiven& given) {
+  if (Status s = CheckCalibrateFlags(given); !s.ok()) return Fail(s);
+  if (given.dit) return RunCalibrateDit(args);
+  if (given.kernels) return RunCalibrateKernels(args);
+  return RunCalibrateCollective(args);
+}
+
 }  // namespace
 
 void RegisterCollective(CLI::App& app, CommandContext& ctx) {
@@ -233,14 +416,40 @@ void RegisterCollective(CLI::App& app, CommandContext& ctx) {
 
 void RegisterCalibrate(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<CalibrateArgs>();
-  CLI::App* cmd = app.add_subcommand("calibrate", "Fit the collective model to measured times (nccl-tests CSV)");
-  args->topo.Add(cmd);
-  cmd->add_option("--measurements,-m", args->measurements, "CSV of bytes and time_us / algbw / busbw")->required();
-  cmd->add_option("--kind,-k", args->kind, "Collective of rows without a 'collective' column")->capture_default_str();
-  cmd->add_option("--calibration", args->topo.calibration, "Start from this calibration JSON");
-  cmd->add_option("--out,-o", args->out, "Write the fitted calibration JSON here");
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit a model to measurements: the collective model to nccl-tests times (-t/-m), the compute model to "
+      "DiT latencies (--dit) or to kernel timings (--kernels --chip)");
+  // The topology flags of TopologyArgs::Add, optional here: -t is one of the modes.
+  cmd->add_option("--topology,-t", args->topo.topology,
+                  "Collective fit: a named system (v5e:2x4, h100:8, ...) or a topology JSON file");
+  cmd->add_option("--fail-link", args->topo.fail_links, "Collective fit: a failed link A-B; repeatable");
+  cmd->add_option("--fail-chip", args->topo.fail_chips, "Collective fit: a failed chip; repeatable");
+  cmd->add_option("--measurements,-m", args->measurements, "Collective fit: CSV of bytes and time_us / algbw / busbw");
+  cmd->add_option("--kind,-k", args->kind, "Collective fit: collective of rows without a 'collective' column")
+      ->capture_default_str();
+  cmd->add_option("--dit", args->dit,
+                  "Compute fit: CSV of single-GPU DiT latencies (model, variant, gpu, width, height, frames, steps, "
+                  "cfg_passes_per_step, seconds)");
+  cmd->add_option("--kernels", args->kernels, "Compute fit: CSV of kernel timings (kind, flops, bytes, time_us, dims)");
+  cmd->add_option("--chip", args->chip, "Compute fit of --kernels: the chip the kernels ran on (h100, ...)");
+  cmd->add_option("--calibration", args->topo.calibration,
+                  "Start from this calibration JSON (collective; with --kernels a compute calibration)");
+  cmd->add_option("--out,-o", args->out,
+                  "Write the fitted calibration JSON here (--dit: an array, one compute calibration per GPU)");
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
-  cmd->callback([args, &ctx] { ctx.exit_code = RunCalibrate(*args); });
+  cmd->callback([args, cmd, &ctx] {
+    CalibrateGiven given;
+    given.topology = cmd->count("--topology") > 0;
+    given.measurements = cmd->count("--measurements") > 0;
+    given.kind = cmd->count("--kind") > 0;
+    given.failures = cmd->count("--fail-link") + cmd->count("--fail-chip") > 0;
+    given.calibration = cmd->count("--calibration") > 0;
+    given.dit = cmd->count("--dit") > 0;
+    given.kernels = cmd->count("--kernels") > 0;
+    given.chip = cmd->count("--chip") > 0;
+    ctx.exit_code = RunCalibrate(*args, given);
+  });
 }
 
 }  // namespace az::cli

@@ -1,0 +1,647 @@
+#include "price/compute_fit.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "compile/pipeline.h"
+#include "compile/spmd/spmd_compiler.h"
+#include "frontend/zoo/zoo.h"
+
+namespace az::price {
+
+namespace {
+
+// ---------------------------------------------------------------- CSV
+
+struct CsvRow {
+  int line = 0;
+  std::vector<std::string> cells;
+};
+
+struct CsvTable {
+  std::map<std::string, size_t> column;
+  std::vector<CsvRow> rows;
+};
+
+Status LineError(std::string_view file, int line, const std::string& message) {
+  return InvalidArgument(std::string(file) + ":" + std::to_string(line) + ": error: " + message);
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Cells separated by commas; a cell in double quotes may hold commas ("" is a quote).
+std::optional<std::vector<std::string>> SplitCsv(std::string_view line) {
+  std::vector<std::string> cells;
+  size_t pos = 0;
+  while (true) {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+    std::string cell;
+    if (pos < line.size() && line[pos] == '"') {
+      ++pos;
+      bool closed = false;
+      while (pos < line.size()) {
+        if (line[pos] == '"') {
+          if (pos + 1 < line.size() && line[pos + 1] == '"') {
+            cell += '"';
+            pos += 2;
+            continue;
+          }
+          closed = true;
+          ++pos;
+          break;
+        }
+        cell += line[pos++];
+      }
+      if (!closed) return std::nullopt;
+      size_t comma = line.find(',', pos);
+      if (!Trim(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)).empty()) {
+        return std::nullopt;  // text after the closing quote
+      }
+      pos = comma;
+    } else {
+      size_t comma = line.find(',', pos);
+      size_t length = comma == std::string_view::npos ? std::string_view::npos : comma - pos;
+      cell = std::string(Trim(line.substr(pos, length)));
+      pos = comma;
+    }
+    cells.push_back(std::move(cell));
+    if (pos == std::string_view::npos) break;
+    ++pos;
+  }
+  return cells;
+}
+
+StatusOr<CsvTable> ReadCsv(std::string_view text, std::string_view file, const std::vector<std::string>& required) {
+  constexpr size_t kMaxRows = 1'000'000;
+  CsvTable table;
+  size_t header_size = 0;
+  int line_number = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    std::string_view line = Trim(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos));
+    pos = end == std::string_view::npos ? text.size() + 1 : end + 1;
+    ++line_number;
+    if (line.empty() || line.front() == '#') continue;
+    auto cells = SplitCsv(line);
+    if (!cells) return LineError(file, line_number, "unterminated or misplaced double quote");
+    if (header_size == 0) {
+      header_size = cells->size();
+      for (size_t i = 0; i < cells->size(); ++i) {
+        if (!table.column.emplace((*cells)[i], i).second) {
+          return LineError(file, line_number, "column '" + (*cells)[i] + "' appears twice in the header");
+        }
+      }
+      for (const std::string& name : required) {
+        if (!table.column.count(name)) return LineError(file, line_number, "the header has no '" + name + "' column");
+      }
+      continue;
+    }
+    if (cells->size() != header_size) {
+      return LineError(file, line_number,
+                       "expected " + std::to_string(header_size) + " columns, found " + std::to_string(cells->size()));
+    }
+    if (table.rows.size() >= kMaxRows) return LineError(file, line_number, "more than a million rows");
+    table.rows.push_back({line_number, std::move(*cells)});
+  }
+  if (header_size == 0) return InvalidArgument(std::string(file) + ": error: no header line (only comments or blanks)");
+  if (table.rows.empty()) return InvalidArgument(std::string(file) + ": error: no data rows");
+  return table;
+}
+
+std::optional<double> ParseNumber(const std::string& s) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ParseInteger(const std::string& s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- DiT latencies
+
+StatusOr<std::string> ZooModelName(std::string_view model, std::string_view variant) {
+  // The published name of the one HunyuanVideo checkpoint the zoo builds.
+  std::string name = Lower(model) == "hunyuanvideo" && Lower(variant) == "t2v-13b"
+                         ? "hunyuanvideo-13b"
+                         : Lower(model) + "-" + Lower(variant);
+  if (zoo::FindModel(name).ok()) return name;
+  std::string known;
+  for (const zoo::ModelEntry& entry : zoo::ListModels()) known += (known.empty() ? "" : ", ") + entry.name;
+  return NotFound("model '" + std::string(model) + "' variant '" + std::string(variant) +
+                  "' is not in the zoo (known: " + known + ")");
+}
+
+StatusOr<std::string> CatalogChipName(std::string_view gpu) {
+  // The files spell GPUs as vendors do ("H800", "RTX4090"); the catalog's keys are lower case.
+  AZ_ASSIGN_OR_RETURN(const hw::ChipSpec* chip, hw::FindChip(Lower(gpu)));
+  return chip->name;
+}
+
+StatusOr<std::vector<DitLatency>> ReadDitLatencies(std::string_view text, std::string_view file_name) {
+  AZ_ASSIGN_OR_RETURN(CsvTable table, ReadCsv(text, file_name,
+                                              {"model", "variant", "gpu", "width", "height", "frames", "steps",
+                                               "cfg_passes_per_step", "seconds"}));
+  std::vector<DitLatency> out;
+  for (const CsvRow& csv : table.rows) {
+    auto cell = [&](const char* name) -> const std::string& { return csv.cells[table.column.at(name)]; };
+    auto fail = [&](const std::string& message) { return LineError(file_name, csv.line, message); };
+    DitLatency row;
+    row.line = csv.line;
+    auto model = ZooModelName(cell("model"), cell("variant"));
+    if (!model.ok()) return fail(model.status().message());
+    row.model = *model;
+    row.gpu = cell("gpu");
+    auto chip = CatalogChipName(row.gpu);
+    if (!chip.ok()) return fail(chip.status().message());
+    row.chip = *chip;
+    struct IntField {
+      const char* name;
+      int64_t* field;
+      int64_t max;
+    };
+    for (const IntField& f : {IntField{"width", &row.width, 16384}, IntField{"height", &row.height, 16384},
+                              IntField{"frames", &row.frames, 4097}, IntField{"steps", &row.steps, 10000},
+                              IntField{"cfg_passes_per_step", &row.cfg_passes, 8}}) {
+      auto value = ParseInteger(cell(f.name));
+      if (!value || *value < 1 || *value > f.max) {
+        return fail(std::string(f.name) + " '" + cell(f.name) + "' is not an integer in [1, " + std::to_string(f.max) +
+                    "]");
+      }
+      *f.field = *value;
+    }
+    auto seconds = ParseNumber(cell("seconds"));
+    if (!seconds || *seconds <= 0 || *seconds > 1e9) {
+      return fail("seconds '" + cell("seconds") + "' is not a positive time");
+    }
+    row.measured = Seconds(*seconds);
+    if (table.column.count("peak_mem_GB") && !cell("peak_mem_GB").empty()) {
+      auto memory = ParseNumber(cell("peak_mem_GB"));
+      if (!memory || *memory <= 0) return fail("peak_mem_GB '" + cell("peak_mem_GB") + "' is not a positive size");
+    }
+    if (table.column.count("notes")) row.notes = cell("notes");
+    row.end_to_end = row.notes.find("end-to-end") != std::string::npos;
+    zoo::ModelOptions options;
+    options.width = row.width;
+    options.height = row.height;
+    options.frames = row.frames;
+    options.steps = row.steps;
+    options.cfg = zoo::CfgMode::kNone;
+    auto config = zoo::ResolveConfig(row.model, options);
+    if (!config.ok()) return fail(config.status().message());
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+StatusOr<const DitForward*> DitEvidenceCache::Get(const std::string& model, int64_t width, int64_t height,
+                                                  int64_t frames) {
+  auto key = std::make_tuple(model, width, height, frames);
+  if (auto it = forwards_.find(key); it != forwards_.end()) return &it->second;
+  zoo::ModelOptions options;
+  options.width = width;
+  options.height = height;
+  options.frames = frames;
+  options.batch = 1;
+  options.cfg = zoo::CfgMode::kNone;  // one forward; the row says how many a step runs
+  AZ_ASSIGN_OR_RETURN(zoo::ModelConfig config, zoo::ResolveConfig(model, options));
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(config));
+  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse("x=1"));
+  compile::SpmdCompiler compiler;
+  AZ_ASSIGN_OR_RETURN(cir::Program program, compile::CompileTemplate(compiler, graph, mesh, "replicated", {}));
+  DitForward forward;
+  forward.evidence = evidence::Extract(program, compiler.name());
+  std::map<std::tuple<cir::KernelKind, int64_t, int64_t, std::vector<int64_t>>, size_t> index;
+  for (const evidence::ComputeSegment& segment : forward.evidence.segments) {
+    auto [it, inserted] = index.emplace(
+        std::make_tuple(segment.kind, segment.flops.value(), segment.bytes.value(), segment.dims),
+        forward.distinct.size());
+    if (inserted) forward.distinct.push_back({segment, 0});
+    ++forward.distinct[it->second].second;
+  }
+  ++compiled_;
+  return &forwards_.emplace(key, std::move(forward)).first->second;
+}
+
+Seconds ForwardTime(const ComputeModel& model, const DitForward& forward) {
+  double total = 0;
+  for (const auto& [segment, count] : forward.distinct) {
+    total += model.Time(segment).time.value() * static_cast<double>(count);
+  }
+  return Seconds(total);
+}
+
+ComputeCalibration UnfittedComputeCalibration(const hw::ChipSpec& chip) {
+  ComputeCalibration c = DefaultComputeCalibration(chip);
+  // ApplyFittedComputeDefaults overrides only these and the source.
+  const ComputeCalibration documented;
+  c.matmul_efficiency = documented.matmul_efficiency;
+  c.attention_efficiency = documented.attention_efficiency;
+  c.convolution_efficiency = documented.convolution_efficiency;
+  c.source = documented.source;
+  return c;
+}
+
+ComputeCalibration ScaleTensorEfficiencies(const ComputeCalibration& start, double scale) {
+  ComputeCalibration c = start;
+  c.matmul_efficiency = std::min(1.0, scale * start.matmul_efficiency);
+  c.attention_efficiency = std::min(1.0, scale * start.attention_efficiency);
+  c.convolution_efficiency = std::min(1.0, scale * start.convolution_efficiency);
+  return c;
+}
+
+namespace {
+
+// Golden-section search for the minimum of f on [lo, hi]; a fixed number of
+// steps (the interval shrinks by 0.618 each) keeps it deterministic.
+template <typename F>
+double GoldenSection(F f, double lo, double hi) {
+  constexpr int kSteps = 90;  // 0.618^90 ~ 1.6e-19 of the interval: double precision
+  const double inv_phi = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - inv_phi * (hi - lo), x2 = lo + inv_phi * (hi - lo);
+  double f1 = f(x1), f2 = f(x2);
+  for (int step = 0; step < kSteps; ++step) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - inv_phi * (hi - lo);
+      f1 = f(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + inv_phi * (hi - lo);
+      f2 = f(x2);
+    }
+  }
+  return (lo + hi) / 2;
+}
+
+Seconds PredictRow(const ComputeModel& model, const DitLatency& row, const DitForward& forward) {
+  return ForwardTime(model, forward) * static_cast<double>(row.steps * row.cfg_passes);
+}
+
+}  // namespace
+
+StatusOr<DitFitReport> FitDitLatencies(const std::vector<DitLatency>& rows, DitEvidenceCache& cache,
+                                       const StartCalibration& start) {
+  std::vector<std::string> chips;
+  std::map<std::string, std::vector<size_t>> rows_of;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows_of.count(rows[i].chip)) chips.push_back(rows[i].chip);
+    rows_of[rows[i].chip].push_back(i);
+  }
+  DitFitReport report;
+  std::vector<std::optional<DitFitRow>> fitted(rows.size());
+  std::vector<std::optional<std::string>> skipped(rows.size());
+  for (const std::string& name : chips) {
+    const std::vector<size_t>& mine = rows_of[name];
+    AZ_ASSIGN_OR_RETURN(const hw::ChipSpec* chip, hw::FindChip(name));
+    ComputeCalibration base = start(*chip);
+    auto probe = ComputeModel::Create(*chip, base);
+    if (!probe.ok()) {
+      for (size_t i : mine) skipped[i] = probe.status().message();
+      continue;
+    }
+    std::vector<const DitForward*> forwards;
+    for (size_t i : mine) {
+      AZ_ASSIGN_OR_RETURN(const DitForward* forward, cache.Get(rows[i].model, rows[i].width, rows[i].height,
+                                                               rows[i].frames));
+      forwards.push_back(forward);
+    }
+    auto model_at = [&](double log_scale) {
+      auto model = ComputeModel::Create(*chip, ScaleTensorEfficiencies(base, std::exp(log_scale)));
+      AZ_CHECK(model.ok());  // scaled efficiencies stay in (0, 1]
+      return std::move(model).value();
+    };
+    auto objective = [&](double log_scale) {
+      ComputeModel model = model_at(log_scale);
+      double sum = 0;
+      for (size_t r = 0; r < mine.size(); ++r) {
+        double error = std::log(PredictRow(model, rows[mine[r]], *forwards[r]) / rows[mine[r]].measured);
+        sum += error * error;
+      }
+      return sum;
+    };
+    // From a hundredth of the start up to where every tensor-core efficiency is
+    // capped at 1 (beyond it the objective is flat).
+    double smallest = std::min({base.matmul_efficiency, base.attention_efficiency, base.convolution_efficiency});
+    const double lowest = std::log(0.01), highest = std::log(1 / smallest);
+    double log_scale = GoldenSection(objective, lowest, highest);
+    ComputeModel model = model_at(log_scale);
+    DitChipFit fit;
+    fit.chip = name;
+    fit.scale = std::exp(log_scale);
+    fit.rows = static_cast<int>(mine.size());
+    fit.rms_log_error = std::sqrt(objective(log_scale) / static_cast<double>(mine.size()));
+    fit.end_to_end_only = std::all_of(mine.begin(), mine.end(), [&](size_t i) { return rows[i].end_to_end; });
+    fit.calibration = model.calibration();
+    if (log_scale > highest - 1e-6) {
+      fit.warning = "every tensor-core efficiency is capped at 1 and the rows are still faster than predicted: "
+                    "the measurements do not fit this chip's peak";
+    } else if (log_scale < lowest + 1e-6) {
+      fit.warning = "the scale hit its lower limit (0.01 of the documented efficiencies): the rows are far "
+                    "slower than any kernel efficiency explains";
+    }
+    std::vector<std::string> models;
+    for (size_t i : mine) {
+      if (std::find(models.begin(), models.end(), rows[i].model) == models.end()) models.push_back(rows[i].model);
+    }
+    std::string list;
+    for (const std::string& m : models) list += (list.empty() ? "" : ", ") + m;
+    fit.calibration.source = "fit to " + std::to_string(mine.size()) + " single-GPU DiT latencies (" +
+                             list + "): one scale on the tensor-core efficiencies, least squares on log error";
+    if (fit.end_to_end_only) {
+      fit.calibration.source += "; every row is end to end (text encoder, VAE, offloading included), "
+                                "so the efficiencies are conservative (low)";
+    }
+    for (size_t r = 0; r < mine.size(); ++r) {
+      DitFitRow row{rows[mine[r]], PredictRow(model, rows[mine[r]], *forwards[r]), 0};
+      row.relative_error = (row.predicted.value() - row.row.measured.value()) / row.row.measured.value();
+      fitted[mine[r]] = row;
+    }
+    report.chips.push_back(std::move(fit));
+  }
+  std::vector<double> errors;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (fitted[i]) {
+      errors.push_back(std::abs(fitted[i]->relative_error));
+      report.rows.push_back(std::move(*fitted[i]));
+    }
+    if (skipped[i]) report.skipped.push_back({rows[i], *skipped[i]});
+  }
+  if (report.rows.empty()) {
+    return InvalidArgument("no row can be priced: " +
+                           (report.skipped.empty() ? std::string("no rows") : report.skipped.front().reason));
+  }
+  report.median_abs_error = Median(errors);
+  return report;
+}
+
+// ---------------------------------------------------------------- kernel timings
+
+StatusOr<std::vector<KernelTiming>> ReadKernelTimings(std::string_view text, std::string_view file_name) {
+  AZ_ASSIGN_OR_RETURN(CsvTable table, ReadCsv(text, file_name, {"kind", "flops", "bytes", "time_us"}));
+  std::vector<KernelTiming> out;
+  for (const CsvRow& csv : table.rows) {
+    auto cell = [&](const char* name) -> const std::string& { return csv.cells[table.column.at(name)]; };
+    auto fail = [&](const std::string& message) { return LineError(file_name, csv.line, message); };
+    KernelTiming row;
+    row.line = csv.line;
+    auto kind = cir::ParseKernelKind(cell("kind"));
+    if (!kind) {
+      return fail("unknown kernel kind '" + cell("kind") +
+                  "' (matmul, attention, convolution, elementwise, norm, reduce, copy, custom)");
+    }
+    row.kind = *kind;
+    auto flops = ParseNumber(cell("flops"));
+    if (!flops || *flops < 0 || *flops > 1e18) return fail("flops '" + cell("flops") + "' is not a count in [0, 1e18]");
+    row.flops = Flops(std::llround(*flops));
+    auto bytes = ParseNumber(cell("bytes"));
+    if (!bytes || *bytes < 0 || *bytes > 1e15) return fail("bytes '" + cell("bytes") + "' is not a size in [0, 1e15]");
+    row.bytes = Bytes(std::llround(*bytes));
+    auto time = ParseNumber(cell("time_us"));
+    if (!time || *time <= 0 || *time > 1e12) return fail("time_us '" + cell("time_us") + "' is not a positive time");
+    row.time = Seconds(*time * 1e-6);
+    if (table.column.count("dims") && !cell("dims").empty()) {
+      const std::string& text_dims = cell("dims");
+      size_t pos = 0;
+      while (pos <= text_dims.size()) {
+        size_t x = text_dims.find('x', pos);
+        std::string part = text_dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+        auto dim = ParseInteger(part);
+        if (!dim || *dim < 1 || *dim > (int64_t{1} << 40)) {
+          return fail("dims '" + text_dims + "': '" + part + "' is not a dimension in [1, 2^40]");
+        }
+        row.dims.push_back(*dim);
+        if (x == std::string::npos) break;
+        pos = x + 1;
+      }
+      if (row.dims.size() != 4) {
+        return fail("dims '" + text_dims + "' has " + std::to_string(row.dims.size()) +
+                    " entries; the compute model reads 4 (matmul batch x m x n x k, attention "
+                    "batch*heads x q x kv x head dim)");
+      }
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+namespace {
+
+// The kernel fit's parameters: t = overhead + max(a[group] * X, b * Y).
+enum Param { kOverhead, kMatmulInv, kAttentionInv, kConvolutionInv, kVectorInv, kMemoryInv, kNumParams };
+constexpr std::array<const char*, kNumParams> kParamNames = {
+    "kernel_overhead", "matmul_efficiency", "attention_efficiency", "convolution_efficiency", "vector_fraction",
+    "memory_efficiency"};
+
+Param GroupOf(cir::KernelKind kind) {
+  switch (kind) {
+    case cir::KernelKind::kMatmul: return kMatmulInv;
+    case cir::KernelKind::kAttention: return kAttentionInv;
+    case cir::KernelKind::kConvolution: return kConvolutionInv;
+    default: return kVectorInv;
+  }
+}
+
+// Least squares min |A x - y|^2 over the columns in `free` (the other entries of
+// x are given and their contribution moved to the right-hand side). Columns are
+// scaled to unit norm before the normal equations; false when they are
+// linearly dependent.
+bool SolveLeastSquares(const std::vector<std::array<double, kNumParams>>& a, const std::vector<double>& y,
+                       const std::vector<int>& free, std::array<double, kNumParams>& x) {
+  size_t n = free.size();
+  std::vector<double> rhs(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    rhs[i] = y[i];
+    for (int p = 0; p < kNumParams; ++p) {
+      if (std::find(free.begin(), free.end(), p) == free.end()) rhs[i] -= a[i][p] * x[p];
+    }
+  }
+  std::vector<double> norm(n, 0);
+  for (size_t j = 0; j < n; ++j) {
+    for (const auto& row : a) norm[j] += row[free[j]] * row[free[j]];
+    norm[j] = std::sqrt(norm[j]);
+    if (norm[j] == 0) return false;
+  }
+  // Normal equations of the scaled columns, augmented with the right-hand side.
+  std::vector<std::vector<double>> m(n, std::vector<double>(n + 1, 0));
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      double aj = a[i][free[j]] / norm[j];
+      for (size_t k = 0; k < n; ++k) m[j][k] += aj * a[i][free[k]] / norm[k];
+      m[j][n] += aj * rhs[i];
+    }
+  }
+  for (size_t col = 0; col < n; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < n; ++r) {
+      if (std::abs(m[r][col]) > std::abs(m[pivot][col])) pivot = r;
+    }
+    if (std::abs(m[pivot][col]) < 1e-10) return false;
+    std::swap(m[col], m[pivot]);
+    for (size_t r = 0; r < n; ++r) {
+      if (r == col) continue;
+      double factor = m[r][col] / m[col][col];
+      for (size_t k = col; k <= n; ++k) m[r][k] -= factor * m[col][k];
+    }
+  }
+  for (size_t j = 0; j < n; ++j) x[free[j]] = m[j][n] / m[j][j] / norm[j];
+  return true;
+}
+
+}  // namespace
+
+StatusOr<KernelFitReport> FitKernelTimings(const hw::ChipSpec& chip, const std::vector<KernelTiming>& rows,
+                                           const ComputeCalibration& start) {
+  AZ_ASSIGN_OR_RETURN(ComputeModel start_model, ComputeModel::Create(chip, start));
+  if (rows.empty()) return InvalidArgument("no kernel timings to fit");
+  size_t n = rows.size();
+  // X: seconds at efficiency 1 (padding does not depend on the efficiencies);
+  // Y: seconds at memory efficiency 1.
+  std::vector<double> compute(n), memory(n);
+  for (size_t i = 0; i < n; ++i) {
+    KernelTime t = start_model.Time(rows[i].kind, rows[i].flops, rows[i].bytes, rows[i].dims);
+    compute[i] = static_cast<double>(rows[i].flops.value()) * t.padding / start_model.peak().value();
+    memory[i] = static_cast<double>(rows[i].bytes.value()) / start_model.hbm_bandwidth().value();
+  }
+  std::array<double, kNumParams> x = {start.kernel_overhead.value(), 1 / start.matmul_efficiency,
+                                      1 / start.attention_efficiency, 1 / start.convolution_efficiency,
+                                      1 / start.vector_fraction, 1 / start.memory_efficiency};
+  const std::array<double, kNumParams> initial = x;
+  const std::array<double, kNumParams> lower = {0, 1, 1, 1, 1, 1};
+  auto classify = [&](const std::array<double, kNumParams>& p) {
+    std::vector<bool> memory_bound(n);
+    for (size_t i = 0; i < n; ++i) memory_bound[i] = p[kMemoryInv] * memory[i] > p[GroupOf(rows[i].kind)] * compute[i];
+    return memory_bound;
+  };
+  auto objective = [&](const std::array<double, kNumParams>& p) {
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double t = p[kOverhead] + std::max(p[GroupOf(rows[i].kind)] * compute[i], p[kMemoryInv] * memory[i]);
+      double e = (t - rows[i].time.value()) / rows[i].time.value();
+      sum += e * e;
+    }
+    return sum;
+  };
+  std::vector<bool> bound = classify(x);
+  std::array<double, kNumParams> best = x;
+  double best_objective = objective(x);
+  std::vector<int> best_free;
+  int iterations = 0;
+  constexpr int kMaxIterations = 50;
+  for (; iterations < kMaxIterations; ++iterations) {
+    // Rows weighted by 1 / t: the residual is the relative error.
+    std::vector<std::array<double, kNumParams>> a(n);
+    std::vector<double> y(n, 1.0);
+    std::array<bool, kNumParams> used = {true, false, false, false, false, false};
+    for (size_t i = 0; i < n; ++i) {
+      double w = 1 / rows[i].time.value();
+      a[i].fill(0);
+      a[i][kOverhead] = w;
+      if (bound[i]) {
+        a[i][kMemoryInv] = memory[i] * w;
+        used[kMemoryInv] = used[kMemoryInv] || memory[i] > 0;
+      } else {
+        a[i][GroupOf(rows[i].kind)] = compute[i] * w;
+        used[GroupOf(rows[i].kind)] = used[GroupOf(rows[i].kind)] || compute[i] > 0;
+      }
+    }
+    std::vector<int> free;
+    for (int p = 0; p < kNumParams; ++p) {
+      if (used[p]) free.push_back(p);
+    }
+    if (free.size() > n) {
+      return InvalidArgument(std::to_string(n) + " kernel timings cannot determine " + std::to_string(free.size()) +
+                             " parameters (the overhead and one per kind group and for memory)");
+    }
+    // What these rows do not determine keeps the start's value.
+    std::array<double, kNumParams> next = x;
+    for (int p = 0; p < kNumParams; ++p) {
+      if (!used[p]) next[p] = initial[p];
+    }
+    // Active set: a parameter past its bound is fixed there and the rest re-solved.
+    std::vector<int> solve = free;
+    while (true) {
+      if (!SolveLeastSquares(a, y, solve, next)) {
+        return InvalidArgument("the kernel timings do not determine the parameters: give rows of several "
+                               "sizes per kind");
+      }
+      int worst = -1;
+      for (int p : solve) {
+        if (next[p] < lower[p] && (worst < 0 || lower[p] - next[p] > lower[worst] - next[worst])) worst = p;
+      }
+      if (worst < 0) break;
+      next[worst] = lower[worst];
+      solve.erase(std::find(solve.begin(), solve.end(), worst));
+      if (solve.empty()) break;
+    }
+    x = next;
+    double value = objective(x);
+    if (value < best_objective || best_free.empty()) {
+      best = x;
+      best_objective = value;
+      best_free = free;
+    }
+    std::vector<bool> reclassified = classify(x);
+    if (reclassified == bound) {
+      ++iterations;
+      break;
+    }
+    bound = reclassified;
+  }
+  ComputeCalibration c = start;
+  c.kernel_overhead = Seconds(best[kOverhead]);
+  c.matmul_efficiency = 1 / best[kMatmulInv];
+  c.attention_efficiency = 1 / best[kAttentionInv];
+  c.convolution_efficiency = 1 / best[kConvolutionInv];
+  c.vector_fraction = 1 / best[kVectorInv];
+  c.memory_efficiency = 1 / best[kMemoryInv];
+  c.chip = chip.name;
+  AZ_ASSIGN_OR_RETURN(ComputeModel model, ComputeModel::Create(chip, c));
+  KernelFitReport report;
+  report.calibration = c;
+  for (int p : best_free) report.fitted.push_back(kParamNames[p]);
+  report.iterations = iterations;
+  std::vector<double> errors;
+  for (const KernelTiming& row : rows) {
+    KernelTime t = model.Time(row.kind, row.flops, row.bytes, row.dims);
+    KernelFitPoint point{row, t.time, (t.time.value() - row.time.value()) / row.time.value(), t.memory_bound};
+    errors.push_back(std::abs(point.relative_error));
+    report.points.push_back(std::move(point));
+  }
+  report.median_abs_error = Median(errors);
+  return report;
+}
+
+}  // namespace az::price

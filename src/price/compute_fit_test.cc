@@ -1,0 +1,488 @@
+// Fitting the compute model: the DiT latency file, kernel timings, and the
+// shipped fitted defaults refitted from ../shared/data.
+#include "price/compute_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "support/test_files.h"
+
+namespace az::price {
+namespace {
+
+// The shared data folder sits beside the checkout. A user's clone may lack it:
+// the test then skips; under CI (CI=true) a missing folder is a failure.
+std::string SharedData(const std::string& relative) {
+  std::string path = std::string(AZ_SOURCE_DIR) + "/../shared/data/" + relative;
+  std::ifstream in(path);
+  if (in) return path;
+  return "";
+}
+
+#define REQUIRE_SHARED_DATA(path, relative)                                                               \
+  std::string path = SharedData(relative);                                                                \
+  if (path.empty()) {                                                                                     \
+    const char* ci = std::getenv("CI");                                                                   \
+    if (ci != nullptr && std::string(ci) == "true") FAIL() << "missing ../shared/data/" << relative;      \
+    GTEST_SKIP() << "../shared/data/" << relative << " is not here (a clone without the shared folder)"; \
+  }
+
+constexpr char kDitFile[] = "measurements/dit_single_gpu_latency.csv";
+
+const hw::ChipSpec& Chip(const char* name) {
+  auto chip = hw::FindChip(name);
+  AZ_CHECK(chip.ok());
+  return **chip;
+}
+
+// "what" contains "piece".
+::testing::AssertionResult Contains(const std::string& what, const std::string& piece) {
+  if (what.find(piece) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << what << "' lacks '" << piece << "'";
+}
+
+std::string DitError(const std::string& text) {
+  auto rows = ReadDitLatencies(text, "dit.csv");
+  return rows.ok() ? "(no error)" : rows.status().message();
+}
+
+constexpr char kDitHeader[] = "model,variant,gpu,width,height,frames,steps,cfg_passes_per_step,seconds,notes\n";
+
+// ---------------------------------------------------------------- reading
+
+TEST(DitLatencies, NamesMapToTheZooAndTheCatalog) {
+  EXPECT_EQ(ZooModelName("wan2.1", "t2v-14b").value(), "wan2.1-t2v-14b");
+  EXPECT_EQ(ZooModelName("wan2.1", "i2v-14b").value(), "wan2.1-i2v-14b");
+  EXPECT_EQ(ZooModelName("wan2.1", "t2v-1.3b").value(), "wan2.1-t2v-1.3b");
+  EXPECT_EQ(ZooModelName("hunyuanvideo", "t2v-13b").value(), "hunyuanvideo-13b");
+  EXPECT_TRUE(Contains(ZooModelName("wan2.2", "t2v-5b").status().message(), "known: wan2.1-t2v-1.3b"));
+  for (auto [gpu, chip] : {std::pair{"H800", "h800"}, {"A800", "a800"}, {"H20", "h20"}, {"H100", "h100"},
+                           {"L20", "l20"}, {"RTX4090", "rtx4090"}}) {
+    EXPECT_EQ(CatalogChipName(gpu).value(), chip);
+  }
+  EXPECT_FALSE(CatalogChipName("RTX5090").ok());
+}
+
+TEST(DitLatencies, ReadsTheSharedFile) {
+  REQUIRE_SHARED_DATA(path, kDitFile);
+  auto rows = ReadDitLatencies(testing::ReadTextFile(path), path);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  // 4 comment lines and the header; 13 rows on lines 6 .. 18.
+  ASSERT_EQ(rows->size(), 13u);
+  const DitLatency& first = rows->front();
+  EXPECT_EQ(first.line, 6);
+  EXPECT_EQ(first.model, "wan2.1-t2v-14b");
+  EXPECT_EQ(first.chip, "h800");
+  EXPECT_EQ(first.width * first.height * first.frames, 1280 * 720 * 81);
+  EXPECT_EQ(first.steps * first.cfg_passes, 100);
+  EXPECT_DOUBLE_EQ(first.measured.value(), 1837.9);
+  EXPECT_TRUE(first.end_to_end);
+  const DitLatency& last = rows->back();
+  EXPECT_EQ(last.line, 18);
+  EXPECT_EQ(last.model, "hunyuanvideo-13b");
+  EXPECT_EQ(last.chip, "l20");
+  EXPECT_EQ(last.cfg_passes, 1);  // embedded guidance
+  EXPECT_FALSE(last.end_to_end);
+}
+
+TEST(DitLatencies, MalformedRowsAreLocated) {
+  std::string h = kDitHeader;
+  // Line 2 is the first row in every case.
+  EXPECT_TRUE(Contains(DitError(h + "wan2.1,t2v-14b,H800,1280,720,81,50,2\n"),
+                       "dit.csv:2: error: expected 10 columns, found 8"));
+  EXPECT_TRUE(Contains(DitError(h + "wan2.1,t2v-14b,B300,1280,720,81,50,2,10,\n"),
+                       "dit.csv:2: error: unknown chip 'b300'"));
+  EXPECT_TRUE(Contains(DitError(h + "wan9,t2v,H800,1280,720,81,50,2,10,\n"),
+                       "dit.csv:2: error: model 'wan9' variant 't2v' is not in the zoo"));
+  EXPECT_TRUE(Contains(DitError(h + "wan2.1,t2v-14b,H800,1280,720,80,50,2,10,\n"),
+                       "dit.csv:2: error: frames must be 4n+1"));
+  EXPECT_TRUE(Contains(DitError(h + "wan2.1,t2v-14b,H800,1280,720,81,50,2,-3,\n"),
+                       "dit.csv:2: error: seconds '-3' is not a positive time"));
+  EXPECT_TRUE(Contains(DitError(h + "wan2.1,t2v-14b,H800,1280,720,81,fifty,2,10,\n"),
+                       "dit.csv:2: error: steps 'fifty' is not an integer"));
+  EXPECT_TRUE(Contains(DitError(h + "# a comment\n\nwan2.1,t2v-14b,H800,1280,720,81,50,2,10,\"open\n"),
+                       "dit.csv:4: error: unterminated or misplaced double quote"));
+  EXPECT_TRUE(Contains(DitError("model,variant,gpu\nwan2.1,t2v-14b,H800\n"),
+                       "dit.csv:1: error: the header has no 'width' column"));
+  EXPECT_TRUE(Contains(DitError("# only a comment\n"), "dit.csv: error: no header line"));
+  EXPECT_TRUE(Contains(DitError(h), "dit.csv: error: no data rows"));
+  // A quoted note may hold commas.
+  auto quoted = ReadDitLatencies(h + "wan2.1,t2v-14b,H800,1280,720,81,50,2,10,\"end-to-end, offload\"\n", "q.csv");
+  ASSERT_TRUE(quoted.ok()) << quoted.status().ToString();
+  EXPECT_EQ(quoted->front().notes, "end-to-end, offload");
+  EXPECT_TRUE(quoted->front().end_to_end);
+}
+
+// ---------------------------------------------------------------- DiT fit
+
+TEST(DitFit, ScalingCapsEveryEfficiencyAtOne) {
+  ComputeCalibration start = UnfittedComputeCalibration(Chip("h100"));
+  // The documented 0.75 / 0.6 / 0.6: doubling caps matmul (1.5) and leaves 1.2 -> 1.
+  ComputeCalibration doubled = ScaleTensorEfficiencies(start, 2.0);
+  EXPECT_EQ(doubled.matmul_efficiency, 1.0);
+  EXPECT_EQ(doubled.attention_efficiency, 1.0);
+  ComputeCalibration halved = ScaleTensorEfficiencies(start, 0.5);
+  EXPECT_DOUBLE_EQ(halved.matmul_efficiency, 0.375);
+  EXPECT_DOUBLE_EQ(halved.convolution_efficiency, 0.3);
+  EXPECT_EQ(halved.vector_fraction, start.vector_fraction);  // CUDA cores are not scaled
+}
+
+// UnfittedComputeCalibration assumes ApplyFittedComputeDefaults is the only
+// thing that moves a GPU's tensor-core efficiencies off ComputeCalibration's
+// documented ones; b200 (not fitted) shows the family defaults still are those.
+TEST(DitFit, UnfittedStartIsTheDocumentedDefault) {
+  const ComputeCalibration documented;
+  ComputeCalibration b200 = DefaultComputeCalibration(Chip("b200"));
+  EXPECT_EQ(b200.matmul_efficiency, documented.matmul_efficiency);
+  EXPECT_EQ(b200.attention_efficiency, documented.attention_efficiency);
+  ComputeCalibration h100 = UnfittedComputeCalibration(Chip("h100"));
+  EXPECT_EQ(h100.matmul_efficiency, documented.matmul_efficiency);
+  EXPECT_EQ(h100.sms, 132);
+}
+
+// Rows generated by the model itself at a known scale: the fit recovers it,
+// although the time is not linear in the scale (memory-bound kernels).
+TEST(DitFit, RecoversAKnownScale) {
+  const hw::ChipSpec& h100 = Chip("h100");
+  DitEvidenceCache cache;
+  std::vector<DitLatency> rows;
+  for (auto [width, height, steps, passes] : {std::tuple{832, 480, 50, 2}, {480, 832, 30, 1}, {512, 512, 40, 2}}) {
+    DitLatency row;
+    row.model = "wan2.1-t2v-1.3b";
+    row.gpu = "H100";
+    row.chip = "h100";
+    row.width = width;
+    row.height = height;
+    row.frames = 81;
+    row.steps = steps;
+    row.cfg_passes = passes;
+    rows.push_back(row);
+  }
+  constexpr double kScale = 0.7;
+  auto truth = ComputeModel::Create(h100, ScaleTensorEfficiencies(UnfittedComputeCalibration(h100), kScale));
+  ASSERT_TRUE(truth.ok());
+  for (DitLatency& row : rows) {
+    auto forward = cache.Get(row.model, row.width, row.height, row.frames);
+    ASSERT_TRUE(forward.ok()) << forward.status().ToString();
+    row.measured = ForwardTime(*truth, **forward) * static_cast<double>(row.steps * row.cfg_passes);
+  }
+  auto report = FitDitLatencies(rows, cache);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->chips.size(), 1u);
+  EXPECT_NEAR(report->chips[0].scale, kScale, 1e-6 * kScale);
+  EXPECT_NEAR(report->chips[0].calibration.matmul_efficiency, 0.75 * kScale, 1e-6);
+  EXPECT_LT(report->median_abs_error, 1e-6);
+  EXPECT_FALSE(report->chips[0].end_to_end_only);
+  // 832x480 and 480x832 are different graphs (the patch grid is 30x52 vs 52x30).
+  EXPECT_EQ(cache.compiled(), 3);
+}
+
+// 10 s for a 720p Wan 14B video on an H800 would need more than the peak:
+// the search ends with every efficiency at 1, and says so.
+TEST(DitFit, WarnsWhenTheSearchEndsAtALimit) {
+  DitLatency row;
+  row.model = "wan2.1-t2v-1.3b";
+  row.gpu = "H800";
+  row.chip = "h800";
+  row.width = 832;
+  row.height = 480;
+  row.frames = 81;
+  row.steps = 50;
+  row.cfg_passes = 2;
+  row.measured = Seconds(1.0);
+  DitEvidenceCache cache;
+  auto fast = FitDitLatencies({row}, cache);
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  EXPECT_EQ(fast->chips[0].calibration.matmul_efficiency, 1.0);
+  EXPECT_NEAR(fast->chips[0].calibration.attention_efficiency, 1.0, 1e-6);  // 0.6 * 1/0.6 in floating point
+  EXPECT_TRUE(Contains(fast->chips[0].warning, "capped at 1"));
+  row.measured = Seconds(1e7);
+  auto slow = FitDitLatencies({row}, cache);
+  ASSERT_TRUE(slow.ok()) << slow.status().ToString();
+  EXPECT_TRUE(Contains(slow->chips[0].warning, "lower limit"));
+  EXPECT_EQ(cache.compiled(), 1);
+}
+
+TEST(DitFit, NothingPriceableIsAnError) {
+  DitLatency row;
+  row.model = "wan2.1-t2v-1.3b";
+  row.gpu = "RTX4090";
+  row.chip = "rtx4090";
+  row.width = 832;
+  row.height = 480;
+  row.frames = 81;
+  row.steps = 50;
+  row.measured = Seconds(261.4);
+  DitEvidenceCache cache;
+  auto report = FitDitLatencies({row}, cache);
+  ASSERT_FALSE(report.ok());
+  EXPECT_TRUE(Contains(report.status().message(), "no row can be priced: chip 'rtx4090' has no sourced bf16 peak"));
+  EXPECT_EQ(cache.compiled(), 0);  // skipped before compiling
+}
+
+struct RealFit {
+  DitFitReport report;
+  int compiled = 0;
+};
+
+RealFit FitSharedFile(const std::string& path) {
+  auto rows = ReadDitLatencies(testing::ReadTextFile(path), path);
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  DitEvidenceCache cache;
+  auto report = FitDitLatencies(*rows, cache);
+  EXPECT_TRUE(report.ok()) << report.status().ToString();
+  return {std::move(report).value(), cache.compiled()};
+}
+
+const DitChipFit* FindFit(const DitFitReport& report, const std::string& chip) {
+  for (const DitChipFit& fit : report.chips) {
+    if (fit.chip == chip) return &fit;
+  }
+  return nullptr;
+}
+
+TEST(DitFit, SharedFile) {
+  REQUIRE_SHARED_DATA(path, kDitFile);
+  RealFit fit = FitSharedFile(path);
+  const DitFitReport& r = fit.report;
+  // 13 rows: RTX4090 (line 12) has no sourced bf16 peak, L20 (lines 15, 18) no
+  // sourced memory bandwidth; the other 10 are priced.
+  ASSERT_EQ(r.skipped.size(), 3u);
+  EXPECT_EQ(r.skipped[0].row.line, 12);
+  EXPECT_TRUE(Contains(r.skipped[0].reason, "no sourced bf16 peak"));
+  EXPECT_TRUE(Contains(r.skipped[1].reason, "chip 'l20' has no sourced memory bandwidth"));
+  EXPECT_EQ(r.rows.size(), 10u);
+  // Four forwards: Wan t2v and i2v at 1280x720x81, HunyuanVideo at 1280x720x129
+  // and 960x960x129, each compiled once for its rows on every GPU.
+  EXPECT_EQ(fit.compiled, 4);
+  ASSERT_EQ(r.chips.size(), 4u);
+  for (const DitChipFit& chip : r.chips) EXPECT_EQ(chip.warning, "") << chip.chip;
+  // GPUs fitted only on the end-to-end Wan rows are flagged.
+  EXPECT_TRUE(FindFit(r, "h800")->end_to_end_only);
+  EXPECT_TRUE(FindFit(r, "a800")->end_to_end_only);
+  EXPECT_FALSE(FindFit(r, "h20")->end_to_end_only);
+  EXPECT_FALSE(FindFit(r, "h100")->end_to_end_only);
+  // A one-parameter fit per GPU on 2 - 4 rows: the in-sample median is small
+  // (0.54% when written; docs/compute-model.md has every row).
+  EXPECT_LT(r.median_abs_error, 0.02);
+  // HunyuanVideo at 1280x720 and 960x960 have the same token count (45x80 =
+  // 60x60 = 3,600 patches per latent frame), so the model predicts one time for
+  // both; the H100 rows measured 1904 s and 1735 s, hence about +-5% each.
+  for (const DitFitRow& row : r.rows) EXPECT_LT(std::abs(row.relative_error), 0.06) << row.row.line;
+  // H800 (Wan, end to end) and H100 (HunyuanVideo) share the silicon; fitted on
+  // different models from different sources, their scales agree within 5%
+  // (0.581 and 0.568 when written).
+  EXPECT_NEAR(FindFit(r, "h800")->scale / FindFit(r, "h100")->scale, 1.0, 0.05);
+}
+
+// The values compute_defaults.cc ships are the fit's, to 4 significant digits.
+TEST(DitFit, ShippedDefaultsAreTheFit) {
+  REQUIRE_SHARED_DATA(path, kDitFile);
+  RealFit fit = FitSharedFile(path);
+  for (const char* name : {"h100", "h800", "h20", "a800"}) {
+    const DitChipFit* fitted = FindFit(fit.report, name);
+    ASSERT_NE(fitted, nullptr) << name;
+    ComputeCalibration shipped = DefaultComputeCalibration(Chip(name));
+    auto agree = [&](double shipped_value, double fitted_value, const char* what) {
+      EXPECT_NEAR(shipped_value / fitted_value, 1.0, 1e-3)
+          << name << " " << what << ": compute_defaults.cc has " << shipped_value << ", the fit gives "
+          << fitted_value << " (refit: aoizora calibrate --dit ../shared/data/" << kDitFile << ")";
+    };
+    agree(shipped.matmul_efficiency, fitted->calibration.matmul_efficiency, "matmul_efficiency");
+    agree(shipped.attention_efficiency, fitted->calibration.attention_efficiency, "attention_efficiency");
+    agree(shipped.convolution_efficiency, fitted->calibration.convolution_efficiency, "convolution_efficiency");
+    EXPECT_TRUE(Contains(shipped.source, "aoizora calibrate --dit")) << name;
+  }
+  EXPECT_TRUE(Contains(DefaultComputeCalibration(Chip("h800")).source, "conservative"));
+}
+
+// Chips without rows inherit the fit of their silicon's twin.
+TEST(DitFit, SameSiliconInherits) {
+  for (auto [chip, twin] : {std::pair{"h200", "h100"}, {"a100", "a800"}}) {
+    ComputeCalibration c = DefaultComputeCalibration(Chip(chip));
+    ComputeCalibration t = DefaultComputeCalibration(Chip(twin));
+    EXPECT_EQ(c.matmul_efficiency, t.matmul_efficiency) << chip;
+    EXPECT_EQ(c.attention_efficiency, t.attention_efficiency) << chip;
+    EXPECT_EQ(c.convolution_efficiency, t.convolution_efficiency) << chip;
+    EXPECT_TRUE(Contains(c.source, std::string(twin) + "'s fit")) << chip;
+  }
+  // Not covered: the documented defaults.
+  EXPECT_EQ(DefaultComputeCalibration(Chip("b200")).matmul_efficiency, 0.75);
+  EXPECT_EQ(DefaultComputeCalibration(Chip("v5e")).matmul_efficiency, 0.75);
+}
+
+// ---------------------------------------------------------------- kernel timings
+
+std::string KernelError(const std::string& text) {
+  auto rows = ReadKernelTimings(text, "k.csv");
+  return rows.ok() ? "(no error)" : rows.status().message();
+}
+
+TEST(KernelTimings, Reads) {
+  auto rows = ReadKernelTimings(
+      "# H100 timings\n"
+      "kind,flops,bytes,time_us,dims\n"
+      "matmul,1.37e11,100663296,205.3,1x4096x4096x4096\n"
+      "\n"
+      "elementwise,0,67108864,27.1,\n",
+      "k.csv");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].line, 3);
+  EXPECT_EQ((*rows)[0].kind, cir::KernelKind::kMatmul);
+  EXPECT_EQ((*rows)[0].flops.value(), 137'000'000'000);
+  EXPECT_EQ((*rows)[0].dims, (std::vector<int64_t>{1, 4096, 4096, 4096}));
+  EXPECT_DOUBLE_EQ((*rows)[0].time.value(), 205.3e-6);
+  EXPECT_EQ((*rows)[1].line, 5);
+  EXPECT_TRUE((*rows)[1].dims.empty());
+}
+
+TEST(KernelTimings, MalformedRowsAreLocated) {
+  std::string h = "kind,flops,bytes,time_us,dims\n";
+  EXPECT_TRUE(Contains(KernelError(h + "gemm,1,1,1,\n"), "k.csv:2: error: unknown kernel kind 'gemm'"));
+  EXPECT_TRUE(Contains(KernelError(h + "matmul,1,1,0,\n"), "k.csv:2: error: time_us '0' is not a positive time"));
+  EXPECT_TRUE(Contains(KernelError(h + "matmul,-5,1,1,\n"), "k.csv:2: error: flops '-5'"));
+  EXPECT_TRUE(Contains(KernelError(h + "matmul,1,1,1,4x4x4\n"), "k.csv:2: error: dims '4x4x4' has 3 entries"));
+  EXPECT_TRUE(Contains(KernelError(h + "matmul,1,1,1,4xx4x4\n"), "k.csv:2: error: dims '4xx4x4': '' is not"));
+  EXPECT_TRUE(Contains(KernelError(h + "matmul,1,1\n"), "k.csv:2: error: expected 5 columns, found 3"));
+  EXPECT_TRUE(Contains(KernelError("kind,flops,time_us\nmatmul,1,1\n"), "k.csv:1: error: the header has no 'bytes'"));
+}
+
+KernelTiming Timing(cir::KernelKind kind, int64_t flops, int64_t bytes, std::vector<int64_t> dims = {}) {
+  KernelTiming t;
+  t.kind = kind;
+  t.flops = Flops(flops);
+  t.bytes = Bytes(bytes);
+  t.dims = std::move(dims);
+  return t;
+}
+
+// Matmul {1, m, n, k}: 2mnk FLOPs, bf16 operands and result 2(mk + kn + mn) bytes.
+KernelTiming Matmul(int64_t m, int64_t n, int64_t k) {
+  return Timing(cir::KernelKind::kMatmul, 2 * m * n * k, 2 * (m * k + k * n + m * n), {1, m, n, k});
+}
+
+// Attention {b*h, q, kv, d}: 4 b h q kv d FLOPs; q, k, v, out in bf16.
+KernelTiming Attention(int64_t bh, int64_t q, int64_t kv, int64_t d) {
+  return Timing(cir::KernelKind::kAttention, 4 * bh * q * kv * d, 2 * bh * d * (2 * q + 2 * kv), {bh, q, kv, d});
+}
+
+std::vector<KernelTiming> SyntheticRows() {
+  using cir::KernelKind;
+  std::vector<KernelTiming> rows = {
+      // Compute-bound matmuls, and skinny ones that are memory-bound (m = 1, 8).
+      Matmul(4096, 4096, 4096), Matmul(8192, 5120, 5120), Matmul(1000, 1000, 1000), Matmul(2048, 13824, 5120),
+      Matmul(1, 5120, 5120), Matmul(8, 30720, 5120),
+      // Attention, long and short sequences.
+      Attention(40, 75600, 75600, 128), Attention(40, 4096, 4096, 128), Attention(24, 8192, 8192, 128),
+      Attention(40, 75600, 512, 128),
+      // Convolutions as implicit GEMMs.
+      Timing(KernelKind::kConvolution, 2 * 75600LL * 5120 * 64, 784'486'400, {1, 75600, 5120, 64}),
+      Timing(KernelKind::kConvolution, 2 * 16384LL * 1024 * 1152, 60'000'000, {1, 16384, 1024, 1152}),
+      Timing(KernelKind::kConvolution, 2 * 4096LL * 512 * 4608, 30'000'000, {1, 4096, 512, 4608}),
+      // Memory-bound element-wise and norms, and tiny launches the overhead dominates.
+      Timing(KernelKind::kElementwise, 75600LL * 5120, 4 * 75600LL * 5120), Timing(KernelKind::kNorm, 0, 1LL << 30),
+      Timing(KernelKind::kCopy, 0, 1LL << 24), Timing(KernelKind::kElementwise, 1024, 8192),
+      // Compute-heavy custom kernels: the CUDA-core fraction.
+      Timing(KernelKind::kCustom, 2'000'000'000'000, 1'000'000),
+      Timing(KernelKind::kCustom, 500'000'000'000, 4'000'000),
+  };
+  return rows;
+}
+
+TEST(KernelFit, RecoversAKnownCalibration) {
+  const hw::ChipSpec& h100 = Chip("h100");
+  ComputeCalibration truth = DefaultComputeCalibration(h100);
+  truth.matmul_efficiency = 0.62;
+  truth.attention_efficiency = 0.47;
+  truth.convolution_efficiency = 0.55;
+  truth.vector_fraction = 0.11;
+  truth.memory_efficiency = 0.83;
+  truth.kernel_overhead = Seconds(7e-6);
+  auto model = ComputeModel::Create(h100, truth);
+  ASSERT_TRUE(model.ok());
+  std::vector<KernelTiming> rows = SyntheticRows();
+  int memory_bound = 0;
+  for (KernelTiming& row : rows) {
+    KernelTime t = model->Time(row.kind, row.flops, row.bytes, row.dims);
+    row.time = t.time;
+    memory_bound += t.memory_bound;
+  }
+  ASSERT_GE(memory_bound, 4);  // the fit sees both sides of the roofline
+  // From the shipped defaults (0.426 / 0.341 / 0.341, 5 us): a different starting point.
+  auto report = FitKernelTimings(h100, rows, DefaultComputeCalibration(h100));
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const ComputeCalibration& c = report->calibration;
+  EXPECT_NEAR(c.matmul_efficiency / 0.62, 1, 0.01);
+  EXPECT_NEAR(c.attention_efficiency / 0.47, 1, 0.01);
+  EXPECT_NEAR(c.convolution_efficiency / 0.55, 1, 0.01);
+  EXPECT_NEAR(c.vector_fraction / 0.11, 1, 0.01);
+  EXPECT_NEAR(c.memory_efficiency / 0.83, 1, 0.01);
+  EXPECT_NEAR(c.kernel_overhead.value() / 7e-6, 1, 0.01);
+  EXPECT_EQ(report->fitted.size(), 6u);
+  EXPECT_LT(report->median_abs_error, 1e-6);
+  for (const KernelFitPoint& p : report->points) EXPECT_LT(std::abs(p.relative_error), 1e-6);
+
+  // From a start that classifies most rows wrongly (memory at 5% of the
+  // bandwidth: everything looks memory-bound), the alternation still finds it.
+  ComputeCalibration poor = DefaultComputeCalibration(h100);
+  poor.memory_efficiency = 0.05;
+  poor.matmul_efficiency = 1.0;
+  poor.kernel_overhead = Seconds(0);
+  auto from_poor = FitKernelTimings(h100, rows, poor);
+  ASSERT_TRUE(from_poor.ok()) << from_poor.status().ToString();
+  EXPECT_GT(from_poor->iterations, 1);
+  EXPECT_NEAR(from_poor->calibration.matmul_efficiency / 0.62, 1, 0.01);
+  EXPECT_NEAR(from_poor->calibration.attention_efficiency / 0.47, 1, 0.01);
+  EXPECT_NEAR(from_poor->calibration.memory_efficiency / 0.83, 1, 0.01);
+  EXPECT_NEAR(from_poor->calibration.kernel_overhead.value() / 7e-6, 1, 0.01);
+}
+
+// Only matmuls and element-wise rows: attention, convolution and the CUDA-core
+// fraction are not determined and keep the start's values.
+TEST(KernelFit, KeepsWhatTheRowsDoNotDetermine) {
+  const hw::ChipSpec& v5e = Chip("v5e");  // MXU padding on a TPU
+  ComputeCalibration truth = DefaultComputeCalibration(v5e);
+  truth.matmul_efficiency = 0.81;
+  truth.memory_efficiency = 0.9;
+  truth.kernel_overhead = Seconds(3e-6);
+  auto model = ComputeModel::Create(v5e, truth);
+  ASSERT_TRUE(model.ok());
+  std::vector<KernelTiming> rows = {Matmul(4096, 4096, 4096), Matmul(1000, 300, 700), Matmul(8192, 1024, 2048),
+                                    Matmul(2, 8192, 8192), Timing(cir::KernelKind::kElementwise, 0, 1LL << 28),
+                                    Timing(cir::KernelKind::kNorm, 0, 1LL << 22)};
+  for (KernelTiming& row : rows) row.time = model->Time(row.kind, row.flops, row.bytes, row.dims).time;
+  ComputeCalibration start = DefaultComputeCalibration(v5e);
+  auto report = FitKernelTimings(v5e, rows, start);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->fitted, (std::vector<std::string>{"kernel_overhead", "matmul_efficiency", "memory_efficiency"}));
+  EXPECT_NEAR(report->calibration.matmul_efficiency / 0.81, 1, 0.01);
+  EXPECT_NEAR(report->calibration.memory_efficiency / 0.9, 1, 0.01);
+  EXPECT_NEAR(report->calibration.kernel_overhead.value() / 3e-6, 1, 0.01);
+  EXPECT_EQ(report->calibration.attention_efficiency, start.attention_efficiency);
+  EXPECT_EQ(report->calibration.vector_fraction, start.vector_fraction);
+}
+
+TEST(KernelFit, Errors) {
+  std::vector<KernelTiming> one = {Matmul(4096, 4096, 4096)};
+  one[0].time = Seconds(2e-4);
+  // One row, two parameters (overhead and matmul efficiency).
+  auto few = FitKernelTimings(Chip("h100"), one, DefaultComputeCalibration(Chip("h100")));
+  ASSERT_FALSE(few.ok());
+  EXPECT_TRUE(Contains(few.status().message(), "1 kernel timings cannot determine 2 parameters"));
+  // Two identical rows cannot separate the overhead from the efficiency.
+  std::vector<KernelTiming> same = {one[0], one[0]};
+  auto dependent = FitKernelTimings(Chip("h100"), same, DefaultComputeCalibration(Chip("h100")));
+  ASSERT_FALSE(dependent.ok());
+  EXPECT_TRUE(Contains(dependent.status().message(), "do not determine the parameters"));
+  auto unpriced = FitKernelTimings(Chip("rtx4090"), one, ComputeCalibration());
+  ASSERT_FALSE(unpriced.ok());
+  EXPECT_TRUE(Contains(unpriced.status().message(), "no sourced bf16 peak"));
+  EXPECT_FALSE(FitKernelTimings(Chip("h100"), {}, DefaultComputeCalibration(Chip("h100"))).ok());
+}
+
+}  // namespace
+}  // namespace az::price
