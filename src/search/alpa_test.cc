@@ -1,0 +1,401 @@
+// The Alpa baseline: hand-derived optima on a tiny MLP, the memory
+// constraint, the ILP against brute force, and the zoo's DiTs solved,
+// propagated and compiled.
+#include "search/alpa.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <random>
+
+#include "compile/spmd/spmd_compiler.h"
+#include "frontend/zoo/zoo.h"
+#include "pir/build/graph_builder.h"
+#include "search/alpa_build.h"
+
+namespace az::search {
+namespace {
+
+// x f32[1, 1024] -> fc1 [1024, 4096] -> gelu_tanh -> fc2 [4096, 1024]; no
+// biases, batch 1 (a batch factor would make data parallelism free and win).
+// Linear's einsum is "az,zy->ay": factors a (size 1), y (output), z (contracted).
+pir::Graph TinyMlp() {
+  pir::GraphBuilder b("mlp");
+  pir::ValueId x = b.Input("x", pir::DType::kF32, {1, 1024});
+  pir::ValueId h = b.Linear("fc1", x, 4096, /*bias=*/false);
+  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
+  b.Output(b.Linear("fc2", g, 1024, /*bias=*/false));
+  return b.Finish();
+}
+
+shard::Mesh ParseMesh(const std::string& text) {
+  auto mesh = shard::Mesh::Parse(text);
+  AZ_CHECK(mesh.ok());
+  return *mesh;
+}
+
+// The axes the seeds give factor `factor` of the op named `name`.
+std::vector<int> FactorAxes(const pir::Graph& graph, const AlpaResult& result, const std::string& name,
+                            const std::string& factor) {
+  for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
+    if (graph.op(id).name != name) continue;
+    auto op = result.seeds.op_factors.find(id);
+    if (op == result.seeds.op_factors.end()) return {-1};
+    auto f = op->second.find(factor);
+    return f == op->second.end() ? std::vector<int>{-1} : f->second;
+  }
+  return {-2};
+}
+
+// The plan the seeds make, compiled by the built-in compiler.
+StatusOr<cir::Program> PropagateAndCompile(const pir::Graph& graph, const shard::Mesh& mesh, const AlpaResult& result) {
+  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, result.seeds));
+  compile::SpmdCompiler compiler;
+  return compiler.Compile(graph, plan, {});
+}
+
+// FLOPs of the MLP (cost.h): fc1 and fc2 2 * 1 * 1024 * 4096 = 8,388,608 each,
+// gelu_tanh 8 per element * 4096 = 32,768; halved where the op is split in two.
+constexpr double kFc = 8'388'608, kGelu = 32'768;
+constexpr double kFlopRate = 1e12;
+
+// Cheap communication (alpha 0, beta 1e-12 s/B), compute dominant: Megatron.
+//   column fc1 (y on x), gelu local, row fc2 (z on x): (kFc + kGelu + kFc) / 2
+//   = 8,404,992 FLOPs = 8.404992 us, plus the all-reduce of the f32[1,1024]
+//   output (4,096 B): 2 (n-1)/n * 4096 * 1e-12 = 4.096 ns; total 8.409088 us.
+// Runner-up: column fc1 and column fc2 (all-gather of the f32[1,4096] hidden:
+// 1/2 * 16,384 * 1e-12 = 8.192 ns), 8.413184 us; fc1 replicated and fc2
+// column (no communication) 12.61568 us; replicated 16.809984 us.
+TEST(Alpa, TinyMlpCheapCommunicationIsMegatron) {
+  pir::Graph graph = TinyMlp();
+  shard::Mesh mesh = ParseMesh("x=2");
+  AlpaOptions options;
+  options.axis_costs = {{0.0, 1e-12}};
+  options.flop_rate = kFlopRate;
+  auto result = SolveAlpa(graph, mesh, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(FactorAxes(graph, *result, "fc1", "y"), std::vector<int>{0});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc1", "z"), std::vector<int>{});
+  EXPECT_EQ(FactorAxes(graph, *result, "act", "d1"), std::vector<int>{0});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc2", "z"), std::vector<int>{0});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc2", "y"), std::vector<int>{});
+  EXPECT_NEAR(result->objective_s, (kFc + kGelu + kFc) / 2 / kFlopRate + 4096 * 1e-12, 1e-15);
+  EXPECT_TRUE(result->optimal);
+  EXPECT_EQ(result->nodes, 2);  // fc1 (with the gelu following it) and fc2
+  EXPECT_EQ(result->followers, 1);
+  auto program = PropagateAndCompile(graph, mesh, *result);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  // What the ILP priced is what the compiler emits: one all-reduce of 4,096 B.
+  auto summary = cir::Summarize(*program);
+  ASSERT_EQ(summary.collectives.size(), 1u);
+  EXPECT_EQ(std::get<0>(summary.collectives[0]), cir::CollectiveKind::kAllReduce);
+  EXPECT_EQ(std::get<1>(summary.collectives[0]), 1);
+  EXPECT_EQ(std::get<2>(summary.collectives[0]), Bytes(4096));
+}
+
+// Expensive collectives (alpha 100 us): no communication at all. The cheapest
+// plan without a collective keeps fc1 (and gelu) replicated and runs fc2
+// column-parallel (its output stays sharded; the compiler does not gather
+// outputs): kFc + kGelu + kFc / 2 = 12,615,680 FLOPs = 12.61568 us. Megatron
+// would add 100 us for its all-reduce.
+TEST(Alpa, TinyMlpExpensiveCommunicationAvoidsCollectives) {
+  pir::Graph graph = TinyMlp();
+  shard::Mesh mesh = ParseMesh("x=2");
+  AlpaOptions options;
+  options.axis_costs = {{1e-4, 1e-12}};
+  options.flop_rate = kFlopRate;
+  auto result = SolveAlpa(graph, mesh, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(FactorAxes(graph, *result, "fc1", "y"), std::vector<int>{});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc1", "z"), std::vector<int>{});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc2", "y"), std::vector<int>{0});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc2", "z"), std::vector<int>{});
+  EXPECT_NEAR(result->objective_s, (kFc + kGelu + kFc / 2) / kFlopRate, 1e-15);
+  auto program = PropagateAndCompile(graph, mesh, *result);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  for (const cir::Instruction& in : program->instructions) EXPECT_NE(in.kind, cir::InstrKind::kCollective) << in.name;
+}
+
+// Memory. The weights are f32[1024,4096] and f32[4096,1024], 16 MiB each: 32
+// MiB replicated; the plan above stores fc1 whole and fc2 halved, 24 MiB.
+// Under 20 MiB both must be halved (16 MiB + 4 KiB of x + activations of a
+// few KiB), which needs one collective; the cheapest is Megatron's output
+// all-reduce: 100 us + 4.096 ns + 8.404992 us (the column-column all-gather
+// moves twice the bytes).
+TEST(Alpa, MemoryLimitForcesShardedWeights) {
+  pir::Graph graph = TinyMlp();
+  shard::Mesh mesh = ParseMesh("x=2");
+  AlpaOptions options;
+  options.axis_costs = {{1e-4, 1e-12}};
+  options.flop_rate = kFlopRate;
+  options.memory_limit_bytes = MiB(20).value();
+  auto result = SolveAlpa(graph, mesh, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(FactorAxes(graph, *result, "fc1", "y"), std::vector<int>{0});
+  EXPECT_EQ(FactorAxes(graph, *result, "fc2", "z"), std::vector<int>{0});
+  EXPECT_NEAR(result->objective_s, 1e-4 + 4096 * 1e-12 + (kFc + kGelu + kFc) / 2 / kFlopRate, 1e-15);
+  EXPECT_LE(result->memory_bytes, static_cast<double>(MiB(20).value()));
+  EXPECT_GE(result->memory_bytes, static_cast<double>(MiB(16).value()));
+  auto program = PropagateAndCompile(graph, mesh, *result);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  // The compiled weights: halves of 16 MiB each.
+  EXPECT_EQ(cir::Summarize(*program).parameter_bytes, MiB(16));
+}
+
+// A 1 MiB limit has no solution. The smallest footprint: both weights halved
+// (16 MiB), x halved (2 KiB) and the largest smallest working set, the gelu's
+// halved f32[1,4096] operand and result (8 + 8 KiB): 16 MiB + 18 KiB = 16.02 MiB.
+TEST(Alpa, ImpossibleMemoryLimitIsAnError) {
+  pir::Graph graph = TinyMlp();
+  AlpaOptions options;
+  options.axis_costs = {{1e-4, 1e-12}};
+  options.flop_rate = kFlopRate;
+  options.memory_limit_bytes = MiB(1).value();
+  auto result = SolveAlpa(graph, ParseMesh("x=2"), options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(result.status().message().find("memory limit of " + FormatBytes(MiB(1))), std::string::npos)
+      << result.status().message();
+  EXPECT_NE(result.status().message().find("at least " + FormatBytes(MiB(16) + KiB(18))), std::string::npos)
+      << result.status().message();
+}
+
+TEST(Alpa, BadOptionsAreErrors) {
+  pir::Graph graph = TinyMlp();
+  AlpaOptions options;  // no axis costs
+  auto result = SolveAlpa(graph, ParseMesh("x=2"), options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.status().message().find("one axis cost per mesh axis"), std::string::npos);
+  options.axis_costs = {{-1.0, 0.0}};
+  EXPECT_FALSE(SolveAlpa(graph, ParseMesh("x=2"), options).ok());
+  options.axis_costs = {{0.0, 0.0}};
+  options.time_limit_s = 0;
+  EXPECT_FALSE(SolveAlpa(graph, ParseMesh("x=2"), options).ok());
+}
+
+// The ILP agrees with brute force on every choice of a small problem: the MLP
+// on a 2 x 2 mesh (every strategy of fc1 and fc2).
+TEST(Alpa, IlpMatchesBruteForce) {
+  pir::Graph graph = TinyMlp();
+  shard::Mesh mesh = ParseMesh("x=2,y=2");
+  AlpaOptions options;
+  options.axis_costs = {{2e-6, 1e-10}, {1e-6, 4e-11}};
+  options.flop_rate = kFlopRate;
+  auto model = alpa_internal::BuildAlpaModel(graph, mesh, options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const AlpaProblem& problem = model->problem;
+  ASSERT_EQ(problem.nodes.size(), 2u);
+  double best = 1e300;
+  std::vector<int> choice(problem.nodes.size(), 0);
+  std::function<void(size_t)> search = [&](size_t node) {
+    if (node == problem.nodes.size()) {
+      best = std::min(best, EvaluateAlpa(problem, choice));
+      return;
+    }
+    for (int s = 0; s < problem.nodes[node].num_strategies(); ++s) {
+      choice[node] = s;
+      search(node + 1);
+    }
+  };
+  search(0);
+  auto solution = SolveAlpaProblem(problem, 10);
+  ASSERT_TRUE(solution.ok()) << solution.status().ToString();
+  EXPECT_TRUE(solution->optimal);
+  EXPECT_NEAR(solution->objective_s, best, 1e-12 * best);
+}
+
+// Random small problems with memory rows: GLPK's optimum is brute force's.
+TEST(Alpa, IlpMatchesBruteForceOnRandomProblems) {
+  std::mt19937 random(20240607);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int binding = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    AlpaProblem problem;
+    const int num_nodes = 2 + trial % 4;
+    for (int v = 0; v < num_nodes; ++v) {
+      AlpaNode node;
+      node.name = "n" + std::to_string(v);
+      const int strategies = 1 + static_cast<int>(unit(random) * 4);
+      for (int s = 0; s < strategies; ++s) {
+        node.cost_s.push_back(unit(random));
+        node.param_bytes.push_back(std::floor(unit(random) * 100));
+        node.activation_bytes.push_back(std::floor(unit(random) * 50));
+      }
+      problem.nodes.push_back(std::move(node));
+    }
+    for (int from = 0; from < num_nodes; ++from) {
+      for (int to = from + 1; to < num_nodes; ++to) {
+        if (unit(random) < 0.4) continue;
+        AlpaEdge edge{from, to, {}};
+        for (int k = 0; k < problem.nodes[from].num_strategies() * problem.nodes[to].num_strategies(); ++k) {
+          edge.cost_s.push_back(unit(random) * 2);
+        }
+        problem.edges.push_back(std::move(edge));
+      }
+    }
+    if (trial % 2 == 1) problem.memory_limit_bytes = 40.0 * num_nodes + 25;
+    double best = 1e300, unconstrained = 1e300;
+    std::vector<int> choice(problem.nodes.size(), 0);
+    std::function<void(size_t)> search = [&](size_t node) {
+      if (node == problem.nodes.size()) {
+        const double objective = EvaluateAlpa(problem, choice);
+        unconstrained = std::min(unconstrained, objective);
+        bool fits = problem.memory_limit_bytes == 0 || AlpaMemoryBytes(problem, choice) <= problem.memory_limit_bytes;
+        if (fits) best = std::min(best, objective);
+        return;
+      }
+      for (int s = 0; s < problem.nodes[node].num_strategies(); ++s) {
+        choice[node] = s;
+        search(node + 1);
+      }
+    };
+    search(0);
+    auto solution = SolveAlpaProblem(problem, 10);
+    if (best == 1e300) {
+      ASSERT_FALSE(solution.ok()) << "trial " << trial;
+      EXPECT_EQ(solution.status().code(), StatusCode::kResourceExhausted);
+      continue;
+    }
+    ASSERT_TRUE(solution.ok()) << "trial " << trial << ": " << solution.status().ToString();
+    EXPECT_TRUE(solution->optimal);
+    EXPECT_NEAR(solution->objective_s, best, 1e-9) << "trial " << trial;
+    if (problem.memory_limit_bytes > 0) {
+      EXPECT_LE(AlpaMemoryBytes(problem, solution->choice), problem.memory_limit_bytes);
+      binding += best > unconstrained + 1e-12;
+    }
+  }
+  EXPECT_GT(binding, 0);  // the memory rows changed some optimum
+}
+
+TEST(Alpa, BlockPattern) {
+  EXPECT_EQ(alpa_internal::BlockPattern("blocks.7.ffn.0"), "blocks.#.ffn.0");
+  EXPECT_EQ(alpa_internal::BlockPattern("double_blocks.12.img_mod.linear"), "double_blocks.#.img_mod.linear");
+  EXPECT_EQ(alpa_internal::BlockPattern("head.head"), "head.head");
+  EXPECT_EQ(alpa_internal::BlockPattern("time_embedding.0"), "time_embedding.#");
+}
+
+// ---------------------------------------------------------------- the zoo
+
+// Per-axis costs of an 8-chip slice: x the slower axis (10 us, 25 GB/s), the
+// others faster (5 us, 100 GB/s); 200 TFLOP/s per chip.
+AlpaOptions ZooOptions(const shard::Mesh& mesh) {
+  AlpaOptions options;
+  for (int axis = 0; axis < mesh.num_axes(); ++axis) {
+    options.axis_costs.push_back(axis == 0 && mesh.num_axes() > 1 ? AxisCost{1e-5, 1 / 25e9}
+                                                                  : AxisCost{5e-6, 1 / 100e9});
+  }
+  options.flop_rate = 200e12;
+  options.memory_limit_bytes = GiB(80).value();
+  return options;
+}
+
+pir::Graph ZooGraph(const std::string& model, zoo::ModelOptions options) {
+  auto config = zoo::ResolveConfig(model, options);
+  AZ_CHECK(config.ok());
+  auto graph = zoo::BuildForward(*config);
+  AZ_CHECK(graph.ok());
+  return std::move(graph).value();
+}
+
+// The compiled program in the ILP's own world: kernels' FLOPs / flop_rate and
+// every collective priced by the same alpha-beta formulas (its axes read off
+// its groups or permute pairs). It differs from the ILP's objective where the
+// compiler shares one resharding among consumers (the ILP charges each edge).
+double PriceProgram(const cir::Program& program, const shard::Mesh& mesh, const AlpaOptions& options) {
+  alpa_internal::CostModel costs(mesh, options);
+  auto differing_axes = [&](int a, int b, std::vector<bool>& axes) {
+    for (int axis = 0; axis < mesh.num_axes(); ++axis) {
+      if (mesh.Coordinate(a, axis) != mesh.Coordinate(b, axis)) axes[static_cast<size_t>(axis)] = true;
+    }
+  };
+  double total = 0;
+  for (const cir::Instruction& in : program.instructions) {
+    if (in.kind == cir::InstrKind::kKernel) {
+      total += costs.Compute(in.flops);
+      continue;
+    }
+    if (in.kind == cir::InstrKind::kCollectiveDone) continue;
+    std::vector<bool> on(static_cast<size_t>(mesh.num_axes()), false);
+    for (int member : in.groups.groups.empty() ? std::vector<int>{} : in.groups.groups.front()) {
+      differing_axes(member, in.groups.groups.front().front(), on);
+    }
+    for (auto [source, target] : in.pairs) differing_axes(source, target, on);
+    std::vector<int> axes;
+    for (int axis = 0; axis < mesh.num_axes(); ++axis) {
+      if (on[static_cast<size_t>(axis)]) axes.push_back(axis);
+    }
+    total += costs.Collective(in.collective, axes, static_cast<double>(in.collective_bytes.value()));
+  }
+  return total;
+}
+
+// Solves, prints what it chose, propagates and compiles; returns the compiled parameter bytes per device.
+Bytes SolveAndCompile(const std::string& label, const pir::Graph& graph, const std::string& mesh_text,
+                      bool check_deterministic, int64_t memory_limit = GiB(80).value()) {
+  shard::Mesh mesh = ParseMesh(mesh_text);
+  AlpaOptions options = ZooOptions(mesh);
+  options.memory_limit_bytes = memory_limit;
+  auto result = SolveAlpa(graph, mesh, options);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  if (!result.ok()) return Bytes(0);
+  std::cout << label << " on " << mesh_text << ": " << result->ops << " ops (" << result->followers << " followers), "
+            << result->nodes << " nodes, " << result->strategies << " strategies, " << result->variables
+            << " variables, " << result->constraints << " constraints; build " << result->build_time_s << " s, solve "
+            << result->solve_time_s << " s, " << (result->optimal ? "optimal" : "time limit") << ", objective "
+            << result->objective_s << " s, memory " << FormatBytes(Bytes(static_cast<int64_t>(result->memory_bytes)))
+            << "\n"
+            << result->summary;
+  EXPECT_TRUE(result->optimal);
+  EXPECT_LE(result->memory_bytes, static_cast<double>(memory_limit));
+  auto program = PropagateAndCompile(graph, mesh, *result);
+  EXPECT_TRUE(program.ok()) << program.status().ToString();
+  if (!program.ok()) return Bytes(0);
+  const Bytes parameters = cir::Summarize(*program).parameter_bytes;
+  // The compiler emits what the ILP priced, or less where consumers share a
+  // resharding or small collectives are combined.
+  const double compiled_s = PriceProgram(*program, mesh, options);
+  EXPECT_LE(compiled_s, result->objective_s * (1 + 1e-9));
+  std::cout << "compiled program in the same cost model: " << compiled_s << " s, parameters " << FormatBytes(parameters)
+            << "\n";
+  if (!check_deterministic) return parameters;
+  auto again = SolveAlpa(graph, mesh, options);
+  EXPECT_TRUE(again.ok());
+  if (!again.ok()) return parameters;
+  EXPECT_EQ(again->seeds.op_factors, result->seeds.op_factors);
+  EXPECT_EQ(again->seeds.values, result->seeds.values);
+  EXPECT_EQ(again->objective_s, result->objective_s);
+  return parameters;
+}
+
+TEST(AlpaZoo, Wan13bSmallCompiles) {
+  zoo::ModelOptions options;
+  options.width = 256;
+  options.height = 256;
+  options.frames = 5;
+  SolveAndCompile("wan2.1-t2v-1.3b 256x256x5", ZooGraph("wan2.1-t2v-1.3b", options), "x=2,y=4", false);
+}
+
+TEST(AlpaZoo, Wan14b720pSolvesCompilesDeterministically) {
+  pir::Graph graph = ZooGraph("wan2.1-t2v-14b", {});
+  SolveAndCompile("wan2.1-t2v-14b 720p", graph, "x=2,y=4", true);
+  SolveAndCompile("wan2.1-t2v-14b 720p", graph, "sp=8", false);
+  SolveAndCompile("wan2.1-t2v-14b 720p", graph, "x=4,y=4", false);
+}
+
+// 26.6 GiB of weights do not fit 16 GiB: the weights must be split.
+TEST(AlpaZoo, Wan14bMemoryLimitShardsWeights) {
+  pir::Graph graph = ZooGraph("wan2.1-t2v-14b", {});
+  Bytes parameters = SolveAndCompile("wan2.1-t2v-14b 720p, 16 GiB", graph, "x=2,y=4", false, GiB(16).value());
+  EXPECT_GT(parameters, Bytes(0));
+  EXPECT_LT(parameters, GiB(16));
+}
+
+TEST(AlpaZoo, HunyuanVideo720pSolvesAndCompiles) {
+  SolveAndCompile("hunyuanvideo-13b 720p", ZooGraph("hunyuanvideo-13b", {}), "x=2,y=4", false);
+}
+
+}  // namespace
+}  // namespace az::search

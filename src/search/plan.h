@@ -1,0 +1,83 @@
+// A plan: what the planner decided, as plain data the emitters (emit/) turn
+// into files. Everything a user needs to run the configuration and everything
+// the report states is here; nothing refers back to the planner's internals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "net/collective.h"
+#include "price/simulator.h"
+
+namespace az::search {
+
+// How one tensor is laid out: its PartitionSpec (per dimension, the mesh axes
+// sharding it, major to minor; empty = replicated along that dimension).
+struct TensorSpec {
+  std::string name;                          // PIR value label: "blocks.0.self_attn.q.weight"
+  std::string role;                          // "parameter", "input", "activation"
+  std::vector<int64_t> shape;                // global shape
+  std::vector<std::vector<std::string>> spec;  // per dim: axis names
+};
+
+// One priced configuration: a mesh, a sharding, a placement.
+struct Configuration {
+  std::string label;                     // "aoizora", "expert", "alpa"
+  std::string description;               // "usp:ulysses=y,ring=x" / "xDiT ulysses=4,ring=2" / "Alpa ILP"
+  std::vector<std::pair<std::string, int64_t>> mesh;  // axis name, size (row-major: the last axis fastest)
+  std::string sharding;                  // the template spec, or "alpa" (seeds of the ILP)
+  net::Placement placement;              // logical rank (row-major mesh position) -> chip id
+  std::string placement_method;          // "exhaustive", "jax create_device_mesh", ...
+  double step_latency_s = 0;
+  int64_t peak_memory_bytes = 0;
+  int64_t parameter_bytes = 0;           // per device
+  std::string evidence_hash;
+  price::SimResult breakdown;            // of the step under the placement (timeline included for the best)
+  std::vector<TensorSpec> tensors;       // every parameter and activation
+  // The xDiT / Wan-repo degrees when the sharding is expressible that way
+  // (ulysses, ring, cfg, tp, dp, fsdp; absent ones are 1 / 0).
+  int ulysses = 1, ring = 1, cfg = 1, tp = 1, dp = 1, fsdp = 0;
+  bool expressible_in_xdit = false;
+  // Per mesh axis (the order of `mesh`), the strategy bound to it: "ulysses",
+  // "ring", "cfg", "tp", "dp" or "fsdp"; "" for an axis nothing binds. xDiT
+  // fixes its own rank order (tp fastest, then ulysses, ring, cfg, dp), so the
+  // emitters need this binding to tell which GPU each xDiT rank must run on
+  // (emit/codegen_torch.h). Empty when unknown: the emitters then assume the
+  // mesh's row-major order already is xDiT's and say so.
+  std::vector<std::string> axis_roles;
+};
+
+// A chip as the emitters need it.
+struct ChipInfo {
+  int id = 0;                 // device id (JAX device id = our chip id)
+  std::string name;           // "(1,0,0)" or "node0/gpu3"
+  std::vector<int> coords;
+};
+
+struct Plan {
+  // Inputs.
+  std::string model;          // "wan2.1-t2v-14b"
+  int64_t width = 0, height = 0, frames = 0, steps = 0, batch = 1;
+  std::string cfg_mode;       // "two-pass", "batch2", "none"
+  std::string topology;       // "v5e:2x4"
+  std::string chip;           // "v5e"
+  bool tpu = false;
+  int64_t hbm_bytes = 0;      // per chip
+  std::vector<ChipInfo> chips;
+  uint64_t seed = 1;
+  // Results.
+  Configuration best;
+  Configuration expert;       // best xDiT-style configuration, default placement
+  Configuration alpa;         // the ILP's pick, default placement
+  bool has_alpa = false;      // false when the ILP found nothing feasible (alpa_note says why)
+  std::string alpa_note;
+  double video_latency_s = 0;       // steps x best step latency
+  double roofline_bound_s = 0;      // per step: max(FLOPs / (chips * peak), HBM bytes / (chips * HBM bw))
+  double efficiency = 0;            // roofline_bound_s / best.step_latency_s
+  double plan_time_s = 0;
+  int meshes_considered = 0, candidates_considered = 0, candidates_compiled = 0;
+};
+
+}  // namespace az::search
