@@ -33,5 +33,7 @@ void RegisterInspect(CLI::App& app, CommandContext& ctx);
 void RegisterTopo(CLI::App& app, CommandContext& ctx);
 void RegisterCollective(CLI::App& app, CommandContext& ctx);
 void RegisterCalibrate(CLI::App& app, CommandContext& ctx);
+void RegisterPrice(CLI::App& app, CommandContext& ctx);
+void RegisterPlace(CLI::App& app, CommandContext& ctx);
 
 }  // namespace az::cli

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   az::cli::RegisterTopo(app, ctx);
   az::cli::RegisterCollective(app, ctx);
   az::cli::RegisterCalibrate(app, ctx);
+  az::cli::RegisterPrice(app, ctx);
+  az::cli::RegisterPlace(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

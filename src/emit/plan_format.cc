@@ -1,0 +1,339 @@
+// Quoting and formatting shared by the plan emitters (plan_format.h says what
+// each guarantees).
+#include "emit/plan_format.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "support/status.h"
+
+namespace az::emit {
+namespace {
+
+void AppendHex(std::string& out, const char* prefix, uint32_t value, int digits) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%s%0*x", prefix, digits, static_cast<unsigned>(value));
+  out += buf;
+}
+
+// Length of the valid UTF-8 sequence starting at text[i] and its code point;
+// 0 when the bytes there are not one (overlong forms, surrogates and values
+// past U+10FFFF count as invalid, as in Python's decoder).
+int DecodeUtf8(std::string_view text, size_t i, uint32_t* code_point) {
+  auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
+  uint8_t lead = byte(i);
+  int length = 0;
+  uint32_t value = 0;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+    value = lead & 0x1fu;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    value = lead & 0x0fu;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    value = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + static_cast<size_t>(length) > text.size()) return 0;
+  for (int k = 1; k < length; ++k) {
+    uint8_t continuation = byte(i + static_cast<size_t>(k));
+    if ((continuation & 0xc0) != 0x80) return 0;
+    value = (value << 6) | (continuation & 0x3fu);
+  }
+  if ((length == 3 && value < 0x800) || (length == 4 && (value < 0x10000 || value > 0x10ffff))) return 0;
+  if (value >= 0xd800 && value <= 0xdfff) return 0;
+  *code_point = value;
+  return length;
+}
+
+// Three significant digits of a value in [0, 1000) (and beyond, unrounded).
+std::string ThreeDigits(double value, const char* unit) {
+  int decimals = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f %s", decimals, value, unit);
+  return buf;
+}
+
+}  // namespace
+
+std::string PyText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    auto byte = static_cast<uint8_t>(text[i]);
+    if (byte < 0x80) {
+      switch (byte) {
+        case '\\': out += "\\\\"; break;
+        case '"': out += "\\\""; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (byte < 0x20 || byte == 0x7f) {
+            AppendHex(out, "\\x", byte, 2);
+          } else {
+            out += static_cast<char>(byte);
+          }
+      }
+      ++i;
+      continue;
+    }
+    uint32_t code_point = 0;
+    int length = DecodeUtf8(text, i, &code_point);
+    if (length == 0) {
+      AppendHex(out, "\\udc", byte, 2);  // surrogateescape of the stray byte
+      ++i;
+      continue;
+    }
+    if (code_point <= 0xffff) {
+      AppendHex(out, "\\u", code_point, 4);
+    } else {
+      AppendHex(out, "\\U", code_point, 8);
+    }
+    i += static_cast<size_t>(length);
+  }
+  return out;
+}
+
+std::string PyString(std::string_view text) { return "\"" + PyText(text) + "\""; }
+
+std::string PyFloat(double value) {
+  if (std::isnan(value)) return "float(\"nan\")";
+  if (std::isinf(value)) return value > 0 ? "float(\"inf\")" : "float(\"-inf\")";
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof(buf), value);
+  AZ_CHECK(result.ec == std::errc());
+  std::string out(buf, result.ptr);
+  // "2" would read back as an int; keep every value a float.
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+std::string XmlText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 admits no control characters but tab, newline, return.
+        if (static_cast<uint8_t>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string MarkdownCell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string ShellWord(std::string_view text) {
+  auto safe = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+  };
+  bool bare = !text.empty();
+  for (char c : text) bare = bare && safe(c);
+  if (bare) return std::string(text);
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string FormatSeconds(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  double magnitude = std::fabs(seconds);
+  std::string sign = seconds < 0 ? "-" : "";
+  if (magnitude == 0) return "0 s";
+  if (magnitude >= 1) return sign + ThreeDigits(magnitude, "s");
+  if (magnitude >= 1e-3) return sign + ThreeDigits(magnitude * 1e3, "ms");
+  if (magnitude >= 1e-6) return sign + ThreeDigits(magnitude * 1e6, "us");
+  return sign + ThreeDigits(magnitude * 1e9, "ns");
+}
+
+std::string FormatMs(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f ms", seconds * 1e3);
+  return buf;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  std::string sign = bytes < 0 ? "-" : "";
+  double value = std::fabs(static_cast<double>(bytes));
+  if (value < 1024) return sign + std::to_string(static_cast<int64_t>(value)) + " B";
+  int unit = -1;
+  while (value >= 1024 && unit + 1 < static_cast<int>(std::size(kUnits))) {
+    value /= 1024;
+    ++unit;
+  }
+  return sign + ThreeDigits(value, kUnits[unit]);
+}
+
+std::string FormatRatio(double ratio) {
+  if (!std::isfinite(ratio)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2fx", ratio);
+  return buf;
+}
+
+std::string FormatPercent(double fraction) {
+  if (!std::isfinite(fraction)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f%%", fraction * 100);
+  return buf;
+}
+
+double Speedup(double baseline_latency_s, double best_latency_s) {
+  bool valid = std::isfinite(baseline_latency_s) && std::isfinite(best_latency_s) && baseline_latency_s > 0 &&
+               best_latency_s > 0;
+  return valid ? baseline_latency_s / best_latency_s : std::nan("");
+}
+
+std::string MeshText(const search::Configuration& config) {
+  if (config.mesh.empty()) return "-";
+  std::string out;
+  for (const auto& [axis, size] : config.mesh) {
+    if (!out.empty()) out += ',';
+    out += axis + "=" + std::to_string(size);
+  }
+  return out;
+}
+
+int64_t MeshDevices(const search::Configuration& config) {
+  int64_t devices = 1;
+  for (const auto& axis : config.mesh) devices *= axis.second;
+  return devices;
+}
+
+std::vector<int64_t> MeshPosition(const search::Configuration& config, int64_t rank) {
+  std::vector<int64_t> position(config.mesh.size(), 0);
+  for (size_t k = config.mesh.size(); k-- > 0;) {
+    int64_t size = config.mesh[k].second;
+    AZ_CHECK_MSG(size > 0, "mesh axis '" + config.mesh[k].first + "' of size " + std::to_string(size));
+    position[k] = rank % size;
+    rank /= size;
+  }
+  return position;
+}
+
+const search::ChipInfo* FindChip(const search::Plan& plan, int chip) {
+  // Usually plan.chips[chip] is the chip itself; a scan covers any order.
+  if (chip >= 0 && static_cast<size_t>(chip) < plan.chips.size() && plan.chips[static_cast<size_t>(chip)].id == chip) {
+    return &plan.chips[static_cast<size_t>(chip)];
+  }
+  for (const search::ChipInfo& info : plan.chips) {
+    if (info.id == chip) return &info;
+  }
+  return nullptr;
+}
+
+std::string ChipName(const search::Plan& plan, int chip) {
+  const search::ChipInfo* info = FindChip(plan, chip);
+  if (info != nullptr && !info->name.empty()) return info->name;
+  return "chip" + std::to_string(chip);
+}
+
+std::string PySpecEntry(const std::vector<std::string>& axes) {
+  if (axes.empty()) return "None";
+  if (axes.size() == 1) return PyString(axes[0]);
+  std::string out = "(";
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (k > 0) out += ", ";
+    out += PyString(axes[k]);
+  }
+  return out + ")";
+}
+
+std::string PySpecTuple(const std::vector<std::vector<std::string>>& spec) {
+  std::string out = "(";
+  for (size_t d = 0; d < spec.size(); ++d) {
+    if (d > 0) out += ", ";
+    out += PySpecEntry(spec[d]);
+  }
+  // A one-element tuple needs its comma: (None) is just None.
+  if (spec.size() == 1) out += ",";
+  return out + ")";
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d > 0) out += ", ";
+    out += std::to_string(shape[d]);
+  }
+  return out + "]";
+}
+
+std::vector<KindCost> CostByKind(const price::SimResult& result) {
+  std::vector<KindCost> kinds;
+  for (const price::ClassCost& cls : result.classes) {
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const KindCost& k) { return k.kind == cls.kind; });
+    if (it == kinds.end()) {
+      kinds.push_back(KindCost{cls.kind});
+      it = kinds.end() - 1;
+    }
+    it->count += cls.count;
+    it->bytes += cls.bytes.value() * cls.count;
+    it->time += cls.time * cls.count;
+    it->exposed += cls.exposed;
+  }
+  std::stable_sort(kinds.begin(), kinds.end(), [](const KindCost& a, const KindCost& b) {
+    if (a.time != b.time) return a.time > b.time;
+    return a.kind < b.kind;
+  });
+  return kinds;
+}
+
+std::vector<const price::ClassCost*> ClassesByTime(const price::SimResult& result) {
+  std::vector<const price::ClassCost*> classes;
+  for (const price::ClassCost& cls : result.classes) classes.push_back(&cls);
+  std::stable_sort(classes.begin(), classes.end(), [](const price::ClassCost* a, const price::ClassCost* b) {
+    return a->time * a->count > b->time * b->count;
+  });
+  return classes;
+}
+
+std::vector<const price::LinkLoad*> BusiestLinks(const price::SimResult& result, size_t limit) {
+  std::vector<const price::LinkLoad*> links;
+  for (const price::LinkLoad& link : result.links) links.push_back(&link);
+  std::stable_sort(links.begin(), links.end(), [](const price::LinkLoad* a, const price::LinkLoad* b) {
+    if (a->busy != b->busy) return a->busy > b->busy;
+    return a->channel < b->channel;
+  });
+  if (links.size() > limit) links.resize(limit);
+  return links;
+}
+
+}  // namespace az::emit

@@ -1,0 +1,91 @@
+// What the plan emitters (plan_json, report, codegen_jax, codegen_torch,
+// compare_svg, output) share: quoting for each target language, units a
+// reader can scan, and the plan facts every output must state the same way
+// (mesh text, device assignment, speedups).
+//
+// Quoting invariants:
+//   PyString   a Python str literal that evaluates to exactly the input; pure
+//              ASCII, so the file's encoding never matters. Non-ASCII UTF-8
+//              becomes \uXXXX / \UXXXXXXXX; a byte that is not valid UTF-8
+//              becomes \udcXX, Python's surrogateescape for that byte (what
+//              os.fsdecode gives), so no input can break the file.
+//   PyText     PyString without its quotes: safe inside a docstring ("""...""",
+//              not raw) and on a comment line (never holds a newline).
+//   XmlText    text content or attribute value of XML (&, <, >, ", ').
+//   MarkdownCell  one table cell: | escaped, line breaks folded to spaces.
+//   ShellWord  one POSIX shell word: left bare when only safe characters,
+//              otherwise single-quoted.
+// Numbers: every output formats with the C locale (snprintf / to_chars), so
+// the text does not depend on the machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "price/simulator.h"
+#include "search/plan.h"
+
+namespace az::emit {
+
+std::string PyString(std::string_view text);
+std::string PyText(std::string_view text);
+// Shortest text that reads back as the same double ("0.1", "1e-06");
+// float("nan") / float("inf") for the non-finite.
+std::string PyFloat(double value);
+std::string XmlText(std::string_view text);
+std::string MarkdownCell(std::string_view text);
+std::string ShellWord(std::string_view text);
+
+// "12.3 us", "456 ms", "1.23 s": three significant digits; "-" when not finite.
+std::string FormatSeconds(double seconds);
+// Always milliseconds with one decimal ("1234.5 ms"): comparable in a column.
+std::string FormatMs(double seconds);
+// "512 B", "1.5 KiB", "12.3 GiB".
+std::string FormatBytes(int64_t bytes);
+// "1.23x"; "-" when not finite.
+std::string FormatRatio(double ratio);
+// "73.4%"; "-" when not finite.
+std::string FormatPercent(double fraction);
+
+// How many times faster `best` is than `baseline` (baseline / best latency):
+// NaN when either latency is not a positive finite number, so a missing
+// baseline never shows a made-up speedup.
+double Speedup(double baseline_latency_s, double best_latency_s);
+
+// "x=2,y=4"; "-" for an empty mesh.
+std::string MeshText(const search::Configuration& config);
+// The product of the mesh axis sizes (1 for an empty mesh).
+int64_t MeshDevices(const search::Configuration& config);
+// Row-major mesh coordinates of logical rank `rank` (the last axis fastest).
+std::vector<int64_t> MeshPosition(const search::Configuration& config, int64_t rank);
+
+// The plan's record of chip `chip` (ChipInfo::id == chip), or nullptr.
+const search::ChipInfo* FindChip(const search::Plan& plan, int chip);
+// The chip's name, or "chip<N>" when the plan does not list it.
+std::string ChipName(const search::Plan& plan, int chip);
+
+// One PartitionSpec entry as Python: None, "x" or ("x", "y").
+std::string PySpecEntry(const std::vector<std::string>& axes);
+// A whole PartitionSpec as a Python tuple: (None, "x"), (None,) or ().
+std::string PySpecTuple(const std::vector<std::vector<std::string>>& spec);
+// "[1, 75600, 5120]".
+std::string ShapeText(const std::vector<int64_t>& shape);
+
+// Collective cost of one kind over a step (summed over its classes).
+struct KindCost {
+  std::string kind;
+  int count = 0;       // collectives
+  int64_t bytes = 0;   // sum of their buffers
+  double time = 0;     // seconds, every instance
+  double exposed = 0;  // seconds the compute engine waited
+};
+// By total time, largest first; ties by kind name.
+std::vector<KindCost> CostByKind(const price::SimResult& result);
+// Classes by total time (count x time), largest first; ties in issue order.
+std::vector<const price::ClassCost*> ClassesByTime(const price::SimResult& result);
+// Up to `limit` loaded channels by busy time, largest first; ties in channel order.
+std::vector<const price::LinkLoad*> BusiestLinks(const price::SimResult& result, size_t limit);
+
+}  // namespace az::emit

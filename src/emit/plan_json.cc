@@ -1,0 +1,210 @@
+// plan.json (plan_json.h gives the schema).
+#include "emit/plan_json.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "emit/codegen_torch.h"
+#include "emit/plan_format.h"
+
+namespace az::emit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using search::Configuration;
+using search::Plan;
+
+// nlohmann writes NaN and infinity as null already; saying so here keeps the
+// intent visible where the speedups are written.
+Json Number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json Inputs(const Plan& plan) {
+  Json inputs;
+  inputs["model"] = plan.model;
+  inputs["width"] = plan.width;
+  inputs["height"] = plan.height;
+  inputs["resolution"] = std::to_string(plan.width) + "x" + std::to_string(plan.height);
+  inputs["frames"] = plan.frames;
+  inputs["steps"] = plan.steps;
+  inputs["batch"] = plan.batch;
+  inputs["cfg"] = plan.cfg_mode;
+  inputs["topology"] = plan.topology;
+  inputs["chip"] = plan.chip;
+  inputs["platform"] = plan.tpu ? "tpu" : "gpu";
+  inputs["hbm_bytes"] = plan.hbm_bytes;
+  inputs["seed"] = plan.seed;
+  return inputs;
+}
+
+Json Mesh(const Configuration& config) {
+  Json axes = Json::array(), shape = Json::array();
+  for (const auto& [axis, size] : config.mesh) {
+    axes.push_back(axis);
+    shape.push_back(size);
+  }
+  return Json{{"axes", std::move(axes)}, {"shape", std::move(shape)}, {"devices", MeshDevices(config)}};
+}
+
+Json Placement(const Plan& plan, const Configuration& config) {
+  Json order = Json::array(), assignment = Json::array();
+  bool positions = MeshDevices(config) == static_cast<int64_t>(config.placement.size());
+  for (size_t rank = 0; rank < config.placement.size(); ++rank) {
+    int chip = config.placement[rank];
+    order.push_back(chip);
+    Json entry;
+    entry["logical_id"] = rank;
+    entry["mesh_position"] = positions ? Json(MeshPosition(config, static_cast<int64_t>(rank))) : Json(nullptr);
+    entry["chip"] = chip;
+    entry["device_id"] = chip;  // JAX / CUDA device id = chip id (search/plan.h)
+    const search::ChipInfo* info = FindChip(plan, chip);
+    entry["name"] = ChipName(plan, chip);
+    entry["coords"] = info != nullptr ? Json(info->coords) : Json::array();
+    assignment.push_back(std::move(entry));
+  }
+  Json placement;
+  placement["method"] = config.placement_method;
+  placement["device_order"] = order;
+  placement["xla_device_assignment"] = Json::array({order});
+  placement["assignment"] = std::move(assignment);
+  return placement;
+}
+
+Json Memory(const Plan& plan, const Configuration& config) {
+  Json memory;
+  memory["peak_bytes"] = config.peak_memory_bytes;
+  memory["parameter_bytes"] = config.parameter_bytes;
+  memory["other_bytes"] = config.peak_memory_bytes - config.parameter_bytes;
+  memory["hbm_bytes"] = plan.hbm_bytes;
+  memory["fits"] = plan.hbm_bytes <= 0 || config.peak_memory_bytes <= plan.hbm_bytes;
+  return memory;
+}
+
+Json Breakdown(const price::SimResult& result) {
+  Json breakdown;
+  breakdown["latency_s"] = Number(result.latency);
+  breakdown["compute_s"] = Number(result.compute);
+  breakdown["communication_s"] = Number(result.communication);
+  breakdown["exposed_communication_s"] = Number(result.exposed_communication);
+  breakdown["overlapped_communication_s"] = Number(result.communication - result.exposed_communication);
+  breakdown["kernels"] = result.kernels;
+  breakdown["collectives"] = result.collectives;
+  Json by_kind = Json::array();
+  for (const KindCost& kind : CostByKind(result)) {
+    by_kind.push_back(Json{{"kind", kind.kind},
+                           {"count", kind.count},
+                           {"bytes", kind.bytes},
+                           {"time_s", Number(kind.time)},
+                           {"exposed_s", Number(kind.exposed)}});
+  }
+  breakdown["by_kind"] = std::move(by_kind);
+  Json classes = Json::array();
+  for (const price::ClassCost& cls : result.classes) {
+    classes.push_back(Json{{"kind", cls.kind},
+                           {"bytes", cls.bytes.value()},
+                           {"groups", cls.groups},
+                           {"algorithm", cls.algorithm},
+                           {"count", cls.count},
+                           {"time_s", Number(cls.time)},
+                           {"total_s", Number(cls.time * cls.count)},
+                           {"exposed_s", Number(cls.exposed)}});
+  }
+  breakdown["classes"] = std::move(classes);
+  Json links = Json::array();
+  for (const price::LinkLoad* link : BusiestLinks(result, kPlanJsonLinks)) {
+    links.push_back(
+        Json{{"channel", link->channel}, {"name", link->name}, {"bytes", link->bytes}, {"busy_s", Number(link->busy)}});
+  }
+  breakdown["busiest_links"] = std::move(links);
+  breakdown["loaded_links"] = result.links.size();
+  return breakdown;
+}
+
+Json Lines(const std::vector<std::string>& lines) { return lines.empty() ? Json(nullptr) : Json(lines); }
+
+Json Xdit(const Plan& plan, const Configuration& config) {
+  XditLaunch launch = PlanXditLaunch(plan, config);
+  Json xdit;
+  xdit["expressible"] = config.expressible_in_xdit;
+  xdit["ulysses"] = config.ulysses;
+  xdit["ring"] = config.ring;
+  xdit["cfg"] = config.cfg;
+  xdit["tp"] = config.tp;
+  xdit["dp"] = config.dp;
+  xdit["fsdp"] = config.fsdp;
+  xdit["axis_roles"] = config.axis_roles;
+  xdit["command"] = Lines(launch.xdit_commands);
+  xdit["repo_command"] = Lines(launch.repo_commands);
+  xdit["notes"] = launch.notes;
+  return xdit;
+}
+
+Json Tensors(const Configuration& config) {
+  Json tensors = Json::array();
+  for (const search::TensorSpec& tensor : config.tensors) {
+    Json spec = Json::array();
+    for (const std::vector<std::string>& axes : tensor.spec) {
+      if (axes.empty()) {
+        spec.push_back(nullptr);
+      } else if (axes.size() == 1) {
+        spec.push_back(axes[0]);
+      } else {
+        spec.push_back(axes);
+      }
+    }
+    tensors.push_back(
+        Json{{"name", tensor.name}, {"role", tensor.role}, {"shape", tensor.shape}, {"spec", std::move(spec)}});
+  }
+  return tensors;
+}
+
+Json ConfigurationJson(const Plan& plan, const Configuration& config) {
+  Json out;
+  out["label"] = config.label;
+  out["description"] = config.description;
+  out["step_latency_s"] = Number(config.step_latency_s);
+  out["video_latency_s"] = Number(config.step_latency_s * static_cast<double>(plan.steps));
+  out["mesh"] = Mesh(config);
+  out["sharding"] = config.sharding;
+  out["placement"] = Placement(plan, config);
+  out["peak_memory_bytes"] = config.peak_memory_bytes;
+  out["memory"] = Memory(plan, config);
+  out["breakdown"] = Breakdown(config.breakdown);
+  out["evidence_hash"] = config.evidence_hash;
+  out["xdit"] = Xdit(plan, config);
+  out["tensors"] = Tensors(config);
+  return out;
+}
+
+}  // namespace
+
+std::string PlanJson(const Plan& plan) {
+  Json doc;
+  doc["format"] = kPlanJsonFormat;
+  doc["inputs"] = Inputs(plan);
+  doc["best"] = ConfigurationJson(plan, plan.best);
+  Json baselines;
+  baselines["expert"] = ConfigurationJson(plan, plan.expert);
+  if (plan.has_alpa) {
+    baselines["alpa"] = ConfigurationJson(plan, plan.alpa);
+  } else {
+    baselines["alpa"] = Json{{"step_latency_s", nullptr}, {"note", plan.alpa_note}};
+  }
+  doc["baselines"] = std::move(baselines);
+  double over_alpa = plan.has_alpa ? Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s) : std::nan("");
+  doc["speedups"] = Json{{"over_expert", Number(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s))},
+                         {"over_alpa", Number(over_alpa)}};
+  doc["video_latency_s"] = Number(plan.video_latency_s);
+  doc["plan_time_s"] = Number(plan.plan_time_s);
+  doc["roofline_bound_s"] = Number(plan.roofline_bound_s);
+  doc["efficiency"] = Number(plan.efficiency);
+  doc["search"] = Json{{"meshes_considered", plan.meshes_considered},
+                       {"candidates_considered", plan.candidates_considered},
+                       {"candidates_compiled", plan.candidates_compiled}};
+  // Invalid UTF-8 in a name must not abort: replace it (U+FFFD) rather than
+  // throw, since no exception may cross the library boundary.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace az::emit

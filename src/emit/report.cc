@@ -1,0 +1,272 @@
+// report.md and the CLI summary (report.h lists the sections).
+#include "emit/report.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "emit/codegen_torch.h"
+#include "emit/plan_format.h"
+
+namespace az::emit {
+namespace {
+
+using search::Configuration;
+using search::Plan;
+
+void Line(std::string& out, const std::string& text = "") { out += text + "\n"; }
+
+std::string Row(const std::vector<std::string>& cells) {
+  std::string row = "|";
+  for (const std::string& cell : cells) row += " " + cell + " |";
+  return row;
+}
+
+std::string Rule(size_t columns) {
+  std::string rule = "|";
+  for (size_t k = 0; k < columns; ++k) rule += "---|";
+  return rule;
+}
+
+std::string Inputs(const Plan& plan) {
+  return std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " + std::to_string(plan.frames) +
+         " frames, " + std::to_string(plan.steps) + " steps, cfg " + plan.cfg_mode + ", batch " +
+         std::to_string(plan.batch);
+}
+
+double VideoLatency(const Plan& plan, const Configuration& config) {
+  return config.step_latency_s * static_cast<double>(plan.steps);
+}
+
+// A share of the step latency, "-" without a latency.
+std::string Share(double part, double whole) { return whole > 0 ? FormatPercent(part / whole) : "-"; }
+
+void Summary(std::string& out, const Plan& plan) {
+  Line(out, "## Summary");
+  Line(out);
+  std::vector<std::string> header = {"configuration", "mesh",          "sharding",    "placement",
+                                     "step latency",  "video latency", "peak memory", "aoizora speedup"};
+  Line(out, Row(header));
+  Line(out, Rule(header.size()));
+  auto row = [&](const Configuration& config, const std::string& name) {
+    Line(out, Row({name, MarkdownCell(MeshText(config)), MarkdownCell(config.sharding),
+                   MarkdownCell(config.placement_method), FormatMs(config.step_latency_s),
+                   FormatSeconds(VideoLatency(plan, config)), FormatBytes(config.peak_memory_bytes),
+                   FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s))}));
+  };
+  row(plan.best, "**aoizora**");
+  row(plan.expert, "expert");
+  if (plan.has_alpa) {
+    row(plan.alpa, "alpa");
+  } else {
+    Line(out, Row({"alpa", "-", "no plan: " + MarkdownCell(plan.alpa_note), "-", "-", "-", "-", "-"}));
+  }
+  Line(out);
+  std::string sentence = "aoizora is " + FormatRatio(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s)) +
+                         " as fast as the expert configuration (" + MarkdownCell(plan.expert.description) + ")";
+  if (plan.has_alpa) {
+    sentence += " and " + FormatRatio(Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s)) +
+                " as fast as Alpa's (" + MarkdownCell(plan.alpa.description) + ")";
+  }
+  Line(out, sentence + ". Speedup = the configuration's step latency / aoizora's.");
+  Line(out);
+  Line(out, "aoizora: " + MarkdownCell(plan.best.description) + "; peak memory " +
+                FormatBytes(plan.best.peak_memory_bytes) + " per device (parameters " +
+                FormatBytes(plan.best.parameter_bytes) + ") of " + FormatBytes(plan.hbm_bytes) + " HBM.");
+  Line(out);
+}
+
+void Roofline(std::string& out, const Plan& plan) {
+  Line(out, "## Roofline");
+  Line(out);
+  Line(out, "Bound: " + FormatSeconds(plan.roofline_bound_s) +
+                " per step, the larger of all FLOPs at every chip's peak and all HBM traffic at every chip's "
+                "bandwidth. aoizora's step takes " +
+                FormatSeconds(plan.best.step_latency_s) + ": efficiency " + FormatPercent(plan.efficiency) +
+                " (bound / step latency).");
+  Line(out);
+}
+
+void Breakdown(std::string& out, const Plan& plan) {
+  const price::SimResult& result = plan.best.breakdown;
+  Line(out, "## Where the time goes (aoizora)");
+  Line(out);
+  Line(out, Row({"", "time", "share of the step"}));
+  Line(out, Rule(3));
+  Line(out, Row({"step", FormatSeconds(result.latency), Share(result.latency, result.latency)}));
+  Line(out, Row({"compute", FormatSeconds(result.compute), Share(result.compute, result.latency)}));
+  Line(out, Row({"communication", FormatSeconds(result.communication), Share(result.communication, result.latency)}));
+  Line(out, Row({"exposed communication", FormatSeconds(result.exposed_communication),
+                 Share(result.exposed_communication, result.latency)}));
+  double overlapped = result.communication - result.exposed_communication;
+  Line(out, Row({"overlapped communication", FormatSeconds(overlapped), Share(overlapped, result.latency)}));
+  Line(out);
+  Line(out, std::to_string(result.kernels) + " kernels, " + std::to_string(result.collectives) + " collectives in " +
+                std::to_string(result.classes.size()) + " classes.");
+  Line(out);
+  if (result.classes.empty()) return;
+
+  Line(out, "Top collective classes (by total time):");
+  Line(out);
+  Line(out, Row({"kind", "bytes", "groups", "algorithm", "count", "each", "total", "exposed"}));
+  Line(out, Rule(8));
+  std::vector<const price::ClassCost*> classes = ClassesByTime(result);
+  for (size_t k = 0; k < classes.size() && k < kReportClasses; ++k) {
+    const price::ClassCost& cls = *classes[k];
+    Line(out, Row({MarkdownCell(cls.kind), FormatBytes(cls.bytes.value()), MarkdownCell(cls.groups),
+                   MarkdownCell(cls.algorithm), std::to_string(cls.count), FormatSeconds(cls.time),
+                   FormatSeconds(cls.time * cls.count), FormatSeconds(cls.exposed)}));
+  }
+  Line(out);
+  Line(out, "Per collective kind:");
+  Line(out);
+  Line(out, Row({"kind", "count", "bytes", "time", "exposed"}));
+  Line(out, Rule(5));
+  for (const KindCost& kind : CostByKind(result)) {
+    Line(out, Row({MarkdownCell(kind.kind), std::to_string(kind.count), FormatBytes(kind.bytes),
+                   FormatSeconds(kind.time), FormatSeconds(kind.exposed)}));
+  }
+  Line(out);
+  std::vector<const price::LinkLoad*> links = BusiestLinks(result, kReportLinks);
+  if (!links.empty()) {
+    std::string text = "Busiest links:";
+    for (size_t k = 0; k < links.size(); ++k) {
+      text += (k > 0 ? "; " : " ") + MarkdownCell(links[k]->name) + " busy " + FormatSeconds(links[k]->busy) + " (" +
+              FormatBytes(static_cast<int64_t>(links[k]->bytes)) + ")";
+    }
+    Line(out, text + " (placement.svg).");
+    Line(out);
+  }
+}
+
+void Assignment(std::string& out, const Plan& plan) {
+  const Configuration& config = plan.best;
+  Line(out, "## Device assignment (aoizora)");
+  Line(out);
+  std::string axes;
+  for (const auto& [axis, size] : config.mesh) axes += (axes.empty() ? "" : ", ") + axis;
+  Line(out, Row({"logical rank", "mesh position (" + MarkdownCell(axes) + ")", "device id", "chip", "coordinates"}));
+  Line(out, Rule(5));
+  bool positions = MeshDevices(config) == static_cast<int64_t>(config.placement.size());
+  for (size_t rank = 0; rank < config.placement.size(); ++rank) {
+    int chip = config.placement[rank];
+    std::string position = "-";
+    if (positions) {
+      position = "(";
+      std::vector<int64_t> coords = MeshPosition(config, static_cast<int64_t>(rank));
+      for (size_t a = 0; a < coords.size(); ++a) position += (a > 0 ? ", " : "") + std::to_string(coords[a]);
+      position += ")";
+    }
+    std::string coords = "-";
+    if (const search::ChipInfo* info = FindChip(plan, chip); info != nullptr && !info->coords.empty()) {
+      coords = "(";
+      for (size_t a = 0; a < info->coords.size(); ++a) coords += (a > 0 ? ", " : "") + std::to_string(info->coords[a]);
+      coords += ")";
+    }
+    Line(out, Row({std::to_string(rank), position, std::to_string(chip), MarkdownCell(ChipName(plan, chip)), coords}));
+  }
+  Line(out);
+  Line(out, "Logical rank = row-major mesh position = XLA partition id; device id = JAX device id.");
+  Line(out);
+}
+
+void HowToRun(std::string& out, const Plan& plan) {
+  Line(out, "## How to run");
+  Line(out);
+  Line(out, "JAX (`plan_jax.py`): the mesh from an explicit device array in the plan's order.");
+  Line(out);
+  Line(out, "```python");
+  Line(out, "from plan_jax import make_mesh, shard_params, constrain");
+  Line(out, "mesh = make_mesh()                    # jax.devices() in DEVICE_ORDER");
+  Line(out, "params = shard_params(mesh, params)   # PARAM_SPECS");
+  Line(out, "x = constrain(x, name, mesh)          # ACTIVATION_SPECS, inside jit");
+  Line(out, "```");
+  Line(out);
+  if (plan.tpu) {
+    Line(out, "PyTorch: not written for a TPU plan (`plan_torch.py` targets GPUs).");
+    Line(out);
+    return;
+  }
+  Line(out,
+       "PyTorch (`plan_torch.py`): under torchrun, `make_device_mesh()` builds the DeviceMesh with the "
+       "plan's rank layout; `dtensor_placements(name)` gives each parameter's Shard/Replicate placements.");
+  Line(out);
+  XditLaunch launch = PlanXditLaunch(plan, plan.best);
+  if (!launch.xdit_commands.empty()) {
+    Line(out,
+         "xDiT (rank order tp-sp-pp-cfg-dp; CUDA_VISIBLE_DEVICES applies the plan's placement when it differs "
+         "from the default order):");
+    Line(out);
+    Line(out, "```sh");
+    for (const std::string& command : launch.xdit_commands) Line(out, command);
+    Line(out, "```");
+    Line(out);
+  }
+  if (!launch.repo_commands.empty()) {
+    Line(out, MarkdownCell(launch.repo_name) + ":");
+    Line(out);
+    Line(out, "```sh");
+    for (const std::string& command : launch.repo_commands) Line(out, command);
+    Line(out, "```");
+    Line(out);
+  }
+  for (const std::string& note : launch.notes) Line(out, "Note: " + MarkdownCell(note) + ".");
+  if (!launch.notes.empty()) Line(out);
+}
+
+}  // namespace
+
+std::string PlanReport(const Plan& plan) {
+  std::string out;
+  Line(out, "# AoiZora plan: " + MarkdownCell(plan.model) + " on " + MarkdownCell(plan.topology));
+  Line(out);
+  Line(out, MarkdownCell(Inputs(plan)) + "; chip " + MarkdownCell(plan.chip) + " (" + FormatBytes(plan.hbm_bytes) +
+                " HBM), " + std::to_string(plan.chips.size()) + " chips, seed " + std::to_string(plan.seed) + ".");
+  Line(out, "Planned in " + FormatSeconds(plan.plan_time_s) + ": " + std::to_string(plan.meshes_considered) +
+                " meshes, " + std::to_string(plan.candidates_considered) + " candidates, " +
+                std::to_string(plan.candidates_compiled) + " compiled.");
+  Line(out);
+  Summary(out, plan);
+  Roofline(out, plan);
+  Breakdown(out, plan);
+  Assignment(out, plan);
+  HowToRun(out, plan);
+  Line(out,
+       "Files: `plan.json` (everything above, machine-readable), `placement.svg` (placement and link loads), "
+       "`compare.svg` (latency bars), `step.trace.json` (the simulated step; open in ui.perfetto.dev).");
+  return out;
+}
+
+std::string PlanSummary(const Plan& plan) {
+  std::string out;
+  Line(out, "aoizora plan: " + plan.model + " " + Inputs(plan) + " on " + plan.topology);
+  auto pad = [](std::string text, size_t width) {
+    if (text.size() < width) text.append(width - text.size(), ' ');
+    return text;
+  };
+  size_t mesh_width = std::max({MeshText(plan.best).size(), MeshText(plan.expert).size(),
+                                plan.has_alpa ? MeshText(plan.alpa).size() : size_t{0}});
+  size_t sharding_width = std::max(
+      {plan.best.sharding.size(), plan.expert.sharding.size(), plan.has_alpa ? plan.alpa.sharding.size() : size_t{0}});
+  auto line = [&](const std::string& name, const Configuration& config, bool best) {
+    std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
+                       pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency_s) + "/step  " +
+                       FormatSeconds(VideoLatency(plan, config)) + "/video  peak " +
+                       FormatBytes(config.peak_memory_bytes);
+    if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s)) + ")";
+    Line(out, text);
+  };
+  line("aoizora", plan.best, true);
+  line("expert", plan.expert, false);
+  if (plan.has_alpa) {
+    line("alpa", plan.alpa, false);
+  } else {
+    Line(out, "  alpa    no plan: " + plan.alpa_note);
+  }
+  Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound_s) +
+                "/step, efficiency " + FormatPercent(plan.efficiency) + "; planned in " +
+                FormatSeconds(plan.plan_time_s));
+  return out;
+}
+
+}  // namespace az::emit
