@@ -45,6 +45,10 @@ struct Strategy {
   std::string axis_name;  // bound by name
   int64_t degree = 0;     // bound by size
   int axis = -1;          // the bound mesh axis
+  // fsdp only: the axes the weights are stored over (it may name several,
+  // "fsdp=x+y", and may share axes with the compute strategies).
+  std::vector<std::string> axis_names;
+  std::vector<int> axes;
 };
 
 std::string_view Trim(std::string_view s) {
@@ -83,6 +87,23 @@ StatusOr<Strategy> ParseStrategy(std::string_view token, std::string_view spec) 
       if (s.degree > 65536) break;
     }
     if (s.degree < 1) return InvalidArgument("'" + s.text + "': a degree must be at least 1");
+    return s;
+  }
+  if (s.kind == Kind::kFsdp) {
+    // fsdp=x or fsdp=x+y: the axes the weights are stored over.
+    size_t begin = 0;
+    while (true) {
+      size_t plus = value.find('+', begin);
+      std::string_view part = Trim(value.substr(begin, plus == std::string_view::npos ? std::string_view::npos
+                                                                                        : plus - begin));
+      if (!IsName(part)) {
+        return InvalidArgument("'" + s.text + "': expected mesh axis names joined by '+' or a degree after '=', got '" +
+                               std::string(value) + "'");
+      }
+      s.axis_names.push_back(std::string(part));
+      if (plus == std::string_view::npos) break;
+      begin = plus + 1;
+    }
     return s;
   }
   if (!IsName(value)) {
@@ -133,8 +154,58 @@ StatusOr<std::vector<Strategy>> ParseSpec(std::string_view spec) {
   return strategies;
 }
 
+// fsdp stores weights and computes nothing, so it claims no axis: it may
+// share axes with the compute strategies (xDiT's "ulysses=8 with FSDP over
+// the same 8 ranks"). By names: those axes. By degree: a free axis of that
+// size, else a bound one, else the fewest axes (in mesh order) whose sizes
+// multiply to it. Bare: every axis.
+Status BindFsdp(Strategy& s, const Mesh& mesh, const std::vector<bool>& owned) {
+  s.axes.clear();
+  for (const std::string& name : s.axis_names) {
+    int axis = mesh.AxisIndex(name);
+    if (axis < 0) return InvalidArgument("'" + s.text + "': the mesh " + mesh.ToString() + " has no axis '" + name + "'");
+    if (std::find(s.axes.begin(), s.axes.end(), axis) != s.axes.end()) {
+      return InvalidArgument("'" + s.text + "' names axis '" + name + "' twice");
+    }
+    s.axes.push_back(axis);
+  }
+  if (!s.axis_names.empty()) {
+    std::sort(s.axes.begin(), s.axes.end());
+    return Status::Ok();
+  }
+  const int n = mesh.num_axes();
+  if (s.degree == 0) {
+    for (int a = 0; a < n; ++a) s.axes.push_back(a);
+    return Status::Ok();
+  }
+  for (bool want_free : {true, false}) {
+    for (int a = 0; a < n; ++a) {
+      if (mesh.axis_size(a) == s.degree && owned[static_cast<size_t>(a)] != want_free) {
+        s.axes = {a};
+        return Status::Ok();
+      }
+    }
+  }
+  for (int count = 2; count <= n; ++count) {
+    for (int mask = 0; mask < (1 << n); ++mask) {
+      if (__builtin_popcount(static_cast<unsigned>(mask)) != count) continue;
+      int64_t product = 1;
+      for (int a = 0; a < n; ++a) {
+        if (mask & (1 << a)) product *= mesh.axis_size(a);
+      }
+      if (product != s.degree) continue;
+      for (int a = 0; a < n; ++a) {
+        if (mask & (1 << a)) s.axes.push_back(a);
+      }
+      return Status::Ok();
+    }
+  }
+  return InvalidArgument("'" + s.text + "': no mesh axes of " + mesh.ToString() + " multiply to " +
+                         std::to_string(s.degree));
+}
+
 // Names first, then degrees (the first free axis of that size), then bare
-// strategies (the one axis left free).
+// strategies (the one axis left free); fsdp last (BindFsdp).
 Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
   std::vector<const Strategy*> owner(static_cast<size_t>(mesh.num_axes()), nullptr);
   auto claim = [&](Strategy& s, int axis) -> Status {
@@ -147,7 +218,7 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
     return Status::Ok();
   };
   for (Strategy& s : strategies) {
-    if (s.axis_name.empty()) continue;
+    if (s.axis_name.empty() || s.kind == Kind::kFsdp) continue;
     int axis = mesh.AxisIndex(s.axis_name);
     if (axis < 0) {
       return InvalidArgument("'" + s.text + "': the mesh " + mesh.ToString() + " has no axis '" + s.axis_name + "'");
@@ -155,7 +226,7 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
     AZ_RETURN_IF_ERROR(claim(s, axis));
   }
   for (Strategy& s : strategies) {
-    if (s.degree == 0) continue;
+    if (s.degree == 0 || s.kind == Kind::kFsdp) continue;
     int axis = -1;
     for (int a = 0; a < mesh.num_axes() && axis < 0; ++a) {
       if (!owner[static_cast<size_t>(a)] && mesh.axis_size(a) == s.degree) axis = a;
@@ -167,7 +238,7 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
     AZ_RETURN_IF_ERROR(claim(s, axis));
   }
   for (Strategy& s : strategies) {
-    if (s.axis >= 0) continue;
+    if (s.axis >= 0 || s.kind == Kind::kFsdp) continue;
     std::vector<int> free;
     for (int a = 0; a < mesh.num_axes(); ++a) {
       if (!owner[static_cast<size_t>(a)]) free.push_back(a);
@@ -181,6 +252,11 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
                              ": write " + s.text + "=<axis or degree>");
     }
     AZ_RETURN_IF_ERROR(claim(s, free[0]));
+  }
+  std::vector<bool> owned(static_cast<size_t>(mesh.num_axes()));
+  for (size_t a = 0; a < owned.size(); ++a) owned[a] = owner[a] != nullptr;
+  for (Strategy& s : strategies) {
+    if (s.kind == Kind::kFsdp) AZ_RETURN_IF_ERROR(BindFsdp(s, mesh, owned));
   }
   return Status::Ok();
 }
@@ -441,7 +517,7 @@ void Template::SeedBatchAndSequence(Seeds& seeds) const {
 // largest dim (padded); ties go to the first dim. Stored so, gathered for use.
 Status Template::SeedFsdp(Seeds& seeds) const {
   if (!fsdp_) return Status::Ok();
-  const int64_t n = Degree(fsdp_);
+  const int64_t n = mesh_.AxesSize(fsdp_->axes);
   for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
     const pir::Value& v = graph_.value(id);
     if (v.role != pir::ValueRole::kParameter || v.type.rank() < 2) continue;
@@ -452,7 +528,7 @@ Status Template::SeedFsdp(Seeds& seeds) const {
       if (shape[d] % n == 0 && (best == shape.size() || shape[d] > shape[best])) best = d;
     }
     TensorSharding s = TensorSharding::Replicated(static_cast<int>(shape.size()));
-    s.dims[best < shape.size() ? best : largest] = {fsdp_->axis};
+    s.dims[best < shape.size() ? best : largest] = fsdp_->axes;
     seeds.values[id] = std::move(s);
     seeds.storage_only.insert(id);
   }

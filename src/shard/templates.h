@@ -16,6 +16,11 @@
 //   tp=N       Megatron: column-parallel q/k/v and FFN-in, row-parallel o and
 //              FFN-out (heads / ffn hidden on the axis)
 //   fsdp=N     every weight sharded on the axis (its largest divisible dim),
+//              or on several ("fsdp=x+y"); fsdp only stores, so its axes may
+//              be those of other strategies ("ulysses=sp,fsdp=sp", xDiT's
+//              FSDP over the sequence-parallel ranks); by degree it takes a
+//              free axis of that size, else a bound one, else the fewest axes
+//              multiplying to it; a bare "fsdp" takes every axis;
 //              all-gathered before use
 // Binding: "ulysses=y" names the axis; "ulysses=4" takes the first axis of
 // size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
@@ -31,7 +36,7 @@
 // projections stay whole (their (q,k,v) x heads layout cannot be split by
 // heads, see sharding.h). fsdp weights are storage-only seeds
 // (propagation.h).
-// Errors: an unknown strategy, an axis used twice, a degree that matches no
+// Errors: an unknown strategy, an axis used twice (fsdp aside), a degree that matches no
 // free axis, an axis name not in the mesh, a strategy the graph does not
 // support (cfg over a two-pass or CFG-less model, or on an axis not of size 2;
 // dp over a batch it does not divide; sequence parallelism without video

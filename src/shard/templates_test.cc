@@ -348,3 +348,58 @@ TEST(TemplatePlans, EveryTemplateVerifiesOnEveryGraphKind) {
 
 }  // namespace
 }  // namespace az::shard
+
+namespace az::shard {
+namespace {
+
+// fsdp stores weights only, so it may share the sequence-parallel axis
+// (xDiT: Ulysses over 8 ranks with FSDP over the same 8), or span several
+// axes. Every weight of rank >= 2 is then stored on exactly those axes.
+TEST(TemplateFsdp, SharesAndSpansAxes) {
+  zoo::ModelOptions options;
+  options.width = 416;
+  options.height = 240;
+  options.frames = 5;
+  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", options);
+  ASSERT_TRUE(config.ok());
+  auto graph = zoo::BuildForward(*config);
+  ASSERT_TRUE(graph.ok());
+  struct Case {
+    const char* mesh;
+    const char* spec;
+    std::vector<int> axes;
+  };
+  for (const Case& c : {Case{"sp=4", "ulysses=sp,fsdp=sp", {0}}, Case{"sp=4", "ulysses=4,fsdp=4", {0}},
+                        Case{"x=2,y=2", "ulysses=y,ring=x,fsdp=4", {0, 1}},
+                        Case{"x=2,y=2", "ulysses=y,ring=x,fsdp=x+y", {0, 1}},
+                        Case{"x=2,y=2", "ulysses=y,ring=x,fsdp", {0, 1}},
+                        Case{"x=2,y=2", "ulysses=y,fsdp=2", {0}}}) {
+    auto mesh = Mesh::Parse(c.mesh);
+    ASSERT_TRUE(mesh.ok());
+    auto seeds = TemplateSeeds(*graph, *mesh, c.spec);
+    ASSERT_TRUE(seeds.ok()) << c.spec << ": " << seeds.status().message();
+    ASSERT_FALSE(seeds->storage_only.empty());
+    for (pir::ValueId id : seeds->storage_only) {
+      const TensorSharding& s = seeds->values.at(id);
+      int sharded_dims = 0;
+      for (const auto& dim : s.dims) {
+        if (dim.empty()) continue;
+        ++sharded_dims;
+        EXPECT_EQ(dim, c.axes) << c.spec;
+      }
+      EXPECT_EQ(sharded_dims, 1) << c.spec;
+    }
+    auto plan = Propagate(*graph, *mesh, *seeds);
+    EXPECT_TRUE(plan.ok()) << c.spec << ": " << plan.status().message();
+  }
+  auto mesh = Mesh::Parse("x=2,y=2");
+  ASSERT_TRUE(mesh.ok());
+  auto bad = TemplateSeeds(*graph, *mesh, "ulysses=y,fsdp=3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("multiply to 3"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(TemplateSeeds(*graph, *mesh, "ulysses=y,fsdp=z").ok());
+  EXPECT_FALSE(TemplateSeeds(*graph, *mesh, "ulysses=y,fsdp=x+x").ok());
+}
+
+}  // namespace
+}  // namespace az::shard
