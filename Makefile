@@ -28,7 +28,7 @@ build: configure
 # Until the planner lands, the main job inspects the default model: Wan 2.1
 # T2V-14B at 1280x720, 81 frames.
 plan: build
-	@$(BUILD)/aoizora inspect --model wan2.1-t2v-14b
+	@$(BUILD)/aoizora plan --model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology v5e:2x4 --out plan
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)

@@ -151,5 +151,59 @@ run compile_mesh 1 "$bin" compile -m wan2.1-t2v-14b --mesh sp=8,sp=2 -T ulysses=
 run compile_oom 1 "$bin" compile -m wan2.1-t2v-14b --mesh x=1 -T replicated --chip v5e && expect compile_oom out "DOES NOT FIT on v5e"
 run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip v5e && expect compile_fsdp out "fits on v5e"
 
+# Compute-model fit to the public DiT latencies (docs/compute-model.md).
+if [[ -d "$data" ]]; then
+  if run calib_dit 0 "$bin" calibrate --dit "$data/dit_single_gpu_latency.csv" -o "$tmp/compute.json"; then
+    expect calib_dit out "median |error| over 10 priced rows"
+    expect calib_dit out "has no sourced bf16 peak"
+  fi
+fi
+run calib_modes 1 "$bin" calibrate --dit x.csv -t h100:8 && expect calib_modes err "give one per invocation"
+run calib_kchip 1 "$bin" calibrate --kernels x.csv && expect calib_kchip err "--kernels needs --chip"
+
+# Pricing and placement of compiled evidence (issue 5). Ulysses over the 4
+# chips of each x-row of v5e:2x4 is a line, JAX's default; a 2x2 block would
+# halve the all-to-all's longest path.
+if run ev_usp 0 "$bin" compile -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 --mesh x=2,y=4 -T usp:ulysses=y,ring=x --evidence "$tmp/usp.json"; then
+  if run place 0 "$bin" place -e "$tmp/usp.json" -t v5e:2x4 --json --trace "$tmp/t.json" --svg "$tmp/p.svg"; then
+    for key in '"best": {' '"default": {' '"latency_s"' '"placement"' '"maps_total": 40320' '"maps_priced": 10080'; do
+      expect place out "$key"
+    done
+    python3 -c "import json,sys; t=json.load(open('$tmp/t.json')); assert any(e['ph']=='X' for e in t['traceEvents'])" \
+      && passed=$((passed + 1)) || { echo "FAIL place: the trace is not Trace Event JSON"; failed=$((failed + 1)); }
+    python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse('$tmp/p.svg')" \
+      && passed=$((passed + 1)) || { echo "FAIL place: the SVG is not well-formed"; failed=$((failed + 1)); }
+  fi
+  run place_det 0 "$bin" place -e "$tmp/usp.json" -t v5e:2x4 --json
+  if cmp -s <(grep -v '"time' "$tmp/place.out") <(grep -v '"time' "$tmp/place_det.out"); then passed=$((passed + 1)); else
+    echo "FAIL place determinism"; failed=$((failed + 1)); fi
+  run price 0 "$bin" price -e "$tmp/usp.json" -t v5e:2x4 -p 0,1,2,3,7,6,5,4 && expect price out "per run of the program"
+  run price_default 0 "$bin" price -e "$tmp/usp.json" -t v5e:2x4 --json && expect price_default out '"placement_method": "jax create_device_mesh"'
+  run price_size 1 "$bin" price -e "$tmp/usp.json" -t v5e:4x4 -p 0,1,2,3 && expect price_size err "maps 4 logical devices"
+  run price_chips 1 "$bin" price -e "$tmp/usp.json" -t v5e:2x2 && expect price_chips err "8 devices"
+  python3 -c "import json; e=json.load(open('$tmp/usp.json')); del e['segments']; json.dump(e, open('$tmp/bad_ev.json','w'))"
+  run price_bad 1 "$bin" price -e "$tmp/bad_ev.json" -t v5e:2x4 && expect price_bad err "segments: expected an array"
+fi
+
+# The planner (issue 6): the default job, pinned configurations, files, errors.
+if run plan 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t v5e:2x4 --json --out "$tmp/plan" -q; then
+  for key in '"best": {' '"step_latency_s"' '"baselines": {' '"expert": {' '"alpa": {' '"video_latency_s"' '"plan_time_s"' '"roofline_bound_s"'; do
+    expect plan out "$key"
+  done
+  for f in plan.json report.md plan_jax.py placement.svg compare.svg step.trace.json; do
+    [[ -s "$tmp/plan/$f" ]] && passed=$((passed + 1)) || { echo "FAIL plan: $f missing"; failed=$((failed + 1)); }
+  done
+  python3 -m py_compile "$tmp/plan/plan_jax.py" && passed=$((passed + 1)) || { echo "FAIL plan: plan_jax.py"; failed=$((failed + 1)); }
+fi
+if run plan_gpu 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t h100:8 -T ulysses=4,cfg=2 --placement default --out "$tmp/plan_gpu" -q; then
+  expect plan_gpu out "cfg=2,ulysses=4"
+  python3 -m py_compile "$tmp/plan_gpu/plan_torch.py" && passed=$((passed + 1)) || { echo "FAIL plan: plan_torch.py"; failed=$((failed + 1)); }
+fi
+run plan_model 1 "$bin" plan -m wan3 -t v5e:2x4 -q && expect plan_model err "unknown model 'wan3'"
+run plan_topo 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:3x3 -q && expect plan_topo err "is not a v5e slice"
+run plan_tmpl 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 -T ulysses=4 -q && expect plan_tmpl err "multiply to 4"
+run plan_oom 1 "$bin" plan -m wan2.1-t2v-14b --frames 641 -t v5e:2x2 -q --no-alpa && expect plan_oom err "smallest slice that would fit: v5e:2x4"
+run plan_flag 2 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --placement best
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -35,5 +35,7 @@ void RegisterCollective(CLI::App& app, CommandContext& ctx);
 void RegisterCalibrate(CLI::App& app, CommandContext& ctx);
 void RegisterPrice(CLI::App& app, CommandContext& ctx);
 void RegisterPlace(CLI::App& app, CommandContext& ctx);
+void RegisterPlan(CLI::App& app, CommandContext& ctx);
+void RegisterBench(CLI::App& app, CommandContext& ctx);
 
 }  // namespace az::cli

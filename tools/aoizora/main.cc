@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "aoizora 0.1.0");
   az::cli::CommandContext ctx;
+  az::cli::RegisterPlan(app, ctx);
   az::cli::RegisterModels(app, ctx);
   az::cli::RegisterInspect(app, ctx);
   az::cli::RegisterCompile(app, ctx);
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   az::cli::RegisterCalibrate(app, ctx);
   az::cli::RegisterPrice(app, ctx);
   az::cli::RegisterPlace(app, ctx);
+  az::cli::RegisterBench(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

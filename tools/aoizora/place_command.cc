@@ -194,7 +194,8 @@ int RunPrice(const PriceArgs& args) {
     fmt::print("{}\n", j.dump(1));
     return 0;
   }
-  fmt::print("{} on {}: {} per step\n", l->evidence.program, l->topology.name, FormatSeconds(Seconds(r->latency)));
+  fmt::print("{} on {}: {} per run of the program\n", l->evidence.program, l->topology.name,
+             FormatSeconds(Seconds(r->latency)));
   fmt::print("  placement      {} ({})\n", PlacementText(placement), method);
   PrintBreakdown(*r);
   return 0;

@@ -1,0 +1,94 @@
+#include "emit/bench_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "emit/plan_format.h"
+
+namespace az::emit {
+
+namespace {
+
+std::string Fixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, value);
+  return buf;
+}
+
+double Ratio(double slower, double faster) { return faster > 0 ? slower / faster : 0; }
+
+}  // namespace
+
+std::string BenchMarkdown(const std::vector<BenchRow>& rows) {
+  std::string out =
+      "| model | video | slice | AoiZora | ms/step | expert (xDiT order) | ms/step | vs expert | Alpa ms/step | vs Alpa "
+      "| efficiency | plan time |\n"
+      "|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const BenchRow& r : rows) {
+    out += "| " + r.model + " | " + r.resolution + " | " + r.topology + " | ";
+    if (!r.planned) {
+      out += r.error + " | | | | | | | | |\n";
+      continue;
+    }
+    const search::Plan& p = r.plan;
+    out += p.best.description + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " + p.expert.description + " | " +
+           Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
+           Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
+    if (p.has_alpa) {
+      out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
+             "x | ";
+    } else {
+      out += "none | | ";
+    }
+    out += Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time_s, 2) + " s |\n";
+  }
+  return out;
+}
+
+std::string BenchSvg(const std::vector<BenchRow>& rows) {
+  const double row_height = 30, label_width = 330, chart_width = 420, top = 50;
+  double max_ratio = 1.0;
+  for (const BenchRow& r : rows) {
+    if (!r.planned) continue;
+    max_ratio = std::max(max_ratio, Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s));
+    if (r.plan.has_alpa) max_ratio = std::max(max_ratio, Ratio(r.plan.alpa.step_latency_s, r.plan.best.step_latency_s));
+  }
+  max_ratio = std::ceil(max_ratio * 10) / 10;
+  const double height = top + row_height * static_cast<double>(rows.size()) + 40;
+  const double width = label_width + chart_width + 80;
+  auto x_of = [&](double ratio) { return label_width + chart_width * ratio / max_ratio; };
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    Fixed(width, 0) + "\" height=\"" + Fixed(height, 0) + "\" viewBox=\"0 0 " + Fixed(width, 0) + " " +
+                    Fixed(height, 0) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  out += "<text x=\"10\" y=\"20\" font-size=\"15\">AoiZora speedup over the expert (blue) and Alpa (orange), same "
+         "pricing</text>\n";
+  out += "<line x1=\"" + Fixed(x_of(1), 1) + "\" y1=\"" + Fixed(top - 10, 0) + "\" x2=\"" + Fixed(x_of(1), 1) +
+         "\" y2=\"" + Fixed(height - 30, 0) + "\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>\n";
+  out += "<text x=\"" + Fixed(x_of(1), 1) + "\" y=\"" + Fixed(height - 15, 0) + "\" text-anchor=\"middle\">1.0x</text>\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
+    double y = top + row_height * static_cast<double>(i);
+    out += "<text x=\"10\" y=\"" + Fixed(y + 16, 1) + "\">" +
+           XmlText(r.model + " " + r.resolution + " on " + r.topology) + "</text>\n";
+    if (!r.planned) {
+      out += "<text x=\"" + Fixed(label_width, 0) + "\" y=\"" + Fixed(y + 16, 1) + "\" fill=\"#999\">" +
+             XmlText("not planned: " + r.error.substr(0, 60)) + "</text>\n";
+      continue;
+    }
+    auto bar = [&](double ratio, double dy, const char* color) {
+      double x = x_of(std::min(ratio, max_ratio));
+      out += "<rect x=\"" + Fixed(label_width, 1) + "\" y=\"" + Fixed(y + dy, 1) + "\" width=\"" +
+             Fixed(std::max(0.0, x - label_width), 1) + "\" height=\"10\" fill=\"" + color + "\"/>\n";
+      out += "<text x=\"" + Fixed(x + 4, 1) + "\" y=\"" + Fixed(y + dy + 9, 1) + "\" font-size=\"10\">" +
+             Fixed(ratio, 2) + "x</text>\n";
+    };
+    bar(Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s), 4, "#4e79a7");
+    if (r.plan.has_alpa) bar(Ratio(r.plan.alpa.step_latency_s, r.plan.best.step_latency_s), 16, "#f28e2b");
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace az::emit

@@ -1,0 +1,191 @@
+#include "search/combos.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "pir/ir/op_kind.h"
+
+namespace az::search {
+
+namespace {
+
+struct Axis {
+  const char* name;
+  int64_t Combo::*degree;
+};
+// xDiT's rank order, slowest first.
+constexpr Axis kAxes[] = {{"dp", &Combo::dp}, {"cfg", &Combo::cfg}, {"ring", &Combo::ring},
+                          {"ulysses", &Combo::ulysses}, {"tp", &Combo::tp}};
+
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Combo::ToString() const {
+  std::string out;
+  auto add = [&](const char* name, int64_t degree) {
+    if (degree > 1) out += (out.empty() ? "" : ",") + std::string(name) + "=" + std::to_string(degree);
+  };
+  add("ulysses", ulysses);
+  add("ring", ring);
+  add("cfg", cfg);
+  add("tp", tp);
+  add("dp", dp);
+  add("fsdp", fsdp);
+  return out.empty() ? "replicated" : out;
+}
+
+std::string Combo::MeshText() const {
+  std::string out;
+  for (const Axis& a : kAxes) {
+    if (this->*a.degree > 1) out += (out.empty() ? "" : ",") + std::string(a.name) + "=" + std::to_string(this->*a.degree);
+  }
+  return out.empty() ? "d=1" : out;
+}
+
+std::vector<std::string> Combo::AxisRoles() const {
+  std::vector<std::string> roles;
+  for (const Axis& a : kAxes) {
+    if (this->*a.degree > 1) roles.push_back(a.name);
+  }
+  if (roles.empty()) roles.push_back("");
+  return roles;
+}
+
+std::string Combo::Template() const {
+  std::string out;
+  std::vector<std::string> axes;
+  for (const Axis& a : kAxes) {
+    if (this->*a.degree <= 1) continue;
+    out += (out.empty() ? "" : ",") + std::string(a.name) + "=" + a.name;
+    axes.push_back(a.name);
+  }
+  if (fsdp > 1) {
+    // Weights over the axes whose sizes multiply to fsdp: all of them, or the
+    // degree, bound by size (templates.h).
+    out += (out.empty() ? "" : ",") + std::string("fsdp=") +
+           (fsdp == devices() && !axes.empty() ? [&] {
+             std::string joined;
+             for (const auto& a : axes) joined += (joined.empty() ? "" : "+") + a;
+             return joined;
+           }()
+                                               : std::to_string(fsdp));
+  }
+  return out.empty() ? "replicated" : out;
+}
+
+StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
+  Combo c;
+  std::vector<std::string> seen;
+  size_t start = 0;
+  std::string spec(text);
+  if (spec.empty()) return InvalidArgument("empty --template (expected e.g. ulysses=4,ring=2)");
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    std::string token = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+    size_t eq = token.find('=');
+    std::string name = token.substr(0, eq);
+    if (eq == std::string::npos || eq + 1 >= token.size()) {
+      return InvalidArgument("'" + token + "' in --template '" + spec + "': write strategy=degree (e.g. ulysses=4)");
+    }
+    std::string value = token.substr(eq + 1);
+    if (value.size() > 6 || !std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      return InvalidArgument("'" + token + "': the degree must be a positive integer");
+    }
+    int64_t degree = std::stoll(value);
+    if (degree < 1) return InvalidArgument("'" + token + "': the degree must be at least 1");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      return InvalidArgument("'" + name + "' appears twice in --template '" + spec + "'");
+    }
+    seen.push_back(name);
+    if (name == "fsdp") {
+      c.fsdp = degree == 1 ? 0 : degree;
+      continue;
+    }
+    bool known = false;
+    for (const Axis& a : kAxes) {
+      if (name == a.name) {
+        c.*a.degree = degree;
+        known = true;
+      }
+    }
+    if (!known) {
+      return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
+                             "' (known: ulysses, ring, cfg, tp, dp, fsdp)");
+    }
+  }
+  if (c.devices() != chips) {
+    return InvalidArgument("--template '" + spec + "': the degrees of ulysses, ring, cfg, tp and dp multiply to " +
+                           std::to_string(c.devices()) + ", but the topology has " + std::to_string(chips) +
+                           " chips");
+  }
+  if (c.fsdp > chips) {
+    return InvalidArgument("--template '" + spec + "': fsdp=" + std::to_string(c.fsdp) + " exceeds the " +
+                           std::to_string(chips) + " chips");
+  }
+  return c;
+}
+
+StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config) {
+  zoo::ModelConfig one = config;
+  one.depth_units = 1;
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(one));
+  int64_t heads = 0;
+  for (const pir::Op& op : graph.ops()) {
+    if (op.kind != pir::OpKind::kAttention) continue;
+    int64_t h = graph.type(op.operands[0]).shape[2];
+    heads = heads == 0 ? h : std::gcd(heads, h);
+  }
+  if (heads == 0) return InvalidArgument("model '" + config.model + "' has no attention");
+  return heads;
+}
+
+zoo::ModelConfig ConfigFor(const zoo::ModelConfig& config, const Combo& combo) {
+  zoo::ModelConfig c = config;
+  if (combo.cfg > 1) c.cfg = zoo::CfgMode::kBatch2;
+  return c;
+}
+
+std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads) {
+  std::vector<Combo> out;
+  const bool has_cfg = config.cfg != zoo::CfgMode::kNone;
+  for (int64_t cfg : {int64_t{1}, int64_t{2}}) {
+    if (cfg == 2 && (!has_cfg || chips % 2 != 0)) continue;
+    // dp splits the per-CFG-half batch.
+    for (int64_t dp : Divisors(chips / cfg)) {
+      if (config.batch % dp != 0) continue;
+      int64_t rest = chips / cfg / dp;
+      for (int64_t ulysses : Divisors(rest)) {
+        if (heads % ulysses != 0) continue;
+        for (int64_t tp : Divisors(rest / ulysses)) {
+          if (heads % (ulysses * tp) != 0) continue;
+          Combo c;
+          c.cfg = cfg;
+          c.dp = dp;
+          c.ulysses = ulysses;
+          c.tp = tp;
+          c.ring = rest / ulysses / tp;
+          // A mesh holds at most 4 axes.
+          int axes = 0;
+          for (const Axis& a : kAxes) axes += c.*a.degree > 1;
+          if (axes > 4) continue;
+          out.push_back(c);
+          if (chips > 1) {
+            c.fsdp = chips;
+            out.push_back(c);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace az::search

@@ -1,0 +1,64 @@
+// Parallelism combinations in the vocabulary users know from xDiT and the Wan
+// repo: degrees of CFG parallelism, Ulysses and Ring sequence parallelism,
+// tensor parallelism and data parallelism whose product is the chip count,
+// plus FSDP of the weights over F of the devices.
+//
+// A combination maps onto one mesh with one axis per degree > 1, in xDiT's
+// rank order (slowest first: dp, cfg, ring, ulysses, tp; so tp varies fastest,
+// then Ulysses, as xDiT's "tp-sp-pp-cfg-dp" with Ring outside Ulysses), and
+// onto one template of shard/templates.h binding each strategy to its axis by
+// name ("cfg=cfg,ring=ring,ulysses=ulysses,fsdp=ring+ulysses"). Every mesh
+// factorization of the chip count into 1 to 4 named axes with a strategy per
+// axis is one combination, so enumerating combinations enumerates meshes and
+// the factor classes (batch/CFG -> cfg, dp; sequence -> ring, ulysses;
+// heads / FFN / hidden -> tp, ulysses inside attention; weights -> fsdp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontend/zoo/zoo.h"
+#include "support/status.h"
+
+namespace az::search {
+
+struct Combo {
+  int64_t dp = 1, cfg = 1, ring = 1, ulysses = 1, tp = 1;
+  int64_t fsdp = 0;  // devices the weights are sharded over (0: none)
+
+  int64_t devices() const { return dp * cfg * ring * ulysses * tp; }
+  // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: ulysses, ring, cfg, tp, dp, fsdp; degrees of 1 left out;
+  // "replicated" when every degree is 1).
+  std::string ToString() const;
+  // The mesh text ("cfg=2,ring=2,ulysses=4"; "d=1" for one device) and the template.
+  std::string MeshText() const;
+  std::string Template() const;
+  // Per mesh axis, the strategy on it ("cfg", "ring", ...).
+  std::vector<std::string> AxisRoles() const;
+  // Expert style: xDiT / the Wan repo run Ulysses x Ring x CFG (with FSDP),
+  // no tensor or data parallelism.
+  bool IsExpert() const { return tp == 1 && dp == 1; }
+  bool operator==(const Combo&) const = default;
+};
+
+// "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2". Errors: an
+// unknown strategy, a repeated one, a degree below 1, a product of the
+// compute degrees that is not `chips`, fsdp above `chips` or not a product of
+// the combination's degrees.
+StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
+
+// Every combination for `chips` devices the model admits: CFG parallelism of
+// 2 only for models with a CFG pass, Ulysses x TP dividing the head count of
+// every attention, data parallelism only over a batch it divides; FSDP none or
+// over all devices. Deterministic order.
+std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads);
+
+// The model's attention head count (Wan 12 / 40, HunyuanVideo 24).
+StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config);
+
+// The model configuration a combination runs: a CFG-parallel combination
+// needs the batch-2 forward (the two passes as one batch); others keep the
+// model's CFG mode.
+zoo::ModelConfig ConfigFor(const zoo::ModelConfig& config, const Combo& combo);
+
+}  // namespace az::search

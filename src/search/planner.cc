@@ -1,0 +1,630 @@
+#include "search/planner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "compile/pipeline.h"
+#include "compile/spmd/spmd_compiler.h"
+#include "evidence/evidence.h"
+#include "pir/rules/cost.h"
+#include "place/search.h"
+#include "price/simulator.h"
+#include "search/alpa.h"
+#include "search/combos.h"
+#include "shard/propagation.h"
+#include "shard/templates.h"
+
+namespace az::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs body(i) for i in [0, n) on up to `threads` threads; results go to
+// per-index slots, so the outcome does not depend on scheduling.
+void ParallelFor(int n, int threads, const std::function<void(int)>& body) {
+  threads = std::max(1, std::min(threads, n));
+  if (threads == 1) {
+    for (int i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) body(i);
+    });
+  }
+  for (std::thread& thread : pool) thread.join();
+}
+
+StatusOr<shard::Mesh> MeshOf(const Combo& c) { return shard::Mesh::Parse(c.MeshText()); }
+
+std::vector<int64_t> Shape(const shard::Mesh& mesh) {
+  std::vector<int64_t> shape;
+  for (int a = 0; a < mesh.num_axes(); ++a) shape.push_back(mesh.axis_size(a));
+  return shape;
+}
+
+std::vector<std::string> Names(const shard::Mesh& mesh) {
+  std::vector<std::string> names;
+  for (int a = 0; a < mesh.num_axes(); ++a) names.push_back(mesh.axis_name(a));
+  return names;
+}
+
+// Placement-free lower bound of a collective: its traffic through one chip at
+// the chip's total link bandwidth, plus one hop per peer.
+double LogicalTime(const net::Collective& c, const hw::Topology& topology, const net::Calibration& calibration) {
+  double bandwidth = 0, hop = 0;
+  for (const hw::Link& link : topology.links) {
+    if (link.a != 0 && link.b != 0) continue;
+    bandwidth += link.bw.value() * calibration.LinkEfficiency(link.cls);
+    hop = std::max(hop, link.latency.value());
+  }
+  if (bandwidth <= 0) return 0;
+  double n = 2;
+  if (!c.groups.groups.empty()) n = static_cast<double>(c.groups.groups[0].size());
+  if (n < 2) return 0;
+  double bytes = static_cast<double>(c.bytes.value()), factor = 1;
+  switch (c.kind) {
+    case net::CollectiveKind::kAllReduce: factor = 2 * (n - 1) / n; break;
+    case net::CollectiveKind::kAllGather:
+    case net::CollectiveKind::kReduceScatter:
+    case net::CollectiveKind::kAllToAll: factor = (n - 1) / n; break;
+    default: factor = 1; break;
+  }
+  return bytes * factor / bandwidth + hop * (n - 1);
+}
+
+struct Compiled {
+  zoo::ModelConfig config;
+  shard::Mesh mesh;
+  evidence::Evidence evidence;
+};
+
+StatusOr<Compiled> CompileCombo(const zoo::ModelConfig& base, const Combo& combo, int64_t depth_units) {
+  Compiled out;
+  out.config = ConfigFor(base, combo);
+  out.config.depth_units = depth_units;
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(out.config));
+  AZ_ASSIGN_OR_RETURN(out.mesh, MeshOf(combo));
+  compile::SpmdCompiler compiler;
+  AZ_ASSIGN_OR_RETURN(cir::Program program,
+                      compile::CompileTemplate(compiler, graph, out.mesh, combo.Template(), compile::CompileOptions()));
+  out.evidence = evidence::Extract(program, compiler.name());
+  return out;
+}
+
+struct Stage1 {
+  Status status = Status::Ok();
+  double score = 0;        // per step, seconds
+  double peak_memory = 0;  // bytes, extrapolated
+};
+
+// The placement-oblivious score of a combination from two truncated compiles.
+Stage1 ScoreCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::Topology& topology,
+                  const price::PriceCalibration& calibration) {
+  Stage1 out;
+  const int64_t units = zoo::DepthUnits(config);
+  double score[2] = {0, 0}, peak[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    int64_t depth = std::min<int64_t>(k + 1, units);
+    StatusOr<Compiled> compiled = CompileCombo(config, combo, depth);
+    if (!compiled.ok()) {
+      out.status = compiled.status();
+      return out;
+    }
+    auto sim = price::Simulator::Create(compiled->evidence, topology, calibration.network, calibration.compute);
+    if (!sim.ok()) {
+      out.status = sim.status();
+      return out;
+    }
+    std::vector<double> times(static_cast<size_t>(sim->num_classes()));
+    for (int c = 0; c < sim->num_classes(); ++c) {
+      times[static_cast<size_t>(c)] = LogicalTime(sim->class_collective(c), topology, calibration.network);
+    }
+    score[k] = sim->Replay(times.data());
+    peak[k] = static_cast<double>(compiled->evidence.peak_memory.value());
+  }
+  double scale = static_cast<double>(units - 1);
+  double forwards = static_cast<double>(ConfigFor(config, combo).forwards_per_step());
+  out.score = forwards * (score[0] + scale * (score[1] - score[0]));
+  out.peak_memory = peak[0] + scale * (peak[1] - peak[0]);
+  return out;
+}
+
+// A survivor priced in full.
+struct Priced {
+  Status status = Status::Ok();
+  Combo combo;
+  Compiled compiled;
+  double forwards = 1;
+  double default_latency = 0;  // per step
+  net::Placement default_placement;
+  std::string default_method;
+  double best_latency = 0;  // per step
+  net::Placement best_placement;
+  std::string best_method;
+  bool fits = true;
+  std::optional<shard::Seeds> seeds;  // Alpa: the ILP's seeds (others: the combination's template)
+};
+
+Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::Topology& topology,
+                  const PlanOptions& options, bool search, const place::PlaceOptions& place_options) {
+  Priced p;
+  p.combo = combo;
+  StatusOr<Compiled> compiled = CompileCombo(config, combo, 0);
+  if (!compiled.ok()) {
+    p.status = compiled.status();
+    return p;
+  }
+  p.compiled = std::move(*compiled);
+  p.fits = p.compiled.evidence.peak_memory.value() <= topology.chip.hbm.value();
+  p.forwards = static_cast<double>(p.compiled.config.forwards_per_step());
+  auto sim = price::Simulator::Create(p.compiled.evidence, topology, options.calibration.network,
+                                      options.calibration.compute);
+  if (!sim.ok()) {
+    p.status = sim.status();
+    return p;
+  }
+  std::vector<int64_t> shape = Shape(p.compiled.mesh);
+  auto placement = place::DefaultPlacementFor(topology, shape, &p.default_method);
+  if (!placement.ok()) {
+    p.status = placement.status();
+    return p;
+  }
+  p.default_placement = *placement;
+  p.default_latency = p.forwards * sim->Latency(p.default_placement);
+  p.best_latency = p.default_latency;
+  p.best_placement = p.default_placement;
+  p.best_method = "default (" + p.default_method + ")";
+  if (!search) return p;
+  auto found = place::SearchPlacement(*sim, shape, Names(p.compiled.mesh), place_options);
+  if (!found.ok()) {
+    p.status = found.status();
+    return p;
+  }
+  if (p.forwards * found->best_latency < p.best_latency) {
+    p.best_latency = p.forwards * found->best_latency;
+    p.best_placement = found->best;
+    p.best_method = found->best_method;
+  }
+  return p;
+}
+
+// Per mesh axis of `mesh` under `placement`: alpha and beta of an all-reduce
+// over that axis's groups, fitted to the collective model at 1 MiB and 64 MiB.
+std::vector<AxisCost> FitAxisCosts(const shard::Mesh& mesh, const net::Placement& placement,
+                                   const hw::Topology& topology, const net::Calibration& calibration) {
+  net::CollectiveModel model(topology, calibration);
+  std::vector<AxisCost> costs;
+  for (int axis = 0; axis < mesh.num_axes(); ++axis) {
+    int64_t n = mesh.axis_size(axis);
+    net::Collective c;
+    c.kind = net::CollectiveKind::kAllReduce;
+    std::map<std::vector<int64_t>, std::vector<int>> groups;  // the other coordinates -> members
+    for (int64_t device = 0; device < mesh.num_devices(); ++device) {
+      std::vector<int64_t> key;
+      for (int a = 0; a < mesh.num_axes(); ++a) key.push_back(a == axis ? 0 : mesh.Coordinate(device, a));
+      groups[key].push_back(static_cast<int>(device));
+    }
+    for (auto& [key, members] : groups) c.groups.groups.push_back(members);
+    double f = 2.0 * static_cast<double>(n - 1) / static_cast<double>(n);
+    c.bytes = MiB(1);
+    double small = model.Time(c, placement).value();
+    c.bytes = MiB(64);
+    double large = model.Time(c, placement).value();
+    double beta = (large - small) / (63.0 * 1024 * 1024 * f);
+    costs.push_back({std::max(0.0, small - beta * 1024 * 1024 * f), std::max(beta, 0.0)});
+  }
+  return costs;
+}
+
+std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::ShardingPlan& plan) {
+  std::vector<TensorSpec> out;
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    const pir::Value& v = graph.value(id);
+    if (v.role == pir::ValueRole::kConstant) continue;
+    TensorSpec spec;
+    spec.name = pir::ValueLabel(graph, id);
+    spec.role = v.role == pir::ValueRole::kParameter ? "parameter"
+                : v.role == pir::ValueRole::kInput   ? "input"
+                                                     : "activation";
+    spec.shape = v.type.shape;
+    for (const auto& dim : plan.values[static_cast<size_t>(id)].dims) {
+      std::vector<std::string> axes;
+      for (int a : dim) axes.push_back(plan.mesh.axis_name(a));
+      spec.spec.push_back(std::move(axes));
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+Configuration MakeConfiguration(const std::string& label, const std::string& description, const Priced& p,
+                                bool best_placement) {
+  Configuration c;
+  c.label = label;
+  c.description = description;
+  for (int a = 0; a < p.compiled.mesh.num_axes(); ++a) {
+    c.mesh.push_back({p.compiled.mesh.axis_name(a), p.compiled.mesh.axis_size(a)});
+  }
+  c.sharding = p.combo.Template();
+  c.placement = best_placement ? p.best_placement : p.default_placement;
+  c.placement_method = best_placement ? p.best_method : p.default_method;
+  c.step_latency_s = best_placement ? p.best_latency : p.default_latency;
+  c.peak_memory_bytes = p.compiled.evidence.peak_memory.value();
+  c.parameter_bytes = p.compiled.evidence.parameter_bytes.value();
+  c.evidence_hash = p.compiled.evidence.hash;
+  c.ulysses = static_cast<int>(p.combo.ulysses);
+  c.ring = static_cast<int>(p.combo.ring);
+  c.cfg = static_cast<int>(p.combo.cfg);
+  c.tp = static_cast<int>(p.combo.tp);
+  c.dp = static_cast<int>(p.combo.dp);
+  c.fsdp = static_cast<int>(p.combo.fsdp);
+  c.expressible_in_xdit = true;
+  c.axis_roles = p.combo.AxisRoles();
+  return c;
+}
+
+// The breakdown of a configuration; for the best also the timeline and the
+// PartitionSpec of every tensor (from the sharding it was compiled with).
+Status Describe(Configuration& c, const Priced& p, const hw::Topology& topology,
+                const price::PriceCalibration& calibration, bool best) {
+  AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(p.compiled.evidence, topology,
+                                                                     calibration.network, calibration.compute));
+  AZ_ASSIGN_OR_RETURN(c.breakdown, sim.Simulate(c.placement, best));
+  if (!best) return Status::Ok();
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(p.compiled.config));
+  shard::Seeds seeds;
+  if (p.seeds) {
+    seeds = *p.seeds;
+  } else if (p.combo.Template() != "replicated") {
+    AZ_ASSIGN_OR_RETURN(seeds, shard::TemplateSeeds(graph, p.compiled.mesh, p.combo.Template()));
+  }
+  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, p.compiled.mesh, seeds));
+  c.tensors = TensorSpecs(graph, plan);
+  return Status::Ok();
+}
+
+// The smallest slice of the same chip that would hold `peak` bytes now spread
+// over `chips` chips (weights and activations assumed to shrink with 1/chips).
+std::string SmallestSliceHint(const hw::Topology& topology, double peak, int64_t chips) {
+  double needed = std::ceil(peak * static_cast<double>(chips) / static_cast<double>(topology.chip.hbm.value()));
+  std::string best;
+  int64_t best_chips = 0;
+  for (const std::string& name : hw::ListTopologies()) {
+    if (name.rfind(topology.chip.name + ":", 0) != 0) continue;
+    auto t = hw::MakeTopology(name);
+    if (!t.ok() || t->num_chips() < needed) continue;
+    if (best.empty() || t->num_chips() < best_chips) {
+      best = name;
+      best_chips = t->num_chips();
+    }
+  }
+  return best.empty() ? "none in the catalog" : best;
+}
+
+// The Alpa baseline: the ILP on every 1D and 2D mesh, the lowest objective
+// compiled and priced under the default placement. The ILP's memory row is an
+// estimate (no liveness); when the compiled pick still exceeds the HBM, the
+// limit is tightened by the overshoot and the ILP solved again (3 tries).
+// Returns nullopt, with the reason in *note, when nothing fits.
+StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw::Topology& topology,
+                                        const PlanOptions& options, std::string* note) {
+  const int64_t chips = topology.num_chips();
+  std::vector<std::string> meshes = {"a=" + std::to_string(chips)};
+  for (int64_t a = 2; a < chips; ++a) {
+    if (chips % a == 0) meshes.push_back("a=" + std::to_string(a) + ",b=" + std::to_string(chips / a));
+  }
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(config));
+  AZ_ASSIGN_OR_RETURN(price::ComputeModel compute, price::ComputeModel::Create(topology.chip, options.calibration.compute));
+  const double hbm = static_cast<double>(topology.chip.hbm.value());
+  double limit = hbm;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    double objective = std::numeric_limits<double>::infinity();
+    shard::Mesh pick_mesh;
+    shard::Seeds pick_seeds;
+    for (const std::string& text : meshes) {
+      AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(text));
+      std::string method;
+      AZ_ASSIGN_OR_RETURN(net::Placement placement, place::DefaultPlacementFor(topology, Shape(mesh), &method));
+      AlpaOptions alpa_options;
+      alpa_options.axis_costs = FitAxisCosts(mesh, placement, topology, options.calibration.network);
+      alpa_options.flop_rate = compute.peak().value() * options.calibration.compute.matmul_efficiency;
+      alpa_options.memory_limit_bytes = static_cast<int64_t>(limit);
+      alpa_options.time_limit_s = 10;
+      auto result = SolveAlpa(graph, mesh, alpa_options);
+      if (!result.ok()) {
+        if (note->empty()) *note = "mesh " + text + ": " + result.status().message();
+        continue;
+      }
+      if (result->objective_s < objective) {
+        objective = result->objective_s;
+        pick_mesh = mesh;
+        pick_seeds = result->seeds;
+      }
+    }
+    if (!std::isfinite(objective)) {
+      if (note->empty()) *note = "the ILP found no feasible sharding";
+      return std::optional<Priced>();
+    }
+    Priced p;
+    p.compiled.config = config;
+    p.compiled.mesh = pick_mesh;
+    p.seeds = pick_seeds;
+    compile::SpmdCompiler compiler;
+    auto sharded = shard::Propagate(graph, pick_mesh, pick_seeds);
+    if (!sharded.ok()) {
+      *note = "the ILP's pick does not propagate: " + sharded.status().message();
+      return std::optional<Priced>();
+    }
+    auto program = compiler.Compile(graph, *sharded, compile::CompileOptions());
+    if (!program.ok()) {
+      *note = "the ILP's pick does not compile: " + program.status().message();
+      return std::optional<Priced>();
+    }
+    p.compiled.evidence = evidence::Extract(*program, compiler.name());
+    double peak = static_cast<double>(p.compiled.evidence.peak_memory.value());
+    if (peak > hbm) {
+      *note = "the ILP's pick peaks at " + FormatBytes(p.compiled.evidence.peak_memory) + " once compiled, over " +
+              FormatBytes(topology.chip.hbm) + " (after " + std::to_string(attempt + 1) + " tries)";
+      limit *= 0.95 * hbm / peak;
+      continue;
+    }
+    p.forwards = static_cast<double>(config.forwards_per_step());
+    AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(p.compiled.evidence, topology,
+                                                                       options.calibration.network,
+                                                                       options.calibration.compute));
+    AZ_ASSIGN_OR_RETURN(p.default_placement, place::DefaultPlacementFor(topology, Shape(pick_mesh), &p.default_method));
+    p.default_latency = p.forwards * sim.Latency(p.default_placement);
+    p.best_latency = p.default_latency;
+    p.best_placement = p.default_placement;
+    p.best_method = p.default_method;
+    note->clear();
+    return std::optional<Priced>(std::move(p));
+  }
+  return std::optional<Priced>();
+}
+
+}  // namespace
+
+double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology) {
+  zoo::ModelConfig c = config;
+  c.depth_units = 0;
+  auto graph = zoo::BuildForward(c);
+  if (!graph.ok()) return 0;
+  pir::OpCost cost = pir::ComputeGraphCost(*graph);
+  double forwards = static_cast<double>(c.forwards_per_step());
+  double chips = static_cast<double>(topology.num_chips());
+  double flops = forwards * static_cast<double>(cost.total_flops().value());
+  double weights = 0;
+  for (const pir::Value& v : graph->values()) {
+    if (v.role == pir::ValueRole::kParameter) weights += static_cast<double>(v.type.NumBytes());
+  }
+  double compute = flops / (chips * topology.chip.bf16.value());
+  double memory = topology.chip.hbm_bw.value() > 0 ? forwards * weights / (chips * topology.chip.hbm_bw.value()) : 0;
+  return std::max(compute, memory);
+}
+
+StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topology, const PlanOptions& options) {
+  const Clock::time_point start = Clock::now();
+  auto say = [&](const std::string& line) {
+    if (options.progress) options.progress(line);
+  };
+  const int64_t chips = topology.num_chips();
+  for (const hw::Node& node : topology.nodes) {
+    if (node.kind == hw::NodeKind::kChip && node.failed) {
+      return InvalidArgument("topology '" + topology.name +
+                             "' has a failed chip; the planner needs every chip (plan on the smaller slice)");
+    }
+  }
+  // A chip the compute model cannot price fails here, before any work.
+  AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
+  AZ_ASSIGN_OR_RETURN(int64_t heads, AttentionHeads(config));
+
+  std::vector<Combo> combos;
+  if (!options.pinned.empty()) {
+    AZ_ASSIGN_OR_RETURN(Combo pinned, ParseCombo(options.pinned, chips));
+    combos.push_back(pinned);
+  } else {
+    combos = EnumerateCombos(config, chips, heads);
+    if (combos.empty()) {
+      return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
+                             " chips (the head count " + std::to_string(heads) + " and the batch constrain them)");
+    }
+  }
+  Plan plan;
+  plan.model = config.model;
+  plan.width = config.width;
+  plan.height = config.height;
+  plan.frames = config.frames;
+  plan.steps = config.steps;
+  plan.batch = config.batch;
+  plan.cfg_mode = std::string(zoo::CfgModeName(config.cfg));
+  plan.topology = topology.name;
+  plan.chip = topology.chip.name;
+  plan.tpu = topology.chip.family == hw::ChipFamily::kTpu;
+  plan.hbm_bytes = topology.chip.hbm.value();
+  plan.seed = options.seed;
+  for (int chip = 0; chip < topology.num_chips(); ++chip) {
+    const hw::Node& node = topology.nodes[static_cast<size_t>(chip)];
+    plan.chips.push_back({chip, node.name, node.coords});
+  }
+  plan.candidates_considered = static_cast<int>(combos.size());
+  {
+    std::vector<std::string> meshes;
+    for (const Combo& c : combos) meshes.push_back(c.MeshText());
+    std::sort(meshes.begin(), meshes.end());
+    plan.meshes_considered = static_cast<int>(std::unique(meshes.begin(), meshes.end()) - meshes.begin());
+  }
+
+  // Stage 1.
+  std::vector<Stage1> scores(combos.size());
+  say("stage 1: scoring " + std::to_string(combos.size()) + " configurations on truncated models");
+  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
+    scores[static_cast<size_t>(i)] = ScoreCombo(config, combos[static_cast<size_t>(i)], topology, options.calibration);
+  });
+  const double hbm = static_cast<double>(topology.chip.hbm.value());
+  std::vector<int> feasible;
+  double frugal_peak = std::numeric_limits<double>::infinity();
+  Status first_error = Status::Ok();
+  for (size_t i = 0; i < combos.size(); ++i) {
+    const Stage1& s = scores[i];
+    if (!s.status.ok()) {
+      if (first_error.ok()) first_error = s.status;
+      continue;
+    }
+    frugal_peak = std::min(frugal_peak, s.peak_memory);
+    if (s.peak_memory <= hbm) feasible.push_back(static_cast<int>(i));
+  }
+  if (feasible.empty()) {
+    if (!std::isfinite(frugal_peak)) return first_error;
+    return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
+                             std::to_string(config.height) + "x" + std::to_string(config.frames) +
+                             " does not fit " + topology.name + ": the most frugal configuration needs about " +
+                             FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip, the chip has " +
+                             FormatBytes(topology.chip.hbm) + "; the smallest slice that would fit: " +
+                             SmallestSliceHint(topology, frugal_peak, chips));
+  }
+  std::stable_sort(feasible.begin(), feasible.end(), [&](int a, int b) {
+    if (scores[static_cast<size_t>(a)].score != scores[static_cast<size_t>(b)].score) {
+      return scores[static_cast<size_t>(a)].score < scores[static_cast<size_t>(b)].score;
+    }
+    return combos[static_cast<size_t>(a)].ToString() < combos[static_cast<size_t>(b)].ToString();
+  });
+  // Survivors: the top K, and the expert combinations (FSDP only when the
+  // plain one does not fit).
+  std::vector<int> survivors;
+  for (int i : feasible) {
+    if (static_cast<int>(survivors.size()) < std::max(1, options.top_k)) survivors.push_back(i);
+  }
+  std::vector<int> expert;
+  for (int i : feasible) {
+    const Combo& c = combos[static_cast<size_t>(i)];
+    if (!c.IsExpert()) continue;
+    if (c.fsdp > 0) {
+      Combo plain = c;
+      plain.fsdp = 0;
+      bool plain_fits = false;
+      for (int j : feasible) plain_fits |= combos[static_cast<size_t>(j)] == plain;
+      if (plain_fits) continue;
+    }
+    expert.push_back(i);
+    if (std::find(survivors.begin(), survivors.end(), i) == survivors.end()) survivors.push_back(i);
+  }
+  plan.candidates_compiled = static_cast<int>(survivors.size());
+
+  // Stage 2: a short placement search per survivor.
+  say("stage 2: compiling and placing " + std::to_string(survivors.size()) + " survivors (" +
+      std::to_string(expert.size()) + " expert)");
+  place::PlaceOptions quick;
+  quick.seed = options.seed;
+  quick.restarts = 1;
+  quick.moves = 4000;
+  std::vector<Priced> priced(survivors.size());
+  ParallelFor(static_cast<int>(survivors.size()), options.threads, [&](int k) {
+    priced[static_cast<size_t>(k)] = PriceCombo(config, combos[static_cast<size_t>(survivors[static_cast<size_t>(k)])],
+                                                topology, options, options.search_placement, quick);
+  });
+  const Priced* best = nullptr;
+  const Priced* best_expert = nullptr;
+  for (size_t k = 0; k < priced.size(); ++k) {
+    const Priced& p = priced[k];
+    if (!p.status.ok()) {
+      if (first_error.ok()) first_error = p.status;
+      continue;
+    }
+    if (!p.fits) continue;
+    bool is_expert = std::find(expert.begin(), expert.end(), survivors[k]) != expert.end();
+    auto better = [](const Priced* a, double la, const Priced& b, double lb) {
+      return !a || lb < la || (lb == la && b.combo.ToString() < a->combo.ToString());
+    };
+    if (better(best, best ? best->best_latency : 0, p, p.best_latency)) best = &p;
+    if (is_expert && better(best_expert, best_expert ? best_expert->default_latency : 0, p, p.default_latency)) {
+      best_expert = &p;
+    }
+  }
+  if (!best) {
+    if (!first_error.ok()) return first_error;
+    return ResourceExhausted(config.model + " does not fit " + topology.name +
+                             " once compiled in full (every survivor's peak exceeds " + FormatBytes(topology.chip.hbm) +
+                             "); the smallest slice that would fit: " + SmallestSliceHint(topology, frugal_peak, chips));
+  }
+
+  // The full placement search for the winner.
+  Priced winner = *best;
+  if (options.search_placement) {
+    say("placement: full search for " + winner.combo.ToString());
+    place::PlaceOptions full;
+    full.seed = options.seed;
+    winner = PriceCombo(config, winner.combo, topology, options, true, full);
+    AZ_RETURN_IF_ERROR(winner.status);
+    if (winner.best_latency > best->best_latency) winner = *best;  // never worse than the quick search
+  }
+
+  // Alpa.
+  std::optional<Priced> alpa;
+  if (options.alpa && options.pinned.empty()) {
+    say("alpa: solving the ILP on the 1D and 2D meshes");
+    AZ_ASSIGN_OR_RETURN(alpa, RunAlpa(config, topology, options, &plan.alpa_note));
+  } else {
+    plan.alpa_note = options.alpa ? "not run: the sharding is pinned (--template)" : "not run (--no-alpa)";
+  }
+
+  // The plan: the fastest of everything priced.
+  say("emitting the plan");
+  plan.best = MakeConfiguration("aoizora", winner.combo.ToString(), winner, true);
+  if (best_expert) {
+    plan.expert = MakeConfiguration("expert", "xDiT " + best_expert->combo.ToString(), *best_expert, false);
+  } else {
+    plan.expert = plan.best;
+    plan.expert.label = "expert";
+  }
+  if (alpa) {
+    plan.has_alpa = true;
+    plan.alpa = MakeConfiguration("alpa", "Alpa ILP on mesh " + alpa->compiled.mesh.ToString(), *alpa, false);
+    plan.alpa.sharding = "alpa";
+    plan.alpa.expressible_in_xdit = false;
+    plan.alpa.axis_roles.clear();
+    plan.alpa.ulysses = plan.alpa.ring = plan.alpa.cfg = plan.alpa.tp = plan.alpa.dp = 1;
+    plan.alpa.fsdp = 0;
+  }
+  // Baselines are candidates too.
+  const Priced* best_priced = &winner;
+  if (best_expert && plan.expert.step_latency_s < plan.best.step_latency_s) {
+    plan.best = plan.expert;
+    plan.best.label = "aoizora";
+    best_priced = best_expert;
+  }
+  if (alpa && plan.alpa.step_latency_s < plan.best.step_latency_s) {
+    plan.best = plan.alpa;
+    plan.best.label = "aoizora";
+    best_priced = &*alpa;
+  }
+  AZ_RETURN_IF_ERROR(Describe(plan.best, *best_priced, topology, options.calibration, true));
+  if (best_expert) {
+    AZ_RETURN_IF_ERROR(Describe(plan.expert, *best_expert, topology, options.calibration, false));
+  } else {
+    plan.expert.breakdown = plan.best.breakdown;
+  }
+  if (alpa) AZ_RETURN_IF_ERROR(Describe(plan.alpa, *alpa, topology, options.calibration, false));
+
+  plan.video_latency_s = static_cast<double>(config.steps) * plan.best.step_latency_s;
+  plan.roofline_bound_s = RooflineBound(config, topology);
+  plan.efficiency = plan.best.step_latency_s > 0 ? plan.roofline_bound_s / plan.best.step_latency_s : 0;
+  plan.plan_time_s = SecondsSince(start);
+  return plan;
+}
+
+}  // namespace az::search

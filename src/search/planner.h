@@ -1,0 +1,74 @@
+// The planner: from a model and a slice to the best (mesh, sharding,
+// placement), with the expert and Alpa baselines priced the same way.
+//
+// Pipeline (each step named in the progress lines on stderr):
+//   candidates  every combination of combos.h for the chip count (or the one
+//               pinned with --template): one mesh and one template each.
+//   stage 1     placement-oblivious score of every candidate, cheap: the model
+//               truncated to 1 and 2 block units (zoo depth_units) is compiled
+//               with the real compiler, so the score includes the collectives
+//               the compiler inserts; the step is replayed by the simulator
+//               with every collective at its placement-free lower bound
+//               (bytes x the algorithm's traffic factor / the chip's total
+//               link bandwidth, plus one hop latency per peer), and score and
+//               peak memory are extrapolated linearly to the full depth
+//               (exact for parameters, zoo_test.cc). Candidates whose
+//               extrapolated peak exceeds the chip's HBM are dropped; the top
+//               K by score survive, plus every expert combination.
+//   stage 2     survivors compiled in full on a thread pool, evidence
+//               extracted, exact peak memory checked, then priced under the
+//               default placement and, unless --placement default, searched
+//               (place/search.h: exhaustive on <= 8 chips, structured +
+//               annealing beyond; a short search for every survivor, the full
+//               one for the winner).
+//   baselines   expert: the best Ulysses x Ring x CFG combination (no TP, FSDP
+//               only when memory needs it) under the default placement (JAX's
+//               create_device_mesh on TPUs, device-id rank order on GPUs);
+//               Alpa: the ILP of alpa.h on every 1D and 2D mesh, its alpha-beta
+//               per mesh axis fitted to the collective model on that axis's
+//               groups under the default placement, the lowest objective
+//               compiled and priced under the default placement.
+//   best        the fastest of everything priced, baselines included (so the
+//               plan is never slower than a baseline).
+//
+// Step latency = forwards per step x the forward's simulated latency (two-pass
+// CFG runs the batch-1 forward twice; batch2 and CFG-parallel run one batch-2
+// forward). The guidance combine and the scheduler update are negligible
+// element-wise work and are not priced.
+//
+// Deterministic: candidates are processed in a fixed order, results land in
+// per-candidate slots whatever thread computed them, ties break by the
+// candidate's text, and placement search is seeded.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "frontend/zoo/zoo.h"
+#include "hw/topology.h"
+#include "price/calibration.h"
+#include "search/plan.h"
+
+namespace az::search {
+
+struct PlanOptions {
+  std::string pinned;            // a combination ("ulysses=4,ring=2"); empty: search
+  bool search_placement = true;  // false: every configuration runs the default placement
+  price::PriceCalibration calibration;
+  int threads = 2;
+  uint64_t seed = 1;
+  int top_k = 6;                 // stage-1 survivors (besides the expert combinations)
+  bool alpa = true;
+  // Called with one line per stage (the CLI prints them on stderr).
+  std::function<void(const std::string&)> progress;
+};
+
+StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topology, const PlanOptions& options);
+
+// The step's lower bound on these chips: max(FLOPs per step / (chips x peak),
+// bytes every step must move through HBM / (chips x HBM bandwidth)), the
+// bytes being every weight read once per forward.
+double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology);
+
+}  // namespace az::search

@@ -1,0 +1,103 @@
+// `aoizora plan`: the main job. A model and a slice in; the best mesh,
+// sharding and placement out, with the expert and Alpa baselines priced the
+// same way (search/planner.h), as a summary, JSON, or a folder of files
+// (emit/output.h).
+#include <fmt/core.h>
+
+#include <chrono>
+
+#include "emit/output.h"
+#include "emit/plan_json.h"
+#include "emit/report.h"
+#include "price/calibration.h"
+#include "search/planner.h"
+#include "tools/aoizora/cli.h"
+
+namespace az::cli {
+
+namespace {
+
+struct PlanArgs : ModelFlags {
+  std::string topology;
+  std::string templ;
+  std::string placement = "search";
+  std::string calibration;
+  std::string out;
+  bool json = false;
+  int threads = 2;
+  uint64_t seed = 1;
+  int top_k = 6;
+  bool no_alpa = false;
+  bool quiet = false;
+};
+
+int RunPlan(const PlanArgs& args) {
+  auto config = ResolveModelFlags(args);
+  if (!config.ok()) return Fail(config.status());
+  auto topology = LoadTopology(args.topology);
+  if (!topology.ok()) return Fail(topology.status());
+  search::PlanOptions options;
+  options.pinned = args.templ;
+  options.search_placement = args.placement == "search";
+  options.threads = args.threads;
+  options.seed = args.seed;
+  options.top_k = args.top_k;
+  options.alpa = !args.no_alpa;
+  options.calibration = price::DefaultPriceCalibration(*topology);
+  if (!args.calibration.empty()) {
+    auto text = ReadFile(args.calibration);
+    if (!text.ok()) return Fail(text.status());
+    auto calibration = price::LoadPriceCalibration(*text, args.calibration, *topology);
+    if (!calibration.ok()) return Fail(calibration.status());
+    options.calibration = *calibration;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (!args.quiet) {
+    options.progress = [start](const std::string& line) {
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      fmt::print(stderr, "[{:6.2f} s] {}\n", t, line);
+    };
+  }
+  auto plan = search::MakePlan(*config, *topology, options);
+  if (!plan.ok()) return Fail(plan.status());
+  if (!args.out.empty()) {
+    Status written = emit::WritePlanFiles(*plan, *topology, args.out);
+    if (!written.ok()) return Fail(written);
+  }
+  if (args.json) {
+    fmt::print("{}", emit::PlanJson(*plan));
+    return 0;
+  }
+  fmt::print("{}", emit::PlanSummary(*plan));
+  if (!args.out.empty()) fmt::print("files in {}/\n", args.out);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterPlan(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Plan a model on a slice: best mesh, sharding and placement, against the expert and Alpa baselines");
+  AddModelFlags(cmd, args.get())->required();
+  cmd->add_option("--topology,-t", args->topology, "A named system (v5e:2x4, h100:8, ...) or a topology JSON file")
+      ->required();
+  cmd->add_option("--template,-T", args->templ,
+                  "Pin the sharding, in xDiT's vocabulary: ulysses=2,ring=2,cfg=2 | ulysses=8,fsdp=8 | tp=4,cfg=2 "
+                  "(degrees multiply to the chip count; fsdp=F shards the weights over F devices)");
+  cmd->add_option("--placement", args->placement, "search (default) or default (JAX's / the rank order)")
+      ->check(CLI::IsMember({"search", "default"}));
+  cmd->add_option("--calibration,-c", args->calibration, "Calibration JSON (network keys and a \"compute\" object)");
+  cmd->add_option("--out,-o", args->out,
+                  "Write plan.json, report.md, plan_jax.py, plan_torch.py (GPUs), placement.svg, compare.svg, "
+                  "step.trace.json");
+  cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+  cmd->add_option("--threads", args->threads, "Worker threads")->check(CLI::Range(1, 256));
+  cmd->add_option("--seed", args->seed, "Seed of the placement search");
+  cmd->add_option("--top-k", args->top_k, "Stage-1 survivors compiled in full")->check(CLI::Range(1, 1000));
+  cmd->add_flag("--no-alpa", args->no_alpa, "Skip the Alpa baseline");
+  cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
+  cmd->callback([args, &ctx] { ctx.exit_code = RunPlan(*args); });
+}
+
+}  // namespace az::cli
