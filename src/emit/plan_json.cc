@@ -170,7 +170,8 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   out["placement"] = Placement(plan, config);
   out["peak_memory_bytes"] = config.peak_memory_bytes;
   out["memory"] = Memory(plan, config);
-  out["breakdown"] = Breakdown(config.breakdown);
+  out["breakdown"] = Breakdown(config.breakdown);  // of one forward pass
+  out["forwards_per_step"] = config.forwards_per_step;
   out["evidence_hash"] = config.evidence_hash;
   out["xdit"] = Xdit(plan, config);
   out["tensors"] = Tensors(config);

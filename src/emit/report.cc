@@ -91,9 +91,12 @@ void Breakdown(std::string& out, const Plan& plan) {
   const price::SimResult& result = plan.best.breakdown;
   Line(out, "## Where the time goes (aoizora)");
   Line(out);
-  Line(out, Row({"", "time", "share of the step"}));
+  Line(out, "One forward pass; the step runs " + std::to_string(plan.best.forwards_per_step) +
+                (plan.best.forwards_per_step == 1 ? " of them." : " of them (two-pass CFG)."));
+  Line(out);
+  Line(out, Row({"", "time", "share of the forward"}));
   Line(out, Rule(3));
-  Line(out, Row({"step", FormatSeconds(result.latency), Share(result.latency, result.latency)}));
+  Line(out, Row({"forward pass", FormatSeconds(result.latency), Share(result.latency, result.latency)}));
   Line(out, Row({"compute", FormatSeconds(result.compute), Share(result.compute, result.latency)}));
   Line(out, Row({"communication", FormatSeconds(result.communication), Share(result.communication, result.latency)}));
   Line(out, Row({"exposed communication", FormatSeconds(result.exposed_communication),

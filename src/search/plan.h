@@ -34,7 +34,10 @@ struct Configuration {
   int64_t peak_memory_bytes = 0;
   int64_t parameter_bytes = 0;           // per device
   std::string evidence_hash;
-  price::SimResult breakdown;            // of the step under the placement (timeline included for the best)
+  // Of one forward pass under the placement (timeline included for the best);
+  // the step runs `forwards_per_step` of them (two-pass CFG: 2).
+  price::SimResult breakdown;
+  int forwards_per_step = 1;
   std::vector<TensorSpec> tensors;       // every parameter and activation
   // The xDiT / Wan-repo degrees when the sharding is expressible that way
   // (ulysses, ring, cfg, tp, dp, fsdp; absent ones are 1 / 0).

@@ -274,6 +274,7 @@ Configuration MakeConfiguration(const std::string& label, const std::string& des
   c.fsdp = static_cast<int>(p.combo.fsdp);
   c.expressible_in_xdit = true;
   c.axis_roles = p.combo.AxisRoles();
+  c.forwards_per_step = static_cast<int>(p.forwards);
   return c;
 }
 

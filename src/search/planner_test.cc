@@ -86,7 +86,9 @@ TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
     auto plan = MakePlan(config, t, Options(t));
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     EXPECT_LE(plan->best.step_latency_s, plan->expert.step_latency_s) << spec;
-    if (plan->has_alpa) EXPECT_LE(plan->best.step_latency_s, plan->alpa.step_latency_s) << spec;
+    if (plan->has_alpa) {
+      EXPECT_LE(plan->best.step_latency_s, plan->alpa.step_latency_s) << spec;
+    }
     EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
     EXPECT_DOUBLE_EQ(plan->video_latency_s, static_cast<double>(config.steps) * plan->best.step_latency_s);
     EXPECT_GT(plan->roofline_bound_s, 0);
