@@ -159,16 +159,23 @@ struct Priced {
   std::optional<shard::Seeds> seeds;  // Alpa: the ILP's seeds (others: the combination's template)
 };
 
+// `compiled`: the combination's full compile when a caller already has it
+// (the winner's second, longer placement search reuses its evidence).
 Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::Topology& topology,
-                  const PlanOptions& options, bool search, const place::PlaceOptions& place_options) {
+                  const PlanOptions& options, bool search, const place::PlaceOptions& place_options,
+                  const Compiled* compiled = nullptr) {
   Priced p;
   p.combo = combo;
-  StatusOr<Compiled> compiled = CompileCombo(config, combo, 0);
-  if (!compiled.ok()) {
-    p.status = compiled.status();
-    return p;
+  if (compiled) {
+    p.compiled = *compiled;
+  } else {
+    StatusOr<Compiled> fresh = CompileCombo(config, combo, 0);
+    if (!fresh.ok()) {
+      p.status = fresh.status();
+      return p;
+    }
+    p.compiled = std::move(*fresh);
   }
-  p.compiled = std::move(*compiled);
   p.fits = p.compiled.evidence.peak_memory.value() <= topology.chip.hbm.value();
   p.forwards = static_cast<double>(p.compiled.config.forwards_per_step());
   auto sim = price::Simulator::Create(p.compiled.evidence, topology, options.calibration.network,
@@ -567,9 +574,13 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   Priced winner = *best;
   if (options.search_placement) {
     say("placement: full search for " + winner.combo.ToString());
+    // Shorter than `aoizora place`'s default (4 x max(20,000, 2,000 x chips)
+    // moves): the structured candidates and the quick search already ran.
     place::PlaceOptions full;
     full.seed = options.seed;
-    winner = PriceCombo(config, winner.combo, topology, options, true, full);
+    full.restarts = 3;
+    full.moves = std::max<int64_t>(8000, 1000 * chips);
+    winner = PriceCombo(config, winner.combo, topology, options, true, full, &best->compiled);
     AZ_RETURN_IF_ERROR(winner.status);
     if (winner.best_latency > best->best_latency) winner = *best;  // never worse than the quick search
   }

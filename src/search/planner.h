@@ -19,7 +19,7 @@
 //               extracted, exact peak memory checked, then priced under the
 //               default placement and, unless --placement default, searched
 //               (place/search.h: exhaustive on <= 8 chips, structured +
-//               annealing beyond; a short search for every survivor, the full
+//               annealing beyond; a short search for every survivor, a longer
 //               one for the winner).
 //   baselines   expert: the best Ulysses x Ring x CFG combination (no TP, FSDP
 //               only when memory needs it) under the default placement (JAX's
