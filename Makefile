@@ -36,7 +36,7 @@ test: build
 bench: build
 	@$(BUILD)/az_bench
 
-FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz
+FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz readers_fuzz
 
 fuzz-build: deps
 	@scripts/install-deps --fuzz
@@ -44,7 +44,7 @@ fuzz-build: deps
 	  -DAZ_BUILD_FUZZ=ON -DAZ_BUILD_TESTS=OFF -DAZ_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))
 
-# Seeds: the golden PIR files. New corpus entries go to a scratch folder.
+# Seeds: the golden PIR and CIR files, fuzz/seeds and ../shared/data. New corpus entries go to a scratch folder.
 fuzz-smoke: fuzz-build
 	@scripts/run-fuzz $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)
 
