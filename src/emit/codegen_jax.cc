@@ -67,14 +67,7 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
   std::string out;
   Line(out, "\"\"\"JAX mesh and shardings of an AoiZora plan.");
   Line(out);
-  Line(out, "Model " + PyText(plan.model) + ", " + std::to_string(plan.width) + "x" + std::to_string(plan.height) +
-                ", " + std::to_string(plan.frames) + " frames, " + std::to_string(plan.steps) + " steps (cfg " +
-                PyText(plan.cfg_mode) + "), on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").");
-  Line(out, "Configuration " + PyText(config.label) + ": mesh " + PyText(MeshText(config)) + ", sharding " +
-                PyText(config.sharding) + ", placement by " + PyText(config.placement_method) + ".");
-  Line(out, "Predicted: " + FormatSeconds(config.step_latency_s) + " per step, " +
-                FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)) + " per video, peak memory " +
-                FormatBytes(config.peak_memory_bytes) + " per device.");
+  for (const std::string& line : PlanDocstringLines(plan, config)) Line(out, line);
   Line(out);
   Line(out, "Usage:");
   Line(out, "    mesh = make_mesh()                        # jax.devices() in the plan's order");

@@ -336,4 +336,15 @@ std::vector<const price::LinkLoad*> BusiestLinks(const price::SimResult& result,
   return links;
 }
 
+std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config) {
+  return {"Model " + PyText(plan.model) + ", " + std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " +
+              std::to_string(plan.frames) + " frames, " + std::to_string(plan.steps) + " steps (cfg " +
+              PyText(plan.cfg_mode) + "), on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").",
+          "Configuration " + PyText(config.label) + ": mesh " + PyText(MeshText(config)) + ", sharding " +
+              PyText(config.sharding) + ", placement by " + PyText(config.placement_method) + ".",
+          "Predicted: " + FormatSeconds(config.step_latency_s) + " per step, " +
+              FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)) + " per video, peak memory " +
+              FormatBytes(config.peak_memory_bytes) + " per device."};
+}
+
 }  // namespace az::emit

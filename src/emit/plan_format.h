@@ -56,6 +56,9 @@ double Speedup(double baseline_latency_s, double best_latency_s);
 
 // "x=2,y=4"; "-" for an empty mesh.
 std::string MeshText(const search::Configuration& config);
+// The docstring lines every generated Python file opens with (model and
+// video, the configuration, the prediction), escaped for a docstring.
+std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config);
 // The product of the mesh axis sizes (1 for an empty mesh).
 int64_t MeshDevices(const search::Configuration& config);
 // Row-major mesh coordinates of logical rank `rank` (the last axis fastest).

@@ -14,22 +14,6 @@
 namespace az::net {
 namespace {
 
-// The shared data folder sits beside the checkout. A user's clone may lack it:
-// the test then skips; under CI (CI=true) a missing folder is a failure.
-std::string SharedData(const std::string& relative) {
-  std::string path = std::string(AZ_SOURCE_DIR) + "/../shared/data/" + relative;
-  std::ifstream in(path);
-  if (in) return path;
-  return "";
-}
-
-#define REQUIRE_SHARED_DATA(path, relative)                                                  \
-  std::string path = SharedData(relative);                                                   \
-  if (path.empty()) {                                                                        \
-    const char* ci = std::getenv("CI");                                                      \
-    if (ci != nullptr && std::string(ci) == "true") FAIL() << "missing ../shared/data/" << relative; \
-    GTEST_SKIP() << "../shared/data/" << relative << " is not here (a clone without the shared folder)"; \
-  }
 
 FitReport Fit(const char* topology, const std::string& path) {
   auto t = hw::MakeTopology(topology);
@@ -43,7 +27,7 @@ FitReport Fit(const char* topology, const std::string& path) {
 
 // The goal: median |relative error| over sizes from 1 MiB up at most 10%.
 TEST(Calibration, H100AllReduceSweep) {
-  REQUIRE_SHARED_DATA(path, "measurements/nccl_allreduce_1x8_h100_sxm.csv");
+  AZ_REQUIRE_SHARED_DATA(path, "measurements/nccl_allreduce_1x8_h100_sxm.csv");
   FitReport r = Fit("h100:8", path);
   EXPECT_EQ(r.points.size(), 32u);  // 8 B .. 16 GiB, one row per power of two: 2^3 .. 2^34
   EXPECT_LE(r.median_abs_error_1mib, 0.10);
@@ -52,7 +36,7 @@ TEST(Calibration, H100AllReduceSweep) {
 }
 
 TEST(Calibration, H200AllReduceSweep) {
-  REQUIRE_SHARED_DATA(path, "measurements/nccl_allreduce_1x8_h200.csv");
+  AZ_REQUIRE_SHARED_DATA(path, "measurements/nccl_allreduce_1x8_h200.csv");
   FitReport r = Fit("h200:8", path);
   EXPECT_EQ(r.points.size(), 20u);  // 32 KiB .. 16 GiB: 2^15 .. 2^34
   EXPECT_LE(r.median_abs_error_1mib, 0.10);
@@ -67,7 +51,7 @@ TEST(Calibration, ShippedDefaultsReproduceTheSweeps) {
   };
   for (Case c : {Case{"h100:8", "measurements/nccl_allreduce_1x8_h100_sxm.csv"},
                  Case{"h200:8", "measurements/nccl_allreduce_1x8_h200.csv"}}) {
-    REQUIRE_SHARED_DATA(path, c.file);
+    AZ_REQUIRE_SHARED_DATA(path, c.file);
     auto t = hw::MakeTopology(c.topology);
     ASSERT_TRUE(t.ok());
     auto rows = ReadMeasurements(testing::ReadTextFile(path), path, CollectiveKind::kAllReduce, 8);
@@ -114,7 +98,7 @@ TEST(Calibration, JsonRoundTripAndErrors) {
 }
 
 TEST(Calibration, PinnedAlgorithmsFromTheByCollectiveFile) {
-  REQUIRE_SHARED_DATA(path, "measurements/nccl_16GiB_1x8_h200_by_collective.csv");
+  AZ_REQUIRE_SHARED_DATA(path, "measurements/nccl_16GiB_1x8_h200_by_collective.csv");
   auto t = hw::MakeTopology("h200:8");
   ASSERT_TRUE(t.ok());
   auto rows = ReadMeasurements(testing::ReadTextFile(path), path, CollectiveKind::kAllReduce, 8);

@@ -289,34 +289,26 @@ StatusOr<PlaceResult> SearchPlacement(price::Simulator& sim, const std::vector<i
     for (int i = 2; i <= chips; ++i) result.maps_total *= i;
     net::Placement p(static_cast<size_t>(chips));
     std::iota(p.begin(), p.end(), 0);
+    auto price = [&](const net::Placement& map) {
+      if (!sim.CheckPlacement(map).ok()) return;  // a failed chip
+      double latency = sim.Latency(map);
+      ++result.evaluations;
+      ++result.maps_priced;
+      track_worst(map, latency);
+      if (latency < result.best_latency) {
+        result.best = map;
+        result.best_latency = latency;
+        result.best_method = "exhaustive";
+      }
+    };
     if (symmetry.all_permutations) {
       // Every map is an automorphism image of every other: one price.
       result.symmetry_group = static_cast<int>(std::min<int64_t>(result.maps_total, INT32_MAX));
-      if (sim.CheckPlacement(p).ok()) {
-        double latency = sim.Latency(p);
-        ++result.evaluations;
-        ++result.maps_priced;
-        track_worst(p, latency);
-        if (latency < result.best_latency) {
-          result.best = p;
-          result.best_latency = latency;
-          result.best_method = "exhaustive";
-        }
-      }
+      price(p);
     } else {
       result.symmetry_group = static_cast<int>(symmetry.automorphisms.size());
       do {
-        if (!Canonical(p, symmetry.automorphisms)) continue;
-        if (!sim.CheckPlacement(p).ok()) continue;
-        double latency = sim.Latency(p);
-        ++result.evaluations;
-        ++result.maps_priced;
-        track_worst(p, latency);
-        if (latency < result.best_latency) {
-          result.best = p;
-          result.best_latency = latency;
-          result.best_method = "exhaustive";
-        }
+        if (Canonical(p, symmetry.automorphisms)) price(p);
       } while (std::next_permutation(p.begin(), p.end()));
     }
   }

@@ -13,23 +13,6 @@
 namespace az::price {
 namespace {
 
-// The shared data folder sits beside the checkout. A user's clone may lack it:
-// the test then skips; under CI (CI=true) a missing folder is a failure.
-std::string SharedData(const std::string& relative) {
-  std::string path = std::string(AZ_SOURCE_DIR) + "/../shared/data/" + relative;
-  std::ifstream in(path);
-  if (in) return path;
-  return "";
-}
-
-#define REQUIRE_SHARED_DATA(path, relative)                                                               \
-  std::string path = SharedData(relative);                                                                \
-  if (path.empty()) {                                                                                     \
-    const char* ci = std::getenv("CI");                                                                   \
-    if (ci != nullptr && std::string(ci) == "true") FAIL() << "missing ../shared/data/" << relative;      \
-    GTEST_SKIP() << "../shared/data/" << relative << " is not here (a clone without the shared folder)"; \
-  }
-
 constexpr char kDitFile[] = "measurements/dit_single_gpu_latency.csv";
 
 const hw::ChipSpec& Chip(const char* name) {
@@ -67,7 +50,7 @@ TEST(DitLatencies, NamesMapToTheZooAndTheCatalog) {
 }
 
 TEST(DitLatencies, ReadsTheSharedFile) {
-  REQUIRE_SHARED_DATA(path, kDitFile);
+  AZ_REQUIRE_SHARED_DATA(path, kDitFile);
   auto rows = ReadDitLatencies(testing::ReadTextFile(path), path);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   // 4 comment lines and the header; 13 rows on lines 6 .. 18.
@@ -245,7 +228,7 @@ const DitChipFit* FindFit(const DitFitReport& report, const std::string& chip) {
 }
 
 TEST(DitFit, SharedFile) {
-  REQUIRE_SHARED_DATA(path, kDitFile);
+  AZ_REQUIRE_SHARED_DATA(path, kDitFile);
   RealFit fit = FitSharedFile(path);
   const DitFitReport& r = fit.report;
   // 13 rows: RTX4090 (line 12) has no sourced bf16 peak, L20 (lines 15, 18) no
@@ -280,7 +263,7 @@ TEST(DitFit, SharedFile) {
 
 // The values compute_defaults.cc ships are the fit's, to 4 significant digits.
 TEST(DitFit, ShippedDefaultsAreTheFit) {
-  REQUIRE_SHARED_DATA(path, kDitFile);
+  AZ_REQUIRE_SHARED_DATA(path, kDitFile);
   RealFit fit = FitSharedFile(path);
   for (const char* name : {"h100", "h800", "h20", "a800"}) {
     const DitChipFit* fitted = FindFit(fit.report, name);

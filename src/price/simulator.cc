@@ -156,6 +156,22 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 bool Linear(uint8_t type) { return type != 1 /*kStart*/ && type != 2 /*kDone*/; }
 
+// The two engines of simulator.h, in one place for the replay and the
+// detailed simulation: the compute clock, and when the communication engine
+// is next free. A collective issued now starts when that engine is free and
+// holds it for its time; waiting for one moves the compute clock to its end.
+struct Engines {
+  double clock = 0;
+  double comm_free = 0;
+  // Returns the collective's start.
+  double Issue(double time) {
+    double start = std::max(clock, comm_free);
+    comm_free = start + time;
+    return start;
+  }
+  void Wait(double end) { clock = std::max(clock, end); }
+};
+
 // A 2x2 max-plus matrix over (clock, comm_free): out_i = max_j (m[i][j] + in_j).
 struct MaxPlus {
   double m[2][2] = {{0, kNegInf}, {kNegInf, 0}};  // the identity
@@ -225,7 +241,7 @@ void Simulator::BuildRuns() {
 }
 
 double Simulator::Replay(const double* class_times) const {
-  double clock = 0, comm_free = 0;
+  Engines e;
   for (const Run& run : runs_) {
     const Op* begin = ops_.data() + run.begin;
     const Op* end = begin + run.length;
@@ -254,43 +270,38 @@ double Simulator::Replay(const double* class_times) const {
         body = Compose(a, body);
       }
       for (int r = 0; r < run.repeats; ++r) {
-        double c = std::max(body.m[0][0] + clock, body.m[0][1] + comm_free);
-        double f = std::max(body.m[1][0] + clock, body.m[1][1] + comm_free);
-        clock = c;
-        comm_free = f;
+        double c = std::max(body.m[0][0] + e.clock, body.m[0][1] + e.comm_free);
+        double f = std::max(body.m[1][0] + e.clock, body.m[1][1] + e.comm_free);
+        e.clock = c;
+        e.comm_free = f;
       }
       continue;
     }
     for (const Op* op = begin; op != end; ++op) {
-      ReplayOp(*op, class_times, clock, comm_free);
+      switch (op->type) {
+        case Op::kCompute:
+          e.clock += op->duration;
+          break;
+        case Op::kStart:
+          e.Issue(class_times[op->cls]);
+          slot_end_[static_cast<size_t>(op->slot)] = e.comm_free;
+          break;
+        case Op::kDone:
+          e.Wait(slot_end_[static_cast<size_t>(op->slot)]);
+          break;
+        case Op::kBlocking:
+          e.Issue(class_times[op->cls]);
+          e.Wait(e.comm_free);
+          break;
+        case Op::kOverlap:
+          e.Issue(class_times[op->cls]);
+          e.clock += op->duration;
+          e.Wait(e.comm_free);
+          break;
+      }
     }
   }
-  return clock;
-}
-
-void Simulator::ReplayOp(const Op& op, const double* class_times, double& clock, double& comm_free) const {
-  switch (op.type) {
-    case Op::kCompute:
-      clock += op.duration;
-      break;
-    case Op::kStart: {
-      double end = std::max(clock, comm_free) + class_times[op.cls];
-      comm_free = end;
-      slot_end_[static_cast<size_t>(op.slot)] = end;
-      break;
-    }
-    case Op::kDone:
-      clock = std::max(clock, slot_end_[static_cast<size_t>(op.slot)]);
-      break;
-    case Op::kBlocking:
-      comm_free = std::max(clock, comm_free) + class_times[op.cls];
-      clock = comm_free;
-      break;
-    case Op::kOverlap:
-      comm_free = std::max(clock, comm_free) + class_times[op.cls];
-      clock = std::max(clock + op.duration, comm_free);
-      break;
-  }
+  return e.clock;
 }
 
 double Simulator::Latency(const net::Placement& placement) {
@@ -326,7 +337,7 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
   }
   // Replay the evidence event by event (not the folded ops) for the timeline
   // and the exposed time of every collective.
-  double clock = 0, comm_free = 0;
+  Engines e;
   std::vector<double> end_of(evidence_.collectives.size(), 0);
   auto collective_slice = [&](int index, double start, double duration) {
     const evidence::CollectiveRecord& r = evidence_.collectives[static_cast<size_t>(index)];
@@ -354,22 +365,21 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
           s.engine = Slice::kCompute;
           s.name = seg.name;
           s.kind = std::string(cir::KernelKindName(seg.kind));
-          s.start = clock;
+          s.start = e.clock;
           s.duration = t;
           s.flops = seg.flops;
           s.bytes = seg.bytes;
           result.slices.push_back(std::move(s));
         }
-        clock += t;
+        e.clock += t;
         ++result.kernels;
         break;
       }
       case evidence::EventType::kStart:
       case evidence::EventType::kBlocking: {
         double t = class_time_[static_cast<size_t>(collective_class_[index])];
-        double start = std::max(clock, comm_free);
-        comm_free = start + t;
-        end_of[index] = comm_free;
+        double start = e.Issue(t);
+        end_of[index] = e.comm_free;
         result.communication += t;
         ++result.collectives;
         if (timeline) {
@@ -377,25 +387,25 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
           result.slices.push_back(collective_slice(ev.index, start, t));
         }
         if (ev.type == evidence::EventType::kBlocking) {
-          double waited = comm_free - clock;
+          double waited = e.comm_free - e.clock;
           result.classes[static_cast<size_t>(collective_class_[index])].exposed += waited;
           if (timeline) result.slices[slice_of[index]].exposed = waited;
-          clock = comm_free;
+          e.Wait(e.comm_free);
         }
         break;
       }
       case evidence::EventType::kDone: {
-        double waited = std::max(0.0, end_of[index] - clock);
+        double waited = std::max(0.0, end_of[index] - e.clock);
         result.classes[static_cast<size_t>(collective_class_[index])].exposed += waited;
         if (timeline) result.slices[slice_of[index]].exposed = waited;
-        clock = std::max(clock, end_of[index]);
+        e.Wait(end_of[index]);
         break;
       }
     }
   }
-  result.latency = clock;
+  result.latency = e.clock;
   result.compute = compute_total_;
-  result.exposed_communication = std::max(0.0, clock - compute_total_);
+  result.exposed_communication = std::max(0.0, e.clock - compute_total_);
   return result;
 }
 

@@ -163,7 +163,6 @@ class Simulator {
   };
   std::vector<Run> runs_;
   void BuildRuns();
-  void ReplayOp(const Op& op, const double* class_times, double& clock, double& comm_free) const;
   int slots_ = 0;
   double compute_total_ = 0;
   // Workspace.

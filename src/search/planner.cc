@@ -156,6 +156,7 @@ struct Priced {
   net::Placement best_placement;
   std::string best_method;
   bool fits = true;
+  bool exhaustive = false;  // the placement search priced every map: nothing left to search
   std::optional<shard::Seeds> seeds;  // Alpa: the ILP's seeds (others: the combination's template)
 };
 
@@ -201,6 +202,7 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
     p.status = found.status();
     return p;
   }
+  p.exhaustive = found->exhaustive;
   if (p.forwards * found->best_latency < p.best_latency) {
     p.best_latency = p.forwards * found->best_latency;
     p.best_placement = found->best;
@@ -572,8 +574,8 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
 
   // The full placement search for the winner.
   Priced winner = *best;
-  if (options.search_placement) {
-    say("placement: full search for " + winner.combo.ToString());
+  if (options.search_placement && !winner.exhaustive) {
+    say("placement: longer search for " + winner.combo.ToString());
     // Shorter than `aoizora place`'s default (4 x max(20,000, 2,000 x chips)
     // moves): the structured candidates and the quick search already ran.
     place::PlaceOptions full;

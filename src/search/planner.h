@@ -20,7 +20,7 @@
 //               default placement and, unless --placement default, searched
 //               (place/search.h: exhaustive on <= 8 chips, structured +
 //               annealing beyond; a short search for every survivor, a longer
-//               one for the winner).
+//               one for the winner unless the short one was exhaustive).
 //   baselines   expert: the best Ulysses x Ring x CFG combination (no TP, FSDP
 //               only when memory needs it) under the default placement (JAX's
 //               create_device_mesh on TPUs, device-id rank order on GPUs);

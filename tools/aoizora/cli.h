@@ -9,6 +9,7 @@
 
 #include "frontend/zoo/zoo.h"
 #include "hw/topology.h"
+#include "price/calibration.h"
 #include "tools/aoizora/commands.h"
 
 namespace az::cli {
@@ -22,6 +23,9 @@ int Fail(const Status& status);
 StatusOr<std::string> ReadFile(const std::string& path);
 // A named system ("v5e:2x4", "h100:8") or, ending in .json, a topology file.
 StatusOr<hw::Topology> LoadTopology(const std::string& spec);
+// --calibration: the file (network keys and a "compute" object), or the
+// topology's defaults when `path` is empty.
+StatusOr<price::PriceCalibration> LoadPriceCalibration(const std::string& path, const hw::Topology& topology);
 
 // --model and the video flags, and their resolution against the zoo.
 CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags);

@@ -185,6 +185,12 @@ StatusOr<hw::Topology> LoadTopology(const std::string& spec) {
   return hw::LoadTopologyJson(text, spec);
 }
 
+StatusOr<price::PriceCalibration> LoadPriceCalibration(const std::string& path, const hw::Topology& topology) {
+  if (path.empty()) return price::DefaultPriceCalibration(topology);
+  AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return price::LoadPriceCalibration(text, path, topology);
+}
+
 StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags) {
   zoo::ModelOptions options;
   options.width = flags.width;

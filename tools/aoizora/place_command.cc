@@ -79,11 +79,7 @@ StatusOr<Loaded> Load(const PricingArgs& args) {
 }
 
 StatusOr<price::Simulator> MakeSimulator(const PricingArgs& args, const Loaded& l) {
-  price::PriceCalibration calibration = price::DefaultPriceCalibration(l.topology);
-  if (!args.calibration.empty()) {
-    AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(args.calibration));
-    AZ_ASSIGN_OR_RETURN(calibration, price::LoadPriceCalibration(text, args.calibration, l.topology));
-  }
+  AZ_ASSIGN_OR_RETURN(price::PriceCalibration calibration, LoadPriceCalibration(args.calibration, l.topology));
   return price::Simulator::Create(l.evidence, l.topology, calibration.network, calibration.compute);
 }
 

@@ -43,14 +43,9 @@ int RunPlan(const PlanArgs& args) {
   options.seed = args.seed;
   options.top_k = args.top_k;
   options.alpa = !args.no_alpa;
-  options.calibration = price::DefaultPriceCalibration(*topology);
-  if (!args.calibration.empty()) {
-    auto text = ReadFile(args.calibration);
-    if (!text.ok()) return Fail(text.status());
-    auto calibration = price::LoadPriceCalibration(*text, args.calibration, *topology);
-    if (!calibration.ok()) return Fail(calibration.status());
-    options.calibration = *calibration;
-  }
+  auto calibration = LoadPriceCalibration(args.calibration, *topology);
+  if (!calibration.ok()) return Fail(calibration.status());
+  options.calibration = *calibration;
   const auto start = std::chrono::steady_clock::now();
   if (!args.quiet) {
     options.progress = [start](const std::string& line) {
