@@ -36,7 +36,7 @@ test: build
 bench: build
 	@$(BUILD)/az_bench
 
-FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz readers_fuzz
+FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz readers_fuzz hlo_text_fuzz
 
 fuzz-build: deps
 	@scripts/install-deps --fuzz

@@ -205,5 +205,30 @@ run plan_tmpl 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 -T ulysses=4 -q && exp
 run plan_oom 1 "$bin" plan -m wan2.1-t2v-14b --frames 641 -t v5e:2x2 -q --no-alpa && expect plan_oom err "smallest slice that would fit: v5e:2x4"
 run plan_flag 2 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --placement best
 
+# XLA's compiled HLO priced directly (compile/xla): the Llama 3.1 70B train step
+# on 128 chips, its device assignment searched against identity and default.
+hlo="$root/../shared/data/hlo"
+if [[ -d "$hlo" ]]; then
+  if run hlo_price 0 "$bin" price --hlo "$hlo/hlo_llama31_70b_bf16_16x8.hlo" --topology v5p:4x4x8; then
+    expect hlo_price out "128 devices, mesh a=2,b=64"
+    expect hlo_price out "identity "
+    expect hlo_price out "XLA device_assignment (replica x partition -> device id): {{"
+    expect hlo_price out "JAX device order: devices = [jax.devices()[i] for i in ["
+  fi
+  if run hlo_json 0 "$bin" price --hlo "$hlo/hlo_mixtral_8x7b_bf16_1x8.hlo" --topology h100:8 --json; then
+    expect hlo_json out '"speedup_over_identity": '
+    expect hlo_json out '"collectives": 1775'
+  fi
+  expect hlo_json err "custom call 'TopK': cost unknown"
+  run hlo_many 1 "$bin" price --hlo "$hlo/import_async.hlo" --topology v5e:2x4 && expect hlo_many err "holds 17 modules"
+  run hlo_module 0 "$bin" price --hlo "$hlo/import_async.hlo" --hlo-module 1 --topology v5e:2x4 --explain &&
+    expect hlo_module out "all-gather"
+elif [[ "${CI:-}" == "true" ]]; then
+  echo "FAIL: ../shared/data is missing under CI"; failed=$((failed + 1))
+fi
+printf 'HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] add(a, c)\n}\n' >"$tmp/bad.hlo"
+run hlo_bad 1 "$bin" price --hlo "$tmp/bad.hlo" --topology v5e:2x4 && expect hlo_bad err "bad.hlo:4:3: error: operand 'c' of 'b' is not defined"
+run hlo_both 1 "$bin" price --hlo "$tmp/bad.hlo" --evidence x.json --topology v5e:2x4 && expect hlo_both err "exactly one of --evidence"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -215,7 +215,14 @@ StatusOr<net::Placement> DefaultPlacementFor(const hw::Topology& topology, const
   for (int64_t s : mesh_shape) devices *= s;
   if (devices == topology.num_chips()) {
     *method = topology.dims.empty() ? "device-id order (JAX on GPUs; xDiT rank order)" : "jax create_device_mesh";
-    return DefaultPlacement(topology, mesh_shape);
+    auto placement = DefaultPlacement(topology, mesh_shape);
+    if (placement.ok() || topology.dims.empty()) return placement;
+    // create_device_mesh refuses meshes it cannot lay on the torus without
+    // splitting physical axes; a user then passes jax.devices() in id order.
+    *method = "device-id order (jax create_device_mesh cannot map this mesh: " + placement.status().message() + ")";
+    net::Placement p(static_cast<size_t>(devices));
+    std::iota(p.begin(), p.end(), 0);
+    return p;
   }
   if (devices > topology.num_chips() || devices < 1) {
     return InvalidArgument("a mesh of " + std::to_string(devices) + " devices does not fit topology '" +

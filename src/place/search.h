@@ -84,8 +84,9 @@ std::pair<net::Placement, double> Anneal(price::Simulator& sim, const net::Place
                                          int64_t moves, double initial_temperature, int64_t* evaluations);
 
 // The default placement for a program's mesh on a topology: JAX's
-// create_device_mesh (make_mesh semantics) when the mesh covers the slice,
-// else the first chips in id order.
+// create_device_mesh (make_mesh semantics) when the mesh covers the slice
+// (device-id order, with the reason in `method`, when it cannot map the mesh
+// without splitting physical axes), else the first chips in id order.
 StatusOr<net::Placement> DefaultPlacementFor(const hw::Topology& topology, const std::vector<int64_t>& mesh_shape,
                                              std::string* method);
 

@@ -1,11 +1,15 @@
 // `aoizora price` (one placement) and `aoizora place` (placement search) of a
-// compiled program's evidence on a topology.
+// compiled program's evidence on a topology; `aoizora price --hlo` takes the
+// program XLA compiled instead, searches its device assignment and reports it
+// next to the identity and default orders.
 #include <fmt/core.h>
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "compile/xla/hlo_import.h"
 #include "emit/placement_svg.h"
 #include "emit/trace.h"
 #include "evidence/evidence.h"
@@ -23,6 +27,8 @@ using nlohmann::ordered_json;
 
 struct PricingArgs {
   std::string evidence;
+  std::string hlo;
+  int hlo_module = -1;
   std::string topology;
   std::vector<std::string> fail_links, fail_chips;
   std::string calibration;
@@ -30,7 +36,13 @@ struct PricingArgs {
   bool json = false;
 
   void Add(CLI::App* cmd) {
-    cmd->add_option("--evidence,-e", evidence, "Evidence JSON (aoizora compile --evidence FILE)")->required();
+    cmd->add_option("--evidence,-e", evidence, "Evidence JSON (aoizora compile --evidence FILE)");
+    cmd->add_option("--hlo", hlo,
+                    "XLA HLO text of a compiled (SPMD-partitioned) program instead of evidence: "
+                    "XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text, or jax.jit(f).lower(...).compile().as_text()");
+    cmd->add_option("--hlo-module", hlo_module,
+                    "Which module of an HLO file split by '// -----' (0-based; default: the file must hold one)")
+        ->check(CLI::Range(0, 1 << 20));
     cmd->add_option("--topology,-t", topology, "A named system (v5e:2x4, h100:8, ...) or a topology JSON file")
         ->required();
     cmd->add_option("--fail-link", fail_links, "A failed link A-B (chip ids or names); repeatable");
@@ -50,12 +62,28 @@ struct Loaded {
   hw::Topology topology;
   std::vector<int64_t> mesh_shape;
   std::vector<std::string> axis_names;
+  std::optional<compile::xla::ImportStats> imported;  // --hlo
 };
 
 StatusOr<Loaded> Load(const PricingArgs& args) {
   Loaded l;
-  AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(args.evidence));
-  AZ_ASSIGN_OR_RETURN(l.evidence, evidence::FromJson(text, args.evidence));
+  if (args.evidence.empty() == args.hlo.empty()) {
+    return InvalidArgument("give exactly one of --evidence FILE and --hlo FILE");
+  }
+  if (!args.hlo.empty()) {
+    AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(args.hlo));
+    compile::xla::ImportOptions options;
+    options.module = args.hlo_module;
+    AZ_ASSIGN_OR_RETURN(compile::xla::ImportResult imported, compile::xla::ImportHloText(text, args.hlo, options));
+    for (const Diagnostic& w : imported.warnings) {
+      fmt::print(stderr, "{}\n", RenderDiagnostic(w, imported.source.get()));
+    }
+    l.evidence = evidence::Extract(imported.program, "xla");
+    l.imported = std::move(imported.stats);
+  } else {
+    AZ_ASSIGN_OR_RETURN(std::string text, ReadFile(args.evidence));
+    AZ_ASSIGN_OR_RETURN(l.evidence, evidence::FromJson(text, args.evidence));
+  }
   AZ_ASSIGN_OR_RETURN(l.topology, LoadTopology(args.topology));
   AZ_RETURN_IF_ERROR(hw::ApplyFailures(l.topology, args.fail_links, args.fail_chips));
   if (l.evidence.mesh.empty()) {
@@ -63,7 +91,7 @@ StatusOr<Loaded> Load(const PricingArgs& args) {
     l.axis_names = {"d"};
   } else {
     auto mesh = shard::Mesh::Parse(l.evidence.mesh);
-    if (!mesh.ok()) return ParseError(args.evidence + ": mesh: " + mesh.status().message());
+    if (!mesh.ok()) return ParseError(args.evidence + args.hlo + ": mesh: " + mesh.status().message());
     int64_t product = 1;
     for (int a = 0; a < mesh->num_axes(); ++a) {
       l.mesh_shape.push_back(mesh->axis_size(a));
@@ -71,7 +99,7 @@ StatusOr<Loaded> Load(const PricingArgs& args) {
       product *= mesh->axis_size(a);
     }
     if (product != l.evidence.num_devices) {
-      return ParseError(args.evidence + ": mesh '" + l.evidence.mesh + "' has " + std::to_string(product) +
+      return ParseError(args.evidence + args.hlo + ": mesh '" + l.evidence.mesh + "' has " + std::to_string(product) +
                         " devices, the program " + std::to_string(l.evidence.num_devices));
     }
   }
@@ -157,17 +185,21 @@ Status WriteOutputs(const PricingArgs& args, const Loaded& l, const net::Placeme
 }
 
 struct PriceArgs : PricingArgs {
-  std::string placement = "default";
+  std::string placement;  // empty: "default", or a search with --hlo
+  bool explain = false;
 };
+
+int RunHloPrice(const PriceArgs& args, const Loaded& l, price::Simulator& sim);
 
 int RunPrice(const PriceArgs& args) {
   auto l = Load(args);
   if (!l.ok()) return Fail(l.status());
   auto sim = MakeSimulator(args, *l);
   if (!sim.ok()) return Fail(sim.status());
+  if (!args.hlo.empty() && args.placement.empty()) return RunHloPrice(args, *l, *sim);
   net::Placement placement;
   std::string method = "given";
-  if (args.placement == "default") {
+  if (args.placement.empty() || args.placement == "default") {
     auto p = place::DefaultPlacementFor(l->topology, l->mesh_shape, &method);
     if (!p.ok()) return Fail(p.status());
     placement = *p;
@@ -269,6 +301,93 @@ int RunPlace(const PlaceArgs& args) {
   return 0;
 }
 
+
+// --hlo without --placement: the best device assignment for XLA's program,
+// against the identity order (logical id i on chip i, what a launch with the
+// devices in id order runs) and the default (JAX's create_device_mesh).
+int RunHloPrice(const PriceArgs& args, const Loaded& l, price::Simulator& sim) {
+  place::PlaceOptions options;
+  // Big programs on big slices: the structured candidates and one short
+  // annealing run (each evaluation prices every collective class on up to
+  // thousands of routed links); `aoizora place --hlo` searches longer.
+  if (l.evidence.num_devices > 16) {
+    options.restarts = 1;
+    options.moves = 1000;
+  }
+  auto begin = std::chrono::steady_clock::now();
+  auto result = place::SearchPlacement(sim, l.mesh_shape, l.axis_names, options);
+  if (!result.ok()) return Fail(result.status());
+  net::Placement identity(static_cast<size_t>(l.evidence.num_devices));
+  for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
+  double identity_latency = sim.Latency(identity);
+  const double* id = &identity_latency;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  // The search never reports worse than a placement it was given: the
+  // identity order is one more candidate.
+  net::Placement best = result->best;
+  double best_latency = result->best_latency;
+  std::string best_method = result->best_method;
+  if (*id < best_latency) {
+    best = identity;
+    best_latency = *id;
+    best_method = "identity";
+  }
+  auto r = sim.Simulate(best, !args.trace.empty());
+  if (!r.ok()) return Fail(r.status());
+  if (Status s = WriteOutputs(args, l, best, *r); !s.ok()) return Fail(s);
+  // XLA's device_assignment is replicas x partitions; flattened id = replica x
+  // num_partitions + partition.
+  int64_t partitions = l.imported ? l.imported->num_partitions : l.evidence.num_devices;
+  if (partitions <= 0 || l.evidence.num_devices % partitions != 0) partitions = l.evidence.num_devices;
+  std::vector<std::vector<int>> assignment;
+  for (int64_t flat = 0; flat < l.evidence.num_devices; ++flat) {
+    if (flat % partitions == 0) assignment.emplace_back();
+    assignment.back().push_back(best[flat]);
+  }
+  double vs_identity = best_latency > 0 ? *id / best_latency : 1.0;
+  double vs_default = best_latency > 0 ? result->default_latency / best_latency : 1.0;
+  if (args.json) {
+    ordered_json j = {{"hlo", args.hlo},
+                      {"program", l.evidence.program},
+                      {"devices", l.evidence.num_devices},
+                      {"mesh", l.evidence.mesh},
+                      {"topology", l.topology.name},
+                      {"best", {{"latency_s", best_latency}, {"placement", best}, {"method", best_method}}},
+                      {"identity", {{"latency_s", *id}, {"placement", identity}}},
+                      {"default", {{"latency_s", result->default_latency},
+                                   {"placement", result->default_placement},
+                                   {"method", result->default_method}}},
+                      {"speedup_over_identity", vs_identity},
+                      {"speedup_over_default", vs_default},
+                      {"device_assignment", assignment},
+                      {"jax_device_order", best},
+                      {"search_s", seconds},
+                      {"breakdown", Breakdown(*r)}};
+    fmt::print("{}\n", j.dump(1));
+    return 0;
+  }
+  fmt::print("{} ({}) on {}: {} devices, mesh {}\n", l.evidence.program, args.hlo, l.topology.name,
+             l.evidence.num_devices, l.evidence.mesh);
+  fmt::print("best      {:>12}  {}\n", FormatSeconds(Seconds(best_latency)), best_method);
+  fmt::print("identity  {:>12}  {:.3f}x the best\n", FormatSeconds(Seconds(*id)), vs_identity);
+  fmt::print("default   {:>12}  {:.3f}x the best ({})\n", FormatSeconds(Seconds(result->default_latency)), vs_default,
+             result->default_method);
+  fmt::print("searched in {:.2f} s ({} evaluations)\n", seconds, FormatCount(result->evaluations));
+  std::string rows;
+  for (size_t i = 0; i < assignment.size(); ++i) {
+    std::string row;
+    for (size_t k = 0; k < assignment[i].size(); ++k) row += (k ? "," : "") + std::to_string(assignment[i][k]);
+    rows += (i ? "," : "") + std::string("{") + row + "}";
+  }
+  fmt::print("XLA device_assignment (replica x partition -> device id): {{{}}}\n", rows);
+  fmt::print("JAX device order: devices = [jax.devices()[i] for i in [{}]]\n", PlacementText(best));
+  if (args.explain) {
+    fmt::print("breakdown of the best\n");
+    PrintBreakdown(*r);
+  }
+  return 0;
+}
+
 }  // namespace
 
 void RegisterPrice(CLI::App& app, CommandContext& ctx) {
@@ -277,7 +396,9 @@ void RegisterPrice(CLI::App& app, CommandContext& ctx) {
   args->Add(cmd);
   cmd->add_option("--placement,-p", args->placement,
                   "logical id -> chip id as a comma list (\"3,1,0,2\"), or \"default\" (JAX's create_device_mesh "
-                  "order)");
+                  "order; the default with --evidence; with --hlo the default is a placement search)");
+  cmd->add_flag("--explain", args->explain,
+                "With --hlo: the breakdown of the best placement (collective classes, busiest links)");
   cmd->callback([args, &ctx] { ctx.exit_code = RunPrice(*args); });
 }
 

@@ -486,6 +486,7 @@ class Lowering {
         }
       }
     }
+    if (!m_.is_scheduled && opt_.async_unscheduled && !cycle_) info.order = PrefetchOrder(c, info.order);
     info.group.assign(n, -1);
     if (!fused_ && opt_.fuse_unfused) {
       int current = -1;
@@ -505,6 +506,61 @@ class Lowering {
       }
     }
     return info_.emplace(&c, std::move(info)).first->second;
+  }
+
+  // An unscheduled module's order with every collective issued as early as
+  // its operands allow (the cheap instructions computing those operands
+  // first), the prefetch XLA's latency-hiding scheduler performs; the rest
+  // keeps its text order. A list schedule over the dependence graph.
+  static std::vector<int> PrefetchOrder(const HloComputation& c, const std::vector<int>& topo) {
+    size_t n = c.instructions.size();
+    std::vector<char> urgent(n, 0);
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+      const HloInstruction& in = c.instructions[*it];
+      std::string_view base = StripSuffix(in.opcode, "-start");
+      if (CollectiveOf(base.empty() ? std::string_view(in.opcode) : base)) urgent[*it] = 1;
+      if (!urgent[*it]) continue;
+      for (int o : in.operands) {
+        if (!IsHeavyOpcode(c.instructions[o].opcode)) urgent[o] = 1;
+      }
+    }
+    std::vector<int> pending(n, 0);
+    std::vector<std::vector<int>> users(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<int> ops = c.instructions[i].operands;
+      std::sort(ops.begin(), ops.end());
+      ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+      pending[i] = static_cast<int>(ops.size());
+      for (int o : ops) users[o].push_back(static_cast<int>(i));
+    }
+    std::vector<int> rank(n);
+    for (size_t k = 0; k < topo.size(); ++k) rank[topo[k]] = static_cast<int>(k);
+    auto later = [&](int a, int b) { return rank[a] > rank[b]; };
+    std::vector<int> hot, cold;  // min-heaps by rank
+    for (size_t i = 0; i < n; ++i) {
+      if (pending[i] == 0) {
+        (urgent[i] ? hot : cold).push_back(static_cast<int>(i));
+      }
+    }
+    std::make_heap(hot.begin(), hot.end(), later);
+    std::make_heap(cold.begin(), cold.end(), later);
+    std::vector<int> order;
+    order.reserve(n);
+    while (!hot.empty() || !cold.empty()) {
+      std::vector<int>& from = hot.empty() ? cold : hot;
+      std::pop_heap(from.begin(), from.end(), later);
+      int i = from.back();
+      from.pop_back();
+      order.push_back(i);
+      for (int u : users[i]) {
+        if (--pending[u] == 0) {
+          std::vector<int>& to = urgent[u] ? hot : cold;
+          to.push_back(u);
+          std::push_heap(to.begin(), to.end(), later);
+        }
+      }
+    }
+    return order;
   }
 
   // The run of cheap instructions being folded into one kernel.

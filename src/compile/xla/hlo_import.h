@@ -43,11 +43,13 @@
 //     iteration (what HloCostAnalysis assumes). The unrolled program must
 //     stay within `max_instructions`.
 //   * Schedule: a scheduled module (is_scheduled=true) keeps its text order
-//     and its -start/-done windows; sync collectives stay blocking. In an
-//     unscheduled module the text order is kept and each sync collective
-//     becomes a start at its position and a done just before its first
-//     reader (the latency-hiding schedule XLA would build), unless
-//     `async_unscheduled` is off.
+//     and its -start/-done windows; sync collectives stay blocking. An
+//     unscheduled module gets the schedule XLA's latency-hiding scheduler
+//     would build, unless `async_unscheduled` is off: a list schedule that
+//     issues every collective as early as its operands allow (the cheap
+//     instructions computing them first) and otherwise keeps the text order;
+//     each sync collective becomes a start there and a done just before its
+//     first reader.
 #pragma once
 
 #include <cstdint>
