@@ -230,5 +230,19 @@ printf 'HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] add(a, c
 run hlo_bad 1 "$bin" price --hlo "$tmp/bad.hlo" --topology v5e:2x4 && expect hlo_bad err "bad.hlo:4:3: error: operand 'c' of 'b' is not defined"
 run hlo_both 1 "$bin" price --hlo "$tmp/bad.hlo" --evidence x.json --topology v5e:2x4 && expect hlo_both err "exactly one of --evidence"
 
+# The JAX loop's first step: the candidates file (the 1.3B model's 12 heads
+# rule out ulysses=8, so ring8 leads the 24 candidates on 8 chips).
+if run cand 0 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --emit-candidates "$tmp/cand.json"; then
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['candidates']; assert d['format']=='aoizora-candidates/1' and len(c)==24 and c[0]['id']=='ring8' and 'blocks.*.ffn.0.weight' in c[0]['parameters'], c[0]['id']" "$tmp/cand.json"; then
+    passed=$((passed + 1)); else echo "FAIL cand: candidates file"; failed=$((failed + 1)); fi
+  # The script's dry run reads it (JAX is not needed for a dry run).
+  printf '{"args": [{"name": "latent", "shape": [1, 16, 5, 60, 104], "dtype": "bfloat16", "spec_from": "latent"}]}' >"$tmp/inputs.json"
+  run cand_dry 0 env PYTHONPATH="$root/python" python3 -m aoizora_jax.compile_candidates --candidates "$tmp/cand.json" \
+    --function m:f --inputs "$tmp/inputs.json" --out "$tmp/dumps" --only ring8 --dry-run && expect cand_dry out "ring8"
+fi
+run xla_flags 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --compiler xla && expect xla_flags err "--compiler xla and --hlo-dir DIR go together"
+mkdir -p "$tmp/empty"
+run xla_none 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --compiler xla --hlo-dir "$tmp/empty" -q && expect xla_none err "no candidate's HLO dump"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -41,6 +41,15 @@ std::string Combo::ToString() const {
   return out.empty() ? "replicated" : out;
 }
 
+std::string Combo::Id() const {
+  std::string out;
+  for (char c : ToString()) {
+    if (c == '=') continue;
+    out += c == ',' ? '-' : c;
+  }
+  return out;
+}
+
 std::string Combo::MeshText() const {
   std::string out;
   for (const Axis& a : kAxes) {

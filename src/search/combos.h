@@ -30,6 +30,10 @@ struct Combo {
   // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: ulysses, ring, cfg, tp, dp, fsdp; degrees of 1 left out;
   // "replicated" when every degree is 1).
   std::string ToString() const;
+  // The candidate id in file names ("ulysses4-ring2-fsdp8", "replicated"):
+  // `plan --emit-candidates` writes it, `plan --compiler xla --hlo-dir`
+  // looks for <id>.hlo.
+  std::string Id() const;
   // The mesh text ("cfg=2,ring=2,ulysses=4"; "d=1" for one device) and the template.
   std::string MeshText() const;
   std::string Template() const;

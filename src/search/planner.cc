@@ -4,12 +4,16 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "compile/pipeline.h"
+#include "compile/xla/hlo_import.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "evidence/evidence.h"
 #include "pir/rules/cost.h"
@@ -92,12 +96,31 @@ struct Compiled {
   evidence::Evidence evidence;
 };
 
-StatusOr<Compiled> CompileCombo(const zoo::ModelConfig& base, const Combo& combo, int64_t depth_units) {
+std::string HloPath(const std::string& dir, const Combo& combo) { return dir + "/" + combo.Id() + ".hlo"; }
+
+StatusOr<Compiled> CompileCombo(const zoo::ModelConfig& base, const Combo& combo, int64_t depth_units,
+                                const std::string& hlo_dir = "") {
   Compiled out;
   out.config = ConfigFor(base, combo);
   out.config.depth_units = depth_units;
-  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(out.config));
   AZ_ASSIGN_OR_RETURN(out.mesh, MeshOf(combo));
+  if (!hlo_dir.empty()) {
+    // XLA compiled this candidate: its HLO dump is the program.
+    std::string path = HloPath(hlo_dir, combo);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return NotFound("cannot read '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    AZ_ASSIGN_OR_RETURN(compile::xla::ImportResult imported, compile::xla::ImportHloText(text.str(), path));
+    if (imported.program.num_devices != combo.devices()) {
+      return InvalidArgument(path + ": the program runs on " + std::to_string(imported.program.num_devices) +
+                             " devices, candidate " + combo.Id() + " on " + std::to_string(combo.devices()));
+    }
+    imported.program.mesh = combo.MeshText();
+    out.evidence = evidence::Extract(imported.program, "xla");
+    return out;
+  }
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(out.config));
   compile::SpmdCompiler compiler;
   AZ_ASSIGN_OR_RETURN(cir::Program program,
                       compile::CompileTemplate(compiler, graph, out.mesh, combo.Template(), compile::CompileOptions()));
@@ -170,7 +193,7 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
   if (compiled) {
     p.compiled = *compiled;
   } else {
-    StatusOr<Compiled> fresh = CompileCombo(config, combo, 0);
+    StatusOr<Compiled> fresh = CompileCombo(config, combo, 0, options.hlo_dir);
     if (!fresh.ok()) {
       p.status = fresh.status();
       return p;
@@ -427,6 +450,67 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
   return std::max(compute, memory);
 }
 
+// Stage 1: every combination scored on truncated compiles; the feasible top K
+// and the expert combinations survive.
+Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& combos, const hw::Topology& topology,
+                      const PlanOptions& options, int64_t chips, std::vector<int>& survivors, std::vector<int>& expert,
+                      double& frugal_peak, Status& first_error) {
+  auto say = [&](const std::string& line) {
+    if (options.progress) options.progress(line);
+  };
+  // Stage 1.
+  std::vector<Stage1> scores(combos.size());
+  say("stage 1: scoring " + std::to_string(combos.size()) + " configurations on truncated models");
+  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
+    scores[static_cast<size_t>(i)] = ScoreCombo(config, combos[static_cast<size_t>(i)], topology, options.calibration);
+  });
+  const double hbm = static_cast<double>(topology.chip.hbm.value());
+  std::vector<int> feasible;
+  for (size_t i = 0; i < combos.size(); ++i) {
+    const Stage1& s = scores[i];
+    if (!s.status.ok()) {
+      if (first_error.ok()) first_error = s.status;
+      continue;
+    }
+    frugal_peak = std::min(frugal_peak, s.peak_memory);
+    if (s.peak_memory <= hbm) feasible.push_back(static_cast<int>(i));
+  }
+  if (feasible.empty()) {
+    if (!std::isfinite(frugal_peak)) return first_error;
+    return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
+                             std::to_string(config.height) + "x" + std::to_string(config.frames) +
+                             " does not fit " + topology.name + ": the most frugal configuration needs about " +
+                             FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip, the chip has " +
+                             FormatBytes(topology.chip.hbm) + "; the smallest slice that would fit: " +
+                             SmallestSliceHint(topology, frugal_peak, chips));
+  }
+  std::stable_sort(feasible.begin(), feasible.end(), [&](int a, int b) {
+    if (scores[static_cast<size_t>(a)].score != scores[static_cast<size_t>(b)].score) {
+      return scores[static_cast<size_t>(a)].score < scores[static_cast<size_t>(b)].score;
+    }
+    return combos[static_cast<size_t>(a)].ToString() < combos[static_cast<size_t>(b)].ToString();
+  });
+  // Survivors: the top K, and the expert combinations (FSDP only when the
+  // plain one does not fit).
+  for (int i : feasible) {
+    if (static_cast<int>(survivors.size()) < std::max(1, options.top_k)) survivors.push_back(i);
+  }
+  for (int i : feasible) {
+    const Combo& c = combos[static_cast<size_t>(i)];
+    if (!c.IsExpert()) continue;
+    if (c.fsdp > 0) {
+      Combo plain = c;
+      plain.fsdp = 0;
+      bool plain_fits = false;
+      for (int j : feasible) plain_fits |= combos[static_cast<size_t>(j)] == plain;
+      if (plain_fits) continue;
+    }
+    expert.push_back(i);
+    if (std::find(survivors.begin(), survivors.end(), i) == survivors.end()) survivors.push_back(i);
+  }
+  return Status::Ok();
+}
+
 StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topology, const PlanOptions& options) {
   const Clock::time_point start = Clock::now();
   auto say = [&](const std::string& line) {
@@ -479,59 +563,27 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     plan.meshes_considered = static_cast<int>(std::unique(meshes.begin(), meshes.end()) - meshes.begin());
   }
 
-  // Stage 1.
-  std::vector<Stage1> scores(combos.size());
-  say("stage 1: scoring " + std::to_string(combos.size()) + " configurations on truncated models");
-  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
-    scores[static_cast<size_t>(i)] = ScoreCombo(config, combos[static_cast<size_t>(i)], topology, options.calibration);
-  });
-  const double hbm = static_cast<double>(topology.chip.hbm.value());
-  std::vector<int> feasible;
   double frugal_peak = std::numeric_limits<double>::infinity();
   Status first_error = Status::Ok();
-  for (size_t i = 0; i < combos.size(); ++i) {
-    const Stage1& s = scores[i];
-    if (!s.status.ok()) {
-      if (first_error.ok()) first_error = s.status;
-      continue;
+  std::vector<int> survivors, expert;
+  if (!options.hlo_dir.empty()) {
+    // --compiler xla: every candidate XLA compiled is priced in full.
+    for (size_t i = 0; i < combos.size(); ++i) {
+      if (!std::filesystem::is_regular_file(HloPath(options.hlo_dir, combos[i]))) continue;
+      survivors.push_back(static_cast<int>(i));
+      if (combos[i].IsExpert()) expert.push_back(static_cast<int>(i));
     }
-    frugal_peak = std::min(frugal_peak, s.peak_memory);
-    if (s.peak_memory <= hbm) feasible.push_back(static_cast<int>(i));
-  }
-  if (feasible.empty()) {
-    if (!std::isfinite(frugal_peak)) return first_error;
-    return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
-                             std::to_string(config.height) + "x" + std::to_string(config.frames) +
-                             " does not fit " + topology.name + ": the most frugal configuration needs about " +
-                             FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip, the chip has " +
-                             FormatBytes(topology.chip.hbm) + "; the smallest slice that would fit: " +
-                             SmallestSliceHint(topology, frugal_peak, chips));
-  }
-  std::stable_sort(feasible.begin(), feasible.end(), [&](int a, int b) {
-    if (scores[static_cast<size_t>(a)].score != scores[static_cast<size_t>(b)].score) {
-      return scores[static_cast<size_t>(a)].score < scores[static_cast<size_t>(b)].score;
+    if (survivors.empty()) {
+      return NotFound("no candidate's HLO dump in '" + options.hlo_dir + "' (looked for <id>.hlo among " +
+                      std::to_string(combos.size()) + " candidates, e.g. " + combos.front().Id() +
+                      ".hlo): write the candidates with `aoizora plan --emit-candidates FILE` and compile them with "
+                      "python/aoizora_jax/compile_candidates.py (docs/jax-loop.md)");
     }
-    return combos[static_cast<size_t>(a)].ToString() < combos[static_cast<size_t>(b)].ToString();
-  });
-  // Survivors: the top K, and the expert combinations (FSDP only when the
-  // plain one does not fit).
-  std::vector<int> survivors;
-  for (int i : feasible) {
-    if (static_cast<int>(survivors.size()) < std::max(1, options.top_k)) survivors.push_back(i);
-  }
-  std::vector<int> expert;
-  for (int i : feasible) {
-    const Combo& c = combos[static_cast<size_t>(i)];
-    if (!c.IsExpert()) continue;
-    if (c.fsdp > 0) {
-      Combo plain = c;
-      plain.fsdp = 0;
-      bool plain_fits = false;
-      for (int j : feasible) plain_fits |= combos[static_cast<size_t>(j)] == plain;
-      if (plain_fits) continue;
-    }
-    expert.push_back(i);
-    if (std::find(survivors.begin(), survivors.end(), i) == survivors.end()) survivors.push_back(i);
+    say("xla: " + std::to_string(survivors.size()) + " of " + std::to_string(combos.size()) +
+        " candidates have an HLO dump in " + options.hlo_dir);
+  } else {
+    AZ_RETURN_IF_ERROR(ScoreAndSelect(config, combos, topology, options, chips, survivors, expert, frugal_peak,
+                                      first_error));
   }
   plan.candidates_compiled = static_cast<int>(survivors.size());
 
@@ -567,6 +619,10 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   }
   if (!best) {
     if (!first_error.ok()) return first_error;
+    if (!std::isfinite(frugal_peak)) {
+      return ResourceExhausted("no compiled program fits " + topology.name + ": every one needs more than " +
+                               FormatBytes(topology.chip.hbm) + " per chip");
+    }
     return ResourceExhausted(config.model + " does not fit " + topology.name +
                              " once compiled in full (every survivor's peak exceeds " + FormatBytes(topology.chip.hbm) +
                              "); the smallest slice that would fit: " + SmallestSliceHint(topology, frugal_peak, chips));
@@ -589,7 +645,9 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
 
   // Alpa.
   std::optional<Priced> alpa;
-  if (options.alpa && options.pinned.empty()) {
+  if (!options.hlo_dir.empty()) {
+    plan.alpa_note = "not run: --compiler xla prices the programs XLA compiled, and Alpa's are not among them";
+  } else if (options.alpa && options.pinned.empty()) {
     say("alpa: solving the ILP on the 1D and 2D meshes");
     AZ_ASSIGN_OR_RETURN(alpa, RunAlpa(config, topology, options, &plan.alpa_note));
   } else {

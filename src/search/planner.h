@@ -60,6 +60,11 @@ struct PlanOptions {
   uint64_t seed = 1;
   int top_k = 6;                 // stage-1 survivors (besides the expert combinations)
   bool alpa = true;
+  // Non-empty: price XLA's programs instead of compiling (--compiler xla):
+  // each candidate whose dump <hlo_dir>/<Combo::Id()>.hlo exists is imported
+  // (compile/xla) and priced with a placement search; candidates without a
+  // dump are skipped, stage 1 and the Alpa baseline are not run.
+  std::string hlo_dir;
   // Called with one line per stage (the CLI prints them on stderr).
   std::function<void(const std::string&)> progress;
 };

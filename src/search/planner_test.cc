@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "place/default_placement.h"
 #include "search/combos.h"
 
@@ -163,6 +166,47 @@ TEST(Planner, RooflineBoundOfWan14B) {
   hw::Topology t = Topo("v5e:2x4");
   double bound = RooflineBound(Config("wan2.1-t2v-14b", 1280, 720, 81), t);
   EXPECT_NEAR(bound, 8.28, 0.1);
+}
+
+}  // namespace
+}  // namespace az::search
+
+namespace az::search {
+namespace {
+
+// --compiler xla: the candidates whose dumps exist are imported and priced;
+// the others are skipped; Alpa is not run; no dump at all is a clear error.
+TEST(Planner, PricesXlaDumpsByCandidateId) {
+  hw::Topology t = Topo("v5e:2x4");
+  const hw::Topology* topology = &t;
+  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  std::string dir = ::testing::TempDir() + "/az_xla_dumps";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  PlanOptions options = Options(t);
+  options.hlo_dir = dir;
+  auto none = MakePlan(config, *topology, options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("--emit-candidates"), std::string::npos);
+  // A ring=8 program: 8 partitions, two all-to-alls around a matmul.
+  std::ofstream(dir + "/ring8.hlo") << R"(HloModule jit_forward, num_partitions=8
+ENTRY %main (x: bf16[1,4096,1536], w: bf16[1536,1536]) -> bf16[1,4096,1536] {
+  %x = bf16[1,4096,1536] parameter(0)
+  %w = bf16[1536,1536] parameter(1)
+  %a = bf16[1,4096,1536] all-to-all(%x), channel_id=1, replica_groups=[1,8]<=[8], dimensions={1}
+  %d = bf16[1,4096,1536] dot(%a, %w), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  ROOT %b = bf16[1,4096,1536] all-to-all(%d), channel_id=2, replica_groups=[1,8]<=[8], dimensions={1}
+})";
+  // A dump for a 4-device program under an 8-device candidate's name is refused.
+  std::ofstream(dir + "/ulysses4-ring2.hlo") << "HloModule m, num_partitions=4\nENTRY e {\n  ROOT p = f32[4] parameter(0)\n}\n";
+  auto plan = MakePlan(config, *topology, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->best.description, "ring=8");
+  EXPECT_EQ(plan->candidates_compiled, 2);
+  EXPECT_FALSE(plan->has_alpa);
+  EXPECT_NE(plan->alpa_note.find("--compiler xla"), std::string::npos);
+  // 2 all-to-alls of bf16[1,4096,1536] = 12 MiB each, on the ring axis.
+  EXPECT_EQ(plan->best.breakdown.collectives, 2);
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 
 #include <chrono>
 
+#include <fstream>
+
+#include "emit/candidates_json.h"
 #include "emit/output.h"
 #include "emit/plan_json.h"
 #include "emit/report.h"
@@ -29,6 +32,9 @@ struct PlanArgs : ModelFlags {
   int top_k = 6;
   bool no_alpa = false;
   bool quiet = false;
+  std::string compiler = "builtin";
+  std::string hlo_dir;
+  std::string emit_candidates;
 };
 
 int RunPlan(const PlanArgs& args) {
@@ -36,7 +42,20 @@ int RunPlan(const PlanArgs& args) {
   if (!config.ok()) return Fail(config.status());
   auto topology = LoadTopology(args.topology);
   if (!topology.ok()) return Fail(topology.status());
+  if (!args.emit_candidates.empty()) {
+    auto text = emit::CandidatesJson(*config, *topology, args.templ);
+    if (!text.ok()) return Fail(text.status());
+    std::ofstream out(args.emit_candidates);
+    out << *text;
+    if (!out) return Fail(InvalidArgument("cannot write '" + args.emit_candidates + "'"));
+    fmt::print("candidates written to {}\n", args.emit_candidates);
+    return 0;
+  }
+  if ((args.compiler == "xla") != !args.hlo_dir.empty()) {
+    return Fail(InvalidArgument("--compiler xla and --hlo-dir DIR go together (the dumps of XLA's programs)"));
+  }
   search::PlanOptions options;
+  options.hlo_dir = args.hlo_dir;
   options.pinned = args.templ;
   options.search_placement = args.placement == "search";
   options.threads = args.threads;
@@ -91,6 +110,13 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--seed", args->seed, "Seed of the placement search");
   cmd->add_option("--top-k", args->top_k, "Stage-1 survivors compiled in full")->check(CLI::Range(1, 1000));
   cmd->add_flag("--no-alpa", args->no_alpa, "Skip the Alpa baseline");
+  cmd->add_option("--compiler", args->compiler,
+                  "builtin (AoiZora's SPMD compiler) or xla (price XLA's compiled programs from --hlo-dir)")
+      ->check(CLI::IsMember({"builtin", "xla"}));
+  cmd->add_option("--hlo-dir", args->hlo_dir,
+                  "With --compiler xla: a folder of HLO dumps named <candidate id>.hlo (docs/jax-loop.md)");
+  cmd->add_option("--emit-candidates", args->emit_candidates,
+                  "Write every candidate (id, mesh, PartitionSpecs) as JSON for the JAX loop, and stop");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   cmd->callback([args, &ctx] { ctx.exit_code = RunPlan(*args); });
 }
