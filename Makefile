@@ -25,8 +25,7 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
-# Until the planner lands, the main job inspects the default model: Wan 2.1
-# T2V-14B at 1280x720, 81 frames.
+# The main job: plan Wan 2.1 T2V-14B at 1280x720, 81 frames on a v5e:2x4 slice.
 plan: build
 	@$(BUILD)/aoizora plan --model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology v5e:2x4 --out plan
 
