@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "compile/spmd/spmd_compiler.h"
+#include "compile/xla/hlo_import.h"
 #include "pir/build/graph_builder.h"
 #include "shard/propagation.h"
+#include "support/test_files.h"
 
 namespace az::evidence {
 namespace {
@@ -69,6 +71,32 @@ TEST(Evidence, BadJsonIsAClearError) {
   std::string bad_kind = text;
   bad_kind.replace(bad_kind.find("\"all-reduce\""), 12, "\"all-sum\"");
   expect_error(bad_kind, "collectives[0].kind");
+}
+
+}  // namespace
+}  // namespace az::evidence
+
+namespace az::evidence {
+namespace {
+
+// The other compiler: evidence from XLA's own programs (compile/xla) passes
+// the same validation and round-trips through JSON like the built-in's.
+TEST(Evidence, FromXlaProgramsValidatesAndRoundTrips) {
+  for (const char* name : {"hlo_llama31_70b_bf16_16x8.hlo", "hlo_mixtral_8x7b_bf16_1x8.hlo"}) {
+    AZ_REQUIRE_SHARED_DATA(file, std::string("hlo/") + name);
+    auto imported = compile::xla::ImportHloText(testing::ReadTextFile(file), file);
+    ASSERT_TRUE(imported.ok()) << imported.status().message();
+    Evidence e = Extract(imported->program, "xla");
+    EXPECT_TRUE(Validate(e).ok()) << name;
+    EXPECT_EQ(e.compiler, "xla");
+    auto back = FromJson(ToJson(e), "xla.json");
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(*back, e) << name;
+    // Unscheduled dumps: every collective became an async start/done pair.
+    int starts = 0;
+    for (const Event& ev : e.schedule) starts += ev.type == EventType::kStart;
+    EXPECT_EQ(starts, static_cast<int>(e.collectives.size())) << name;
+  }
 }
 
 }  // namespace
