@@ -20,6 +20,10 @@ struct CompileOptions {
   // Adjacent small collectives of one kind and group are combined up to this
   // size (a knob, like XLA's combiner thresholds); 0 turns combining off.
   Bytes combine_threshold = MiB(4);
+  // The planner's id of the candidate being compiled (search/combos.h
+  // Combo::Id). A compiler that looks up programs compiled elsewhere
+  // (xla/xla_compiler.h) finds them by it; the built-in one ignores it.
+  std::string candidate_id;
 };
 
 class Compiler {

@@ -5,15 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "compile/pipeline.h"
-#include "compile/xla/hlo_import.h"
+#include "compile/xla/xla_compiler.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "evidence/evidence.h"
 #include "pir/rules/cost.h"
@@ -94,37 +92,42 @@ struct Compiled {
   zoo::ModelConfig config;
   shard::Mesh mesh;
   evidence::Evidence evidence;
+  std::string warning;  // a program from elsewhere that does not look like this model's
 };
 
-std::string HloPath(const std::string& dir, const Combo& combo) { return dir + "/" + combo.Id() + ".hlo"; }
+std::string HloPath(const std::string& dir, const Combo& combo) {
+  return compile::XlaDumpCompiler(dir).DumpPath(combo.Id());
+}
 
+// The candidate compiled by the built-in SPMD compiler, or (hlo_dir set) the
+// program XLA compiled for it: both through the same Compiler interface.
 StatusOr<Compiled> CompileCombo(const zoo::ModelConfig& base, const Combo& combo, int64_t depth_units,
                                 const std::string& hlo_dir = "") {
   Compiled out;
   out.config = ConfigFor(base, combo);
   out.config.depth_units = depth_units;
   AZ_ASSIGN_OR_RETURN(out.mesh, MeshOf(combo));
-  if (!hlo_dir.empty()) {
-    // XLA compiled this candidate: its HLO dump is the program.
-    std::string path = HloPath(hlo_dir, combo);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return NotFound("cannot read '" + path + "'");
-    std::stringstream text;
-    text << in.rdbuf();
-    AZ_ASSIGN_OR_RETURN(compile::xla::ImportResult imported, compile::xla::ImportHloText(text.str(), path));
-    if (imported.program.num_devices != combo.devices()) {
-      return InvalidArgument(path + ": the program runs on " + std::to_string(imported.program.num_devices) +
-                             " devices, candidate " + combo.Id() + " on " + std::to_string(combo.devices()));
-    }
-    imported.program.mesh = combo.MeshText();
-    out.evidence = evidence::Extract(imported.program, "xla");
-    return out;
-  }
   AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(out.config));
-  compile::SpmdCompiler compiler;
+  compile::SpmdCompiler builtin;
+  compile::XlaDumpCompiler xla(hlo_dir);
+  compile::Compiler& compiler = hlo_dir.empty() ? static_cast<compile::Compiler&>(builtin) : xla;
+  compile::CompileOptions options;
+  options.candidate_id = combo.Id();
   AZ_ASSIGN_OR_RETURN(cir::Program program,
-                      compile::CompileTemplate(compiler, graph, out.mesh, combo.Template(), compile::CompileOptions()));
+                      compile::CompileTemplate(compiler, graph, out.mesh, combo.Template(), options));
   out.evidence = evidence::Extract(program, compiler.name());
+  if (!hlo_dir.empty()) {
+    // A dump of another model, size or resolution prices fine and means
+    // nothing: compare its FLOPs per device with the model's share.
+    double model = static_cast<double>(pir::ComputeGraphCost(graph).total_flops().value()) /
+                   static_cast<double>(out.mesh.num_devices());
+    double dump = 0;
+    for (const evidence::ComputeSegment& seg : out.evidence.segments) dump += static_cast<double>(seg.flops.value());
+    if (model > 0 && (dump < model / 4 || dump > model * 4)) {
+      out.warning = HloPath(hlo_dir, combo) + " computes " + FormatFlops(Flops(static_cast<int64_t>(dump))) + " per device, the model's share is " +
+                    FormatFlops(Flops(static_cast<int64_t>(model))) + ": is the dump this model at this size?";
+    }
+  }
   return out;
 }
 
@@ -181,6 +184,7 @@ struct Priced {
   bool fits = true;
   bool exhaustive = false;  // the placement search priced every map: nothing left to search
   std::optional<shard::Seeds> seeds;  // Alpa: the ILP's seeds (others: the combination's template)
+  std::string warning;
 };
 
 // `compiled`: the combination's full compile when a caller already has it
@@ -200,6 +204,7 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
     }
     p.compiled = std::move(*fresh);
   }
+  p.warning = p.compiled.warning;
   p.fits = p.compiled.evidence.peak_memory.value() <= topology.chip.hbm.value();
   p.forwards = static_cast<double>(p.compiled.config.forwards_per_step());
   auto sim = price::Simulator::Create(p.compiled.evidence, topology, options.calibration.network,
@@ -603,6 +608,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   const Priced* best_expert = nullptr;
   for (size_t k = 0; k < priced.size(); ++k) {
     const Priced& p = priced[k];
+    if (!p.warning.empty()) say("warning: " + p.warning);
     if (!p.status.ok()) {
       if (first_error.ok()) first_error = p.status;
       continue;

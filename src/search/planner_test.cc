@@ -185,6 +185,8 @@ TEST(Planner, PricesXlaDumpsByCandidateId) {
   std::filesystem::create_directories(dir);
   PlanOptions options = Options(t);
   options.hlo_dir = dir;
+  std::vector<std::string> lines;
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
   auto none = MakePlan(config, *topology, options);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("--emit-candidates"), std::string::npos);
@@ -207,6 +209,11 @@ ENTRY %main (x: bf16[1,4096,1536], w: bf16[1536,1536]) -> bf16[1,4096,1536] {
   EXPECT_NE(plan->alpa_note.find("--compiler xla"), std::string::npos);
   // 2 all-to-alls of bf16[1,4096,1536] = 12 MiB each, on the ring axis.
   EXPECT_EQ(plan->best.breakdown.collectives, 2);
+  // The toy dump is no Wan forward: 2 x 4096 x 1536^2 flops is far below the
+  // model's share per device, and the planner says so.
+  bool warned = false;
+  for (const std::string& line : lines) warned |= line.find("is the dump this model at this size?") != std::string::npos;
+  EXPECT_TRUE(warned);
 }
 
 }  // namespace

@@ -63,7 +63,18 @@ struct RawGroups {
 
 struct Value {
   std::vector<int> leaves;  // buffer id per tuple leaf; -1 = nothing materialized
+  // An async start's value carries what its -done needs: the CIR start to
+  // wait on (-1: none in flight) and the result the done yields.
+  int start = -1;
+  bool has_result = false;
+  std::vector<int> result;
 };
+
+Value MakeValue(std::vector<int> leaves) {
+  Value v;
+  v.leaves = std::move(leaves);
+  return v;
+}
 
 struct CompInfo {
   std::vector<HloShape> shapes;
@@ -678,12 +689,10 @@ class Lowering {
     std::string_view done_base = StripSuffix(op, "-done");
     if (!done_base.empty() && (CollectiveOf(done_base) || done_base == "async" || done_base == "send")) {
       Value v = OperandValue(in, vals, 0);
-      auto it = start_of_.find(v.leaves.empty() ? -2 : v.leaves.front());
-      if (it != start_of_.end() && pending_.count(prog_.instructions[it->second].results.front())) {
-        AZ_RETURN_IF_ERROR(Done(it->second, in));
+      if (v.start >= 0 && pending_.count(prog_.instructions[v.start].results.front())) {
+        AZ_RETURN_IF_ERROR(Done(v.start, in));
       }
-      auto r = result_of_.find(v.leaves.empty() ? -2 : v.leaves.front());
-      vals[i] = Fit(r != result_of_.end() ? r->second : v, shape.Leaves());
+      vals[i] = Fit(v.has_result ? MakeValue(v.result) : MakeValue(v.leaves), shape.Leaves());
       return Status::Ok();
     }
     if (StripSuffix(op, "-update").size() > 0) {
@@ -693,7 +702,7 @@ class Lowering {
     if (op == "send") {
       if (IsHostTransfer(in) || SendRecvPairs(in).empty()) {
         Warn(in, "send/recv to the host or without _xla_send_recv_source_target_pairs: not priced");
-        vals[i] = Value{std::vector<int>(shape.Leaves(), -1)};
+        vals[i] = MakeValue(std::vector<int>(shape.Leaves(), -1));
         return Status::Ok();
       }
       return Collective(c, info, i, cir::CollectiveKind::kCollectivePermute, true, vals, name, frame_pending);
@@ -737,16 +746,10 @@ class Lowering {
       AZ_RETURN_IF_ERROR(Exec(*wrapped, args, r, name + "/", depth + 1));
       Value v;
       for (const Value& a : args) v.leaves.insert(v.leaves.end(), a.leaves.begin(), a.leaves.end());
-      int64_t operand_leaves = static_cast<int64_t>(v.leaves.size());
       v.leaves.insert(v.leaves.end(), r.leaves.begin(), r.leaves.end());
       vals[i] = Fit(v, shape.Leaves());
-      if (!vals[i].leaves.empty()) {
-        Value result;
-        result.leaves.assign(r.leaves.begin(), r.leaves.end());
-        if (operand_leaves < static_cast<int64_t>(vals[i].leaves.size()) && vals[i].leaves.front() >= 0) {
-          result_of_[vals[i].leaves.front()] = result;
-        }
-      }
+      vals[i].has_result = true;
+      vals[i].result = r.leaves;
       return Status::Ok();
     }
     if (op == "conditional") {
@@ -902,7 +905,7 @@ class Lowering {
       }
       run.kernel.bytes_written = AddBytes(run.kernel.bytes_written, shape.Bytes());
     } else {
-      vals[i] = Value{std::vector<int>(shape.Leaves(), -1)};
+      vals[i] = MakeValue(std::vector<int>(shape.Leaves(), -1));
     }
     if (info.group_end[group] != i) return Status::Ok();
     // Emit the run.
@@ -955,7 +958,7 @@ class Lowering {
       AZ_ASSIGN_OR_RETURN(k.pairs, FlatPairs(a, device_send));
       if (k.pairs.empty()) {
         Warn(in, "collective-permute with no source_target_pairs moves nothing: not priced");
-        vals[i] = Value{std::vector<int>(info.shapes[i].Leaves(), -1)};
+        vals[i] = MakeValue(std::vector<int>(info.shapes[i].Leaves(), -1));
         return Status::Ok();
       }
     } else {
@@ -1007,10 +1010,9 @@ class Lowering {
         v = w;
       }
       vals[i] = Fit(v, shape.Leaves());
-      if (!vals[i].leaves.empty() && vals[i].leaves.front() >= 0) {
-        result_of_[vals[i].leaves.front()] = result;
-        if (async) start_of_[vals[i].leaves.front()] = index;
-      }
+      vals[i].has_result = true;
+      vals[i].result = result.leaves;
+      vals[i].start = async ? index : -1;
       if (device_send && in.Attr("channel_id")) send_results_[in.Attr("channel_id")->value] = result;
     } else {
       vals[i] = Fit(result, info.shapes[i].Leaves());
@@ -1029,8 +1031,6 @@ class Lowering {
   std::unordered_map<const HloComputation*, CompInfo> info_;
   std::unordered_map<std::string, cir::ReplicaGroups> group_cache_;
   std::unordered_map<int, int> pending_;    // result buffer -> in-flight start
-  std::unordered_map<int, int> start_of_;   // a start value's first leaf -> its start instruction
-  std::unordered_map<int, Value> result_of_;  // a start value's first leaf -> the result value
   std::unordered_map<std::string, Value> send_results_;  // channel -> device send's received data
   std::unordered_set<const HloComputation*> active_;
   std::set<std::string> warned_;

@@ -289,6 +289,27 @@ ENTRY e {
   EXPECT_EQ(ops, (std::vector<std::string>{"all-gather", "kernel", "kernel", "kernel"}));
 }
 
+TEST(HloImport, EachDoneWaitsForItsOwnStart) {
+  // Two all-gathers of the same buffer in flight at once, waited on in the
+  // reverse order: each done names its own start.
+  ImportResult r = Import(R"(HloModule m, is_scheduled=true, num_partitions=2
+ENTRY e {
+  a = f32[4] parameter(0)
+  s1 = (f32[4], f32[8]) all-gather-start(a), channel_id=1, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  s2 = (f32[4], f32[8]) all-gather-start(a), channel_id=2, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  d2 = f32[8] all-gather-done(s2)
+  d1 = f32[8] all-gather-done(s1)
+  ROOT t = (f32[8], f32[8]) tuple(d1, d2)
+})");
+  const auto& in = r.program.instructions;
+  ASSERT_EQ(in.size(), 4u);
+  EXPECT_EQ(in[2].kind, cir::InstrKind::kCollectiveDone);
+  EXPECT_EQ(in[2].start, 1);
+  EXPECT_EQ(in[3].start, 0);
+  // The outputs are the two gathered buffers (32 B each).
+  EXPECT_EQ(r.program.outputs.size(), 2u);
+}
+
 TEST(HloImport, KnownTripCountAndAbsurdLoops) {
   auto module = [](const std::string& trip) {
     return R"(HloModule m
