@@ -10,38 +10,23 @@
 #include <unordered_set>
 
 #include "compile/xla/hlo_cost.h"
+#include "compile/xla/hlo_internal.h"
 
 namespace az::compile::xla {
 namespace {
+
+using internal::CollectiveOf;
+using internal::DeviceSpace;
+using internal::ParseInt64;
+using internal::StripSuffix;
 
 // Work bound: HLO instructions visited while unrolling (aliases included, so a
 // loop of aliases with an absurd trip count cannot spin).
 constexpr int64_t kMaxVisited = 50'000'000;
 constexpr int kMaxCallDepth = 64;
 
-std::optional<cir::CollectiveKind> CollectiveOf(std::string_view op) {
-  if (op == "all-reduce") return cir::CollectiveKind::kAllReduce;
-  if (op == "all-gather") return cir::CollectiveKind::kAllGather;
-  if (op == "reduce-scatter") return cir::CollectiveKind::kReduceScatter;
-  if (op == "all-to-all" || op == "ragged-all-to-all") return cir::CollectiveKind::kAllToAll;
-  if (op == "collective-permute") return cir::CollectiveKind::kCollectivePermute;
-  if (op == "collective-broadcast") return cir::CollectiveKind::kBroadcast;
-  return std::nullopt;
-}
-
-std::string_view StripSuffix(std::string_view op, std::string_view suffix) {
-  return op.ends_with(suffix) ? op.substr(0, op.size() - suffix.size()) : std::string_view();
-}
-
 Flops ToFlops(double f) { return Flops(f >= 9.2e18 ? INT64_MAX : f <= 0 ? 0 : static_cast<int64_t>(f)); }
 Bytes AddBytes(Bytes a, int64_t b) { return Bytes(a.value() > INT64_MAX - b ? INT64_MAX : a.value() + b); }
-
-int64_t ParseInt64(std::string_view v, int64_t fallback) {
-  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  int64_t x = 0;
-  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  return ec == std::errc() ? x : fallback;
-}
 
 std::string MetadataOpName(const HloInstruction& in) {
   const HloAttribute* m = in.Attr("metadata");
@@ -53,13 +38,6 @@ std::string MetadataOpName(const HloInstruction& in) {
   while (end < m->value.size() && m->value[end] != '"') end += m->value[end] == '\\' ? 2 : 1;
   return m->value.substr(pos, std::min(end, m->value.size()) - pos);
 }
-
-// Groups of one collective as written, before the mode maps them to
-// flattened ids. `all` means "{}" or no attribute: one group of every id.
-struct RawGroups {
-  bool all = false;
-  cir::ReplicaGroups groups;
-};
 
 struct Value {
   std::vector<int> leaves;  // buffer id per tuple leaf; -1 = nothing materialized
@@ -87,7 +65,7 @@ struct CompInfo {
 class Lowering {
  public:
   Lowering(const HloModule& module, const SourceBuffer* source, const ImportOptions& options, ImportResult& out)
-      : m_(module), src_(source), opt_(options), out_(out), prog_(out.program) {}
+      : m_(module), src_(source), opt_(options), out_(out), prog_(out.program), devices_(module, source) {}
 
   Status Run() {
     fused_ = false;
@@ -96,7 +74,8 @@ class Lowering {
         if (in.opcode == "fusion") fused_ = true;
       }
     }
-    AZ_RETURN_IF_ERROR(CountDevices());
+    AZ_RETURN_IF_ERROR(devices_.Count(out_.stats));
+    n_ = devices_.devices();
     prog_.name = m_.name;
     prog_.num_devices = n_;
     out_.stats.scheduled = m_.is_scheduled;
@@ -159,219 +138,6 @@ class Lowering {
     const HloComputation* c = m_.Find(names->front());
     if (!c) *error = AttributeError(*a, "no computation named '" + names->front() + "'", src_);
     return c;
-  }
-
-  // ---- devices and groups
-  StatusOr<RawGroups> ReadGroups(const HloInstruction& in) {
-    RawGroups g;
-    const HloAttribute* a = in.Attr("replica_groups");
-    std::string text = a ? a->value : "{}";
-    std::string squeezed;
-    for (char c : text) {
-      if (c != ' ' && c != '\n' && c != '\t') squeezed += c;
-    }
-    if (squeezed == "{}") {
-      g.all = true;
-      return g;
-    }
-    auto it = group_cache_.find(squeezed);
-    if (it == group_cache_.end()) {
-      auto parsed = cir::ParseReplicaGroups(squeezed, static_cast<int>(cir::kMaxProgramDevices), true);
-      if (!parsed.ok()) return AttributeError(*a, parsed.status().message(), src_);
-      it = group_cache_.emplace(squeezed, std::move(*parsed)).first;
-    }
-    g.groups = it->second;
-    return g;
-  }
-
-  StatusOr<std::vector<std::pair<int, int>>> ReadPairs(const HloInstruction& in, std::string_view text,
-                                                       const HloAttribute* where) {
-    std::vector<std::pair<int, int>> pairs;
-    std::string squeezed;
-    for (char c : text) {
-      if (c != ' ' && c != '\n' && c != '\t' && c != '"' && c != '\\') squeezed += c;
-    }
-    if (squeezed == "{}" || squeezed.empty()) return pairs;
-    auto parsed = cir::ParsePermutePairs(squeezed, static_cast<int>(cir::kMaxProgramDevices));
-    if (!parsed.ok()) {
-      if (where) return AttributeError(*where, parsed.status().message(), src_);
-      return Error(in, parsed.status().message(), StatusCode::kParseError);
-    }
-    return *parsed;
-  }
-
-  std::string SendRecvPairs(const HloInstruction& in) const {
-    const HloAttribute* f = in.Attr("frontend_attributes");
-    if (!f) return {};
-    size_t pos = f->value.find("_xla_send_recv_source_target_pairs");
-    if (pos == std::string::npos) return {};
-    size_t open = f->value.find('"', pos + 34);
-    size_t close = open == std::string::npos ? std::string::npos : f->value.find('"', open + 1);
-    if (close == std::string::npos) return {};
-    return f->value.substr(open + 1, close - open - 1);
-  }
-
-  bool IsHostTransfer(const HloInstruction& in) const {
-    const HloAttribute* h = in.Attr("is_host_transfer");
-    return h && h->value == "true";
-  }
-
-  // N from the header, else from the largest id any collective names.
-  Status CountDevices() {
-    out_.stats.replica_count = m_.replica_count;
-    out_.stats.num_partitions = m_.num_partitions;
-    std::map<cir::CollectiveKind, int64_t> counts;
-    int64_t max_id = -1;
-    for (const HloComputation& c : m_.computations) {
-      for (const HloInstruction& in : c.instructions) {
-        std::string_view op = in.opcode;
-        std::string_view base = StripSuffix(op, "-start");
-        auto kind = CollectiveOf(base.empty() ? op : base);
-        bool device_send = (op == "send") && !IsHostTransfer(in) && !SendRecvPairs(in).empty();
-        if (!kind && !device_send) continue;
-        if (kind) ++counts[*kind];
-        if (device_send || *kind == cir::CollectiveKind::kCollectivePermute) {
-          const HloAttribute* a = in.Attr("source_target_pairs");
-          std::string text = device_send ? SendRecvPairs(in) : (a ? a->value : "");
-          AZ_ASSIGN_OR_RETURN(auto pairs, ReadPairs(in, text, device_send ? nullptr : a));
-          for (auto [s, t] : pairs) max_id = std::max<int64_t>(max_id, std::max(s, t));
-        } else {
-          AZ_ASSIGN_OR_RETURN(RawGroups g, ReadGroups(in));
-          for (const auto& group : g.groups.groups) {
-            for (int id : group) max_id = std::max<int64_t>(max_id, id);
-          }
-          // replica_groups={} spans every device: an all-gather's (reduce-
-          // scatter's) shapes then tell how many there are.
-          bool gather = *kind == cir::CollectiveKind::kAllGather, scatter = *kind == cir::CollectiveKind::kReduceScatter;
-          if (g.all && (gather || scatter) && in.has_shape && !in.operands.empty() &&
-              c.instructions[in.operands[0]].has_shape) {
-            const HloShape& result = in.shape.is_tuple && in.shape.elements.size() >= 2 ? in.shape.elements[1] : in.shape;
-            int64_t a = c.instructions[in.operands[0]].shape.Bytes(), b = result.Bytes();
-            int64_t ratio = gather ? (a > 0 ? b / a : 0) : (b > 0 ? a / b : 0);
-            if (ratio >= 1 && ratio <= cir::kMaxProgramDevices) max_id = std::max(max_id, ratio - 1);
-          }
-        }
-      }
-    }
-    out_.stats.static_collectives.assign(counts.begin(), counts.end());
-    if (m_.has_replica_count || m_.has_num_partitions) {
-      r_ = m_.replica_count;
-      p_ = m_.num_partitions;
-    } else {
-      r_ = 1;
-      p_ = std::max<int64_t>(max_id + 1, 1);
-      inferred_ = true;
-      out_.stats.counts_inferred = true;
-      out_.stats.num_partitions = p_;
-    }
-    n_ = r_ * p_;
-    if (n_ > cir::kMaxProgramDevices) {
-      return LocatedError(StatusCode::kResourceExhausted, SourceLocation::Text(src_ ? src_->name() : "", m_.line, m_.col),
-                          "the module runs on " + std::to_string(n_) + " devices, over the limit of " +
-                              std::to_string(cir::kMaxProgramDevices),
-                          src_);
-    }
-    return Status::Ok();
-  }
-
-  // Flattened groups of a collective by its group mode (formats.md §1.8).
-  StatusOr<cir::ReplicaGroups> FlatGroups(const HloInstruction& in, cir::CollectiveKind kind) {
-    AZ_ASSIGN_OR_RETURN(RawGroups raw, ReadGroups(in));
-    bool channel = in.Attr("channel_id") != nullptr;
-    const HloAttribute* g = in.Attr("use_global_device_ids");
-    bool global = g && g->value == "true";
-    bool no_global_concept = kind == cir::CollectiveKind::kAllToAll || kind == cir::CollectiveKind::kCollectivePermute ||
-                             kind == cir::CollectiveKind::kBroadcast;
-    enum { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattened } mode;
-    if (inferred_ || global) {
-      mode = kFlattened;
-    } else if (!channel) {
-      mode = kCrossReplica;
-    } else if (no_global_concept) {
-      mode = kCrossPartition;
-    } else {
-      mode = kCrossReplicaAndPartition;
-    }
-    if (mode == kFlattened && raw.all && global) {
-      return Error(in, "replica_groups={} is not valid with use_global_device_ids=true");
-    }
-    int64_t space = mode == kFlattened ? n_ : mode == kCrossPartition ? p_ : r_;
-    std::vector<std::vector<int>> groups;
-    if (raw.all) {
-      std::vector<int> all(space);
-      std::iota(all.begin(), all.end(), 0);
-      groups.push_back(std::move(all));
-    } else {
-      groups = raw.groups.groups;
-    }
-    for (const auto& group : groups) {
-      for (int id : group) {
-        if (id >= space) {
-          return Error(in, "replica group id " + std::to_string(id) + " is out of range: the " +
-                               (mode == kFlattened ? "module has " : mode == kCrossPartition ? "partition ids number "
-                                                                                             : "replica ids number ") +
-                               std::to_string(space) + (mode == kFlattened ? " devices" : ""));
-        }
-      }
-    }
-    cir::ReplicaGroups out;
-    switch (mode) {
-      case kFlattened: out.groups = std::move(groups); break;
-      case kCrossReplica:
-        for (const auto& group : groups) {
-          for (int64_t p = 0; p < p_; ++p) {
-            std::vector<int> flat;
-            for (int r : group) flat.push_back(static_cast<int>(r * p_ + p));
-            out.groups.push_back(std::move(flat));
-          }
-        }
-        break;
-      case kCrossPartition:
-        for (int64_t r = 0; r < r_; ++r) {
-          for (const auto& group : groups) {
-            std::vector<int> flat;
-            for (int p : group) flat.push_back(static_cast<int>(r * p_ + p));
-            out.groups.push_back(std::move(flat));
-          }
-        }
-        break;
-      case kCrossReplicaAndPartition:
-        for (const auto& group : groups) {
-          std::vector<int> flat;
-          for (int r : group) {
-            for (int64_t p = 0; p < p_; ++p) flat.push_back(static_cast<int>(r * p_ + p));
-          }
-          out.groups.push_back(std::move(flat));
-        }
-        break;
-    }
-    return out;
-  }
-
-  StatusOr<std::vector<std::pair<int, int>>> FlatPairs(const HloInstruction& in, bool device_send) {
-    const HloAttribute* a = in.Attr("source_target_pairs");
-    std::string text = device_send ? SendRecvPairs(in) : (a ? a->value : "{}");
-    AZ_ASSIGN_OR_RETURN(auto pairs, ReadPairs(in, text, device_send ? nullptr : a));
-    bool channel = in.Attr("channel_id") != nullptr;
-    std::vector<std::pair<int, int>> out;
-    int64_t space = inferred_ ? n_ : channel ? p_ : r_;
-    for (auto [s, t] : pairs) {
-      if (s >= space || t >= space) {
-        return Error(in, "permute pair {" + std::to_string(s) + "," + std::to_string(t) + "} is out of range (" +
-                             std::to_string(space) + " ids)");
-      }
-    }
-    if (inferred_) return pairs;
-    if (channel) {
-      for (int64_t r = 0; r < r_; ++r) {
-        for (auto [s, t] : pairs) out.push_back({static_cast<int>(r * p_ + s), static_cast<int>(r * p_ + t)});
-      }
-    } else {
-      for (int64_t p = 0; p < p_; ++p) {
-        for (auto [s, t] : pairs) out.push_back({static_cast<int>(s * p_ + p), static_cast<int>(t * p_ + p)});
-      }
-    }
-    return out;
   }
 
   // ---- buffers and instructions
@@ -497,7 +263,7 @@ class Lowering {
         }
       }
     }
-    if (!m_.is_scheduled && opt_.async_unscheduled && !cycle_) info.order = PrefetchOrder(c, info.order);
+    if (!m_.is_scheduled && opt_.async_unscheduled && !cycle_) info.order = internal::PrefetchOrder(c, info.order);
     info.group.assign(n, -1);
     if (!fused_ && opt_.fuse_unfused) {
       int current = -1;
@@ -517,61 +283,6 @@ class Lowering {
       }
     }
     return info_.emplace(&c, std::move(info)).first->second;
-  }
-
-  // An unscheduled module's order with every collective issued as early as
-  // its operands allow (the cheap instructions computing those operands
-  // first), the prefetch XLA's latency-hiding scheduler performs; the rest
-  // keeps its text order. A list schedule over the dependence graph.
-  static std::vector<int> PrefetchOrder(const HloComputation& c, const std::vector<int>& topo) {
-    size_t n = c.instructions.size();
-    std::vector<char> urgent(n, 0);
-    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
-      const HloInstruction& in = c.instructions[*it];
-      std::string_view base = StripSuffix(in.opcode, "-start");
-      if (CollectiveOf(base.empty() ? std::string_view(in.opcode) : base)) urgent[*it] = 1;
-      if (!urgent[*it]) continue;
-      for (int o : in.operands) {
-        if (!IsHeavyOpcode(c.instructions[o].opcode)) urgent[o] = 1;
-      }
-    }
-    std::vector<int> pending(n, 0);
-    std::vector<std::vector<int>> users(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<int> ops = c.instructions[i].operands;
-      std::sort(ops.begin(), ops.end());
-      ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-      pending[i] = static_cast<int>(ops.size());
-      for (int o : ops) users[o].push_back(static_cast<int>(i));
-    }
-    std::vector<int> rank(n);
-    for (size_t k = 0; k < topo.size(); ++k) rank[topo[k]] = static_cast<int>(k);
-    auto later = [&](int a, int b) { return rank[a] > rank[b]; };
-    std::vector<int> hot, cold;  // min-heaps by rank
-    for (size_t i = 0; i < n; ++i) {
-      if (pending[i] == 0) {
-        (urgent[i] ? hot : cold).push_back(static_cast<int>(i));
-      }
-    }
-    std::make_heap(hot.begin(), hot.end(), later);
-    std::make_heap(cold.begin(), cold.end(), later);
-    std::vector<int> order;
-    order.reserve(n);
-    while (!hot.empty() || !cold.empty()) {
-      std::vector<int>& from = hot.empty() ? cold : hot;
-      std::pop_heap(from.begin(), from.end(), later);
-      int i = from.back();
-      from.pop_back();
-      order.push_back(i);
-      for (int u : users[i]) {
-        if (--pending[u] == 0) {
-          std::vector<int>& to = urgent[u] ? hot : cold;
-          to.push_back(u);
-          std::push_heap(to.begin(), to.end(), later);
-        }
-      }
-    }
-    return order;
   }
 
   // The run of cheap instructions being folded into one kernel.
@@ -700,7 +411,7 @@ class Lowering {
       return Status::Ok();
     }
     if (op == "send") {
-      if (IsHostTransfer(in) || SendRecvPairs(in).empty()) {
+      if (DeviceSpace::IsHostTransfer(in) || DeviceSpace::SendRecvPairs(in).empty()) {
         Warn(in, "send/recv to the host or without _xla_send_recv_source_target_pairs: not priced");
         vals[i] = MakeValue(std::vector<int>(shape.Leaves(), -1));
         return Status::Ok();
@@ -711,7 +422,7 @@ class Lowering {
       // The data a device recv receives is the matching send's permute result.
       std::string channel = in.Attr("channel_id") ? in.Attr("channel_id")->value : "";
       auto it = channel.empty() ? send_results_.end() : send_results_.find(channel);
-      if (op == "recv-done" && it != send_results_.end() && !IsHostTransfer(in)) {
+      if (op == "recv-done" && it != send_results_.end() && !DeviceSpace::IsHostTransfer(in)) {
         vals[i] = Fit(it->second, shape.Leaves());
       } else if (op == "recv") {
         vals[i] = NewBuffers(shape, name, cir::BufferKind::kInput);
@@ -955,14 +666,14 @@ class Lowering {
     }
     int64_t group_size = 1;
     if (kind == cir::CollectiveKind::kCollectivePermute) {
-      AZ_ASSIGN_OR_RETURN(k.pairs, FlatPairs(a, device_send));
+      AZ_ASSIGN_OR_RETURN(k.pairs, devices_.Pairs(a, device_send));
       if (k.pairs.empty()) {
         Warn(in, "collective-permute with no source_target_pairs moves nothing: not priced");
         vals[i] = MakeValue(std::vector<int>(info.shapes[i].Leaves(), -1));
         return Status::Ok();
       }
     } else {
-      AZ_ASSIGN_OR_RETURN(k.groups, FlatGroups(a, kind));
+      AZ_ASSIGN_OR_RETURN(k.groups, devices_.Groups(a, kind));
       group_size = k.groups.groups.empty() ? 1 : static_cast<int64_t>(k.groups.groups.front().size());
     }
     k.collective_bytes = Bytes(kind == cir::CollectiveKind::kAllGather ? payload * group_size : payload);
@@ -1025,11 +736,11 @@ class Lowering {
   const ImportOptions& opt_;
   ImportResult& out_;
   cir::Program& prog_;
-  bool fused_ = false, inferred_ = false;
-  int64_t r_ = 1, p_ = 1, n_ = 1;
+  DeviceSpace devices_;
+  bool fused_ = false;
+  int64_t n_ = 1;
   int64_t visited_ = 0;
   std::unordered_map<const HloComputation*, CompInfo> info_;
-  std::unordered_map<std::string, cir::ReplicaGroups> group_cache_;
   std::unordered_map<int, int> pending_;    // result buffer -> in-flight start
   std::unordered_map<std::string, Value> send_results_;  // channel -> device send's received data
   std::unordered_set<const HloComputation*> active_;
@@ -1037,134 +748,7 @@ class Lowering {
   const HloInstruction* cycle_ = nullptr;
 };
 
-const HloInstruction* Through(const HloComputation& c, const HloInstruction* in) {
-  int guard = 0;
-  while (in && (in->opcode == "copy" || in->opcode == "convert" || in->opcode == "bitcast" || in->opcode == "reshape") &&
-         !in->operands.empty() && ++guard < 64) {
-    in = &c.instructions[in->operands[0]];
-  }
-  return in;
-}
-
-std::optional<int64_t> ConstantInt(const HloComputation& c, const HloInstruction* in) {
-  in = Through(c, in);
-  if (!in || in->opcode != "constant") return std::nullopt;
-  std::string_view lit = in->literal;
-  while (!lit.empty() && lit.front() == ' ') lit.remove_prefix(1);
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(lit.data(), lit.data() + lit.size(), v);
-  if (ec != std::errc()) return std::nullopt;
-  return v;
-}
-
-// get-tuple-element(parameter, index=k) -> k.
-std::optional<int64_t> InductionIndex(const HloComputation& c, const HloInstruction* in) {
-  in = Through(c, in);
-  if (!in || in->opcode != "get-tuple-element" || in->operands.empty()) return std::nullopt;
-  if (c.instructions[in->operands[0]].opcode != "parameter") return std::nullopt;
-  const HloAttribute* a = in->Attr("index");
-  if (!a) return std::nullopt;
-  return ParseInt64(a->value, -1);
-}
-
 }  // namespace
-
-int64_t WhileTripCount(const HloModule& module, const HloComputation& comp, const HloInstruction& w) {
-  if (const HloAttribute* b = w.Attr("backend_config")) {
-    size_t pos = b->value.find("known_trip_count");
-    if (pos != std::string::npos) {
-      size_t n = b->value.find("n", pos + 16);
-      while (n != std::string::npos && n + 1 < b->value.size() && std::isalpha(static_cast<unsigned char>(b->value[n + 1]))) {
-        n = b->value.find("n", n + 1);
-      }
-      if (n != std::string::npos) {
-        size_t i = n + 1;
-        while (i < b->value.size() && !std::isdigit(static_cast<unsigned char>(b->value[i])) && i < n + 8) ++i;
-        int64_t v = ParseInt64(std::string_view(b->value).substr(i), -1);
-        if (v >= 0) return v;
-      }
-    }
-  }
-  // XLA's trivial loop pattern.
-  auto called = [&](const char* attr) -> const HloComputation* {
-    const HloAttribute* a = w.Attr(attr);
-    if (!a) return nullptr;
-    auto names = ParseNameList(*a, nullptr);
-    return names.ok() ? module.Find(names->front()) : nullptr;
-  };
-  const HloComputation* cond = called("condition");
-  const HloComputation* body = called("body");
-  if (!cond || !body || w.operands.empty()) return -1;
-  const HloInstruction& cmp = cond->instructions[cond->root];
-  if (cmp.opcode != "compare" || cmp.operands.size() != 2) return -1;
-  const HloAttribute* dir = cmp.Attr("direction");
-  if (!dir) return -1;
-  std::string direction = dir->value;
-  auto k = InductionIndex(*cond, &cond->instructions[cmp.operands[0]]);
-  auto limit = ConstantInt(*cond, &cond->instructions[cmp.operands[1]]);
-  if (!k || !limit) {
-    // constant OP induction: mirror the direction.
-    k = InductionIndex(*cond, &cond->instructions[cmp.operands[1]]);
-    limit = ConstantInt(*cond, &cond->instructions[cmp.operands[0]]);
-    if (!k || !limit) return -1;
-    direction = direction == "GT" ? "LT" : direction == "GE" ? "LE" : "";
-  }
-  if (direction != "LT" && direction != "LE") return -1;
-  // Init: element k of the while operand (a tuple) is a constant.
-  const HloInstruction* init = Through(comp, &comp.instructions[w.operands[0]]);
-  if (!init || init->opcode != "tuple" || *k < 0 || *k >= static_cast<int64_t>(init->operands.size())) return -1;
-  auto c0 = ConstantInt(comp, &comp.instructions[init->operands[*k]]);
-  if (!c0) return -1;
-  // Body: root element k is add(gte(param, k), constant s).
-  const HloInstruction& root = body->instructions[body->root];
-  if (root.opcode != "tuple" || *k >= static_cast<int64_t>(root.operands.size())) return -1;
-  const HloInstruction* add = Through(*body, &body->instructions[root.operands[*k]]);
-  if (!add || add->opcode != "add" || add->operands.size() != 2) return -1;
-  std::optional<int64_t> step;
-  for (int side = 0; side < 2 && !step; ++side) {
-    auto idx = InductionIndex(*body, &body->instructions[add->operands[side]]);
-    auto s = ConstantInt(*body, &body->instructions[add->operands[1 - side]]);
-    if (idx && *idx == *k && s) step = s;
-  }
-  if (!step || *step <= 0) return -1;
-  if (direction == "LT") return *limit <= *c0 ? 0 : (*limit - *c0 + *step - 1) / *step;
-  return *limit < *c0 ? 0 : (*limit - *c0) / *step + 1;
-}
-
-std::vector<int64_t> InferMesh(const cir::Program& program) {
-  int64_t n = program.num_devices;
-  std::set<int64_t> cuts;
-  std::set<std::string> seen;
-  for (const cir::Instruction& in : program.instructions) {
-    if (in.groups.groups.empty()) continue;
-    std::string iota = cir::FormatIotaReplicaGroups(in.groups);
-    if (iota.empty() || !seen.insert(iota).second) continue;
-    size_t open = iota.find("<=[");
-    size_t close = iota.find(']', open);
-    if (open == std::string::npos || close == std::string::npos) continue;
-    std::string_view dims = std::string_view(iota).substr(open + 3, close - open - 3);
-    int64_t product = 1;
-    size_t start = 0;
-    while (start <= dims.size()) {
-      size_t comma = dims.find(',', start);
-      int64_t d = ParseInt64(dims.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), 1);
-      product *= std::max<int64_t>(d, 1);
-      if (product > 1 && product < n) cuts.insert(product);
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
-  }
-  std::vector<int64_t> mesh;
-  int64_t last = 1;
-  for (int64_t c : cuts) {
-    if (c % last == 0 && n % c == 0) {
-      mesh.push_back(c / last);
-      last = c;
-    }
-  }
-  mesh.push_back(n / last);
-  return mesh;
-}
 
 StatusOr<ImportResult> ImportHlo(const HloFile& file, const ImportOptions& options) {
   int index = options.module;
