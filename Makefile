@@ -1,7 +1,8 @@
 # AoiZora — the two commands a user needs:
 #   make plan   install dependencies, configure, build, run the main job
 #   make test   install dependencies, configure, build, run every test (CTest)
-# Other targets: build, bench, fuzz (a longer libFuzzer run), fuzz-smoke, clean.
+# Other targets: build, bench, test-sanitize (the whole suite under ASan + UBSan),
+# fuzz (a longer libFuzzer run), fuzz-smoke, clean.
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -14,7 +15,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 30
 
-.PHONY: deps configure build plan test bench fuzz fuzz-build fuzz-smoke clean
+.PHONY: deps configure build plan test bench sanitize-build test-sanitize fuzz fuzz-build fuzz-smoke clean
 
 deps:
 	@scripts/install-deps
@@ -37,11 +38,26 @@ bench: build
 
 FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz readers_fuzz hlo_text_fuzz
 
+# One clang build with AddressSanitizer + UndefinedBehaviorSanitizer (undefined
+# behaviour aborts) serves both the sanitizer test run and the fuzz targets.
+FUZZ_CONFIGURE = cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAZ_BUILD_FUZZ=ON -DAZ_BUILD_TESTS=ON -DAZ_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+
 fuzz-build: deps
 	@scripts/install-deps --fuzz
-	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DAZ_BUILD_FUZZ=ON -DAZ_BUILD_TESTS=OFF -DAZ_BUILD_BENCH=OFF >/dev/null
+	@$(FUZZ_CONFIGURE)
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))
+
+sanitize-build: deps
+	@scripts/install-deps --fuzz
+	@$(FUZZ_CONFIGURE)
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+# Every test (unit, CLI end to end, Python) against the sanitized build; any
+# report fails the test.
+test-sanitize: sanitize-build
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir $(FUZZ_BUILD) --output-on-failure -j$(JOBS)
 
 # Seeds: the golden PIR and CIR files, fuzz/seeds and ../shared/data. New corpus entries go to a scratch folder.
 fuzz-smoke: fuzz-build

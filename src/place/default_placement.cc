@@ -253,7 +253,8 @@ std::vector<int64_t> PickSplitFactors(const std::vector<int64_t>& physical_shape
   // the distinct vectors JAX's combinations-of-repeated-axes produce, and the
   // comparator is a total order, so enumeration order does not matter.
   std::vector<std::vector<int64_t>> candidates{std::vector<int64_t>(rank, 1)};
-  for (auto [prime, multiplicity] : PrimeFactors(size)) {
+  for (auto [prime_factor, multiplicity] : PrimeFactors(size)) {
+    const int64_t prime = prime_factor;  // clang before 16 cannot capture a structured binding in a lambda
     std::vector<int> room(rank);
     for (size_t p = 0; p < rank; ++p) room[p] = Multiplicity(available[p], prime);
     std::vector<std::vector<int64_t>> next;
