@@ -244,5 +244,21 @@ run xla_flags 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --compiler xla && expe
 mkdir -p "$tmp/empty"
 run xla_none 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --compiler xla --hlo-dir "$tmp/empty" -q && expect xla_none err "no candidate's HLO dump"
 
+# Determinism: the default `make plan` job and a GPU plan write byte-identical
+# plan.json files whatever --threads (the same seed; plan.json leaves the wall
+# time out).
+for job in "v5e:2x4" "h100:8"; do
+  ref=""
+  for threads in 1 2 8; do
+    dir="$tmp/det_${job/:/_}_$threads"
+    if run "det_plan_${job/:/_}_$threads" 0 "$bin" plan --model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 \
+        --topology "$job" --threads "$threads" --out "$dir" -q; then
+      if [[ -z "$ref" ]]; then ref="$dir/plan.json"
+      elif cmp -s "$ref" "$dir/plan.json"; then passed=$((passed + 1))
+      else echo "FAIL determinism: plan.json on $job differs between --threads 1 and $threads"; failed=$((failed + 1)); fi
+    fi
+  done
+done
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -99,7 +99,7 @@ Status WritePlanFiles(const search::Plan& plan, const hw::Topology& topology, co
       plan.model + ": " + plan.best.sharding + " on " + plan.topology + " (" + plan.best.placement_method + ")";
 
   std::vector<std::pair<std::string, std::string>> files;
-  files.emplace_back("plan.json", PlanJson(plan));
+  files.emplace_back("plan.json", PlanJson(plan, /*timing=*/false));
   files.emplace_back("report.md", PlanReport(plan));
   files.emplace_back("plan_jax.py", PlanJax(plan, plan.best));
   if (!plan.tpu) files.emplace_back("plan_torch.py", PlanTorch(plan, plan.best));

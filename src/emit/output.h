@@ -1,6 +1,6 @@
 // Writes a plan's files into one directory (`aoizora plan --out DIR`).
 //
-//   plan.json        PlanJson
+//   plan.json        PlanJson without the wall time (same input and seed, same bytes)
 //   report.md        PlanReport
 //   plan_jax.py      PlanJax of the best configuration: TPU and GPU plans both
 //                    (JAX runs on either, and device ids are chip ids on both)

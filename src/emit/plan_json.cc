@@ -180,7 +180,7 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
 
 }  // namespace
 
-std::string PlanJson(const Plan& plan) {
+std::string PlanJson(const Plan& plan, bool timing) {
   Json doc;
   doc["format"] = kPlanJsonFormat;
   doc["inputs"] = Inputs(plan);
@@ -197,7 +197,7 @@ std::string PlanJson(const Plan& plan) {
   doc["speedups"] = Json{{"over_expert", Number(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s))},
                          {"over_alpa", Number(over_alpa)}};
   doc["video_latency_s"] = Number(plan.video_latency_s);
-  doc["plan_time_s"] = Number(plan.plan_time_s);
+  if (timing) doc["plan_time_s"] = Number(plan.plan_time_s);
   doc["roofline_bound_s"] = Number(plan.roofline_bound_s);
   doc["efficiency"] = Number(plan.efficiency);
   doc["search"] = Json{{"meshes_considered", plan.meshes_considered},
