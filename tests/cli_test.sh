@@ -260,5 +260,17 @@ for job in "v5e:2x4" "h100:8"; do
   done
 done
 
+# Hostile inputs: clear errors, no out-of-memory kill, no hang.
+printf 'HloModule m\nENTRY e {\n  a = f32[99999999999,99999999999] parameter(0)\n  b = f32[99999999999,99999999999] all-reduce(a), channel_id=1, replica_groups=[1000000000,2]<=[2000000000], use_global_device_ids=true\n}\n' >"$tmp/huge_groups.hlo"
+run hostile_groups 1 "$bin" price --hlo "$tmp/huge_groups.hlo" -t v5e:2x4 && expect hostile_groups err "huge_groups.hlo:4:80: error: replica_groups: replica groups '[1000000000,2]<=[2000000000]', column 29: too many devices"
+printf 'HloModule m\n%%c (p: f32[]) -> f32[] {\n  %%p = f32[] parameter(0)\n  ROOT %%r = f32[] call(%%p), to_apply=%%c\n}\nENTRY %%e {\n  %%a = f32[] parameter(0)\n  ROOT %%b = f32[] call(%%a), to_apply=%%c\n}\n' >"$tmp/cyclic.hlo"
+run hostile_cycle 1 "$bin" price --hlo "$tmp/cyclic.hlo" -t v5e:2x4 && expect hostile_cycle err "calls itself"
+truncate -s 1100M "$tmp/gigantic.hlo"
+run hostile_size 1 "$bin" price --hlo "$tmp/gigantic.hlo" -t v5e:2x4 && expect hostile_size err "over the input limit of 1024 MiB"
+rm -f "$tmp/gigantic.hlo"
+python3 -c 'import json; print(json.dumps({"chip": "h100", "chips": [{"name": "g%d" % i} for i in range(70000)], "links": []}))' >"$tmp/million.json"
+run hostile_chips 1 "$bin" topo show "$tmp/million.json" && expect hostile_chips err "chips: 70000 entries, over the limit of 65536"
+run hostile_slice 1 "$bin" topo show h100:100000x8 && expect hostile_slice err "node count must be 1..64"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

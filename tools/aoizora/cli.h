@@ -6,6 +6,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 
 #include "frontend/zoo/zoo.h"
 #include "hw/topology.h"
@@ -20,6 +21,8 @@ struct CommandContext {
 
 // Prints "aoizora: <message>" on stderr; returns the user-error exit code 1.
 int Fail(const Status& status);
+// Input files larger than this are refused (kResourceExhausted).
+inline constexpr uint64_t kMaxInputFileBytes = uint64_t{1} << 30;
 StatusOr<std::string> ReadFile(const std::string& path);
 // A named system ("v5e:2x4", "h100:8") or, ending in .json, a topology file.
 StatusOr<hw::Topology> LoadTopology(const std::string& spec);

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -173,6 +174,14 @@ int Fail(const Status& status) {
 StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound("cannot open '" + path + "'");
+  // Every input is read whole and parsed in memory (about 10x its size at
+  // most); past 1 GiB a file is refused rather than risking the machine.
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInputFileBytes) {
+    return ResourceExhausted("'" + path + "' is " + std::to_string(size >> 20) + " MiB, over the input limit of " +
+                             std::to_string(kMaxInputFileBytes >> 20) + " MiB");
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
