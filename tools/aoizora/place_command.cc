@@ -86,12 +86,13 @@ StatusOr<Loaded> Load(const PricingArgs& args) {
   }
   AZ_ASSIGN_OR_RETURN(l.topology, LoadTopology(args.topology));
   AZ_RETURN_IF_ERROR(hw::ApplyFailures(l.topology, args.fail_links, args.fail_chips));
+  const std::string& source = args.hlo.empty() ? args.evidence : args.hlo;
   if (l.evidence.mesh.empty()) {
     l.mesh_shape = {l.evidence.num_devices};
     l.axis_names = {"d"};
   } else {
     auto mesh = shard::Mesh::Parse(l.evidence.mesh);
-    if (!mesh.ok()) return ParseError(args.evidence + args.hlo + ": mesh: " + mesh.status().message());
+    if (!mesh.ok()) return ParseError(source + ": mesh: " + mesh.status().message());
     int64_t product = 1;
     for (int a = 0; a < mesh->num_axes(); ++a) {
       l.mesh_shape.push_back(mesh->axis_size(a));
@@ -99,7 +100,7 @@ StatusOr<Loaded> Load(const PricingArgs& args) {
       product *= mesh->axis_size(a);
     }
     if (product != l.evidence.num_devices) {
-      return ParseError(args.evidence + args.hlo + ": mesh '" + l.evidence.mesh + "' has " + std::to_string(product) +
+      return ParseError(source + ": mesh '" + l.evidence.mesh + "' has " + std::to_string(product) +
                         " devices, the program " + std::to_string(l.evidence.num_devices));
     }
   }
@@ -301,7 +302,6 @@ int RunPlace(const PlaceArgs& args) {
   return 0;
 }
 
-
 // --hlo without --placement: the best device assignment for XLA's program,
 // against the identity order (logical id i on chip i, what a launch with the
 // devices in id order runs) and the default (JAX's create_device_mesh).
@@ -319,17 +319,16 @@ int RunHloPrice(const PriceArgs& args, const Loaded& l, price::Simulator& sim) {
   if (!result.ok()) return Fail(result.status());
   net::Placement identity(static_cast<size_t>(l.evidence.num_devices));
   for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
-  double identity_latency = sim.Latency(identity);
-  const double* id = &identity_latency;
+  const double identity_latency = sim.Latency(identity);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   // The search never reports worse than a placement it was given: the
   // identity order is one more candidate.
   net::Placement best = result->best;
   double best_latency = result->best_latency;
   std::string best_method = result->best_method;
-  if (*id < best_latency) {
+  if (identity_latency < best_latency) {
     best = identity;
-    best_latency = *id;
+    best_latency = identity_latency;
     best_method = "identity";
   }
   auto r = sim.Simulate(best, !args.trace.empty());
@@ -344,7 +343,7 @@ int RunHloPrice(const PriceArgs& args, const Loaded& l, price::Simulator& sim) {
     if (flat % partitions == 0) assignment.emplace_back();
     assignment.back().push_back(best[flat]);
   }
-  double vs_identity = best_latency > 0 ? *id / best_latency : 1.0;
+  double vs_identity = best_latency > 0 ? identity_latency / best_latency : 1.0;
   double vs_default = best_latency > 0 ? result->default_latency / best_latency : 1.0;
   if (args.json) {
     ordered_json j = {{"hlo", args.hlo},
@@ -353,7 +352,7 @@ int RunHloPrice(const PriceArgs& args, const Loaded& l, price::Simulator& sim) {
                       {"mesh", l.evidence.mesh},
                       {"topology", l.topology.name},
                       {"best", {{"latency_s", best_latency}, {"placement", best}, {"method", best_method}}},
-                      {"identity", {{"latency_s", *id}, {"placement", identity}}},
+                      {"identity", {{"latency_s", identity_latency}, {"placement", identity}}},
                       {"default", {{"latency_s", result->default_latency},
                                    {"placement", result->default_placement},
                                    {"method", result->default_method}}},
@@ -369,7 +368,7 @@ int RunHloPrice(const PriceArgs& args, const Loaded& l, price::Simulator& sim) {
   fmt::print("{} ({}) on {}: {} devices, mesh {}\n", l.evidence.program, args.hlo, l.topology.name,
              l.evidence.num_devices, l.evidence.mesh);
   fmt::print("best      {:>12}  {}\n", FormatSeconds(Seconds(best_latency)), best_method);
-  fmt::print("identity  {:>12}  {:.3f}x the best\n", FormatSeconds(Seconds(*id)), vs_identity);
+  fmt::print("identity  {:>12}  {:.3f}x the best\n", FormatSeconds(Seconds(identity_latency)), vs_identity);
   fmt::print("default   {:>12}  {:.3f}x the best ({})\n", FormatSeconds(Seconds(result->default_latency)), vs_default,
              result->default_method);
   fmt::print("searched in {:.2f} s ({} evaluations)\n", seconds, FormatCount(result->evaluations));
