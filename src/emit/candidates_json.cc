@@ -50,7 +50,8 @@ StatusOr<std::string> CandidatesJson(const zoo::ModelConfig& config, const hw::T
     }
     AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
     ordered_json axes = ordered_json::array();
-    for (int a = 0; a < mesh.num_axes(); ++a) axes.push_back({{"name", mesh.axis_name(a)}, {"size", mesh.axis_size(a)}});
+    for (int a = 0; a < mesh.num_axes(); ++a)
+      axes.push_back({{"name", mesh.axis_name(a)}, {"size", mesh.axis_size(a)}});
     ordered_json inputs = ordered_json::object(), parameters = ordered_json::object();
     for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
       const pir::Value& v = graph.value(id);

@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "compile/pipeline.h"
-#include "compile/xla/xla_compiler.h"
 #include "compile/spmd/spmd_compiler.h"
+#include "compile/xla/xla_compiler.h"
 #include "evidence/evidence.h"
 #include "pir/rules/cost.h"
 #include "place/search.h"
@@ -124,8 +124,9 @@ StatusOr<Compiled> CompileCombo(const zoo::ModelConfig& base, const Combo& combo
     double dump = 0;
     for (const evidence::ComputeSegment& seg : out.evidence.segments) dump += static_cast<double>(seg.flops.value());
     if (model > 0 && (dump < model / 4 || dump > model * 4)) {
-      out.warning = HloPath(hlo_dir, combo) + " computes " + FormatFlops(Flops(static_cast<int64_t>(dump))) + " per device, the model's share is " +
-                    FormatFlops(Flops(static_cast<int64_t>(model))) + ": is the dump this model at this size?";
+      out.warning = HloPath(hlo_dir, combo) + " computes " + FormatFlops(Flops(static_cast<int64_t>(dump))) +
+                    " per device, the model's share is " + FormatFlops(Flops(static_cast<int64_t>(model))) +
+                    ": is the dump this model at this size?";
     }
   }
   return out;
@@ -463,7 +464,6 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& 
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  // Stage 1.
   std::vector<Stage1> scores(combos.size());
   say("stage 1: scoring " + std::to_string(combos.size()) + " configurations on truncated models");
   ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {

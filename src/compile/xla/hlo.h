@@ -41,10 +41,10 @@ constexpr int64_t kMaxHloComputations = 200'000;
 // opaque value (an array of type "token" / "opaque" with no dims).
 struct HloShape {
   bool is_tuple = false;
-  std::string type;            // "bf16", "s4", "pred", "token", ...; empty for tuples
-  std::vector<int64_t> dims;   // bounded dynamic dims hold their bound; unbounded ones -1
-  int element_bits = 0;        // E(n) in the layout (packed sub-byte); 0 = none
-  int memory_space = 0;        // S(n) in the layout
+  std::string type;                // "bf16", "s4", "pred", "token", ...; empty for tuples
+  std::vector<int64_t> dims;       // bounded dynamic dims hold their bound; unbounded ones -1
+  int element_bits = 0;            // E(n) in the layout (packed sub-byte); 0 = none
+  int memory_space = 0;            // S(n) in the layout
   std::vector<HloShape> elements;  // tuples
 
   // Elements of an array (unbounded dims count as 1); 0 for tuples. Saturates.
@@ -65,13 +65,13 @@ int HloSubByteBits(std::string_view type);
 
 struct HloAttribute {
   std::string name;
-  std::string value;  // raw source text of the value, e.g. "{{0,1},{2,3}}", "%add", "\"{...}\""
+  std::string value;      // raw source text of the value, e.g. "{{0,1},{2,3}}", "%add", "\"{...}\""
   int line = 0, col = 0;  // of the value's first token
 };
 
 struct HloInstruction {
-  std::string name;      // without '%'
-  std::string opcode;    // "all-gather-start", "fusion", ...
+  std::string name;    // without '%'
+  std::string opcode;  // "all-gather-start", "fusion", ...
   bool has_shape = false;
   HloShape shape;
   bool is_root = false;
@@ -80,7 +80,7 @@ struct HloInstruction {
   // parameter(3), iota() forms) are kept in `literal` instead.
   std::vector<std::string> operand_names;
   std::vector<int> operands;
-  std::string literal;   // the raw text inside the parentheses of constant / parameter
+  std::string literal;  // the raw text inside the parentheses of constant / parameter
   std::vector<HloAttribute> attributes;
   int line = 0, col = 0;
 
@@ -90,8 +90,8 @@ struct HloInstruction {
 struct HloComputation {
   std::string name;
   bool is_entry = false;
-  std::vector<HloInstruction> instructions;  // text order
-  int root = -1;                             // ROOT, else the last instruction
+  std::vector<HloInstruction> instructions;    // text order
+  int root = -1;                               // ROOT, else the last instruction
   std::unordered_map<std::string, int> index;  // instruction name -> position
   int line = 0, col = 0;
 };
@@ -102,10 +102,10 @@ struct HloModule {
   bool is_scheduled = false;
   int64_t replica_count = 1, num_partitions = 1;
   bool has_replica_count = false, has_num_partitions = false;
-  std::vector<HloAttribute> header;          // every header attribute, raw
-  std::vector<HloComputation> computations;  // text order (callees first)
+  std::vector<HloAttribute> header;            // every header attribute, raw
+  std::vector<HloComputation> computations;    // text order (callees first)
   std::unordered_map<std::string, int> index;  // computation name -> position
-  int entry = -1;                            // ENTRY, else the last computation
+  int entry = -1;                              // ENTRY, else the last computation
   int line = 0, col = 0;
 
   const HloComputation* Find(std::string_view name) const;

@@ -1,8 +1,8 @@
 #include "compile/xla/hlo_cost.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <unordered_set>
@@ -50,7 +50,8 @@ std::optional<int64_t> ConfigInt(std::string_view text, std::string_view key) {
   size_t pos = 0;
   while ((pos = text.find(key, pos)) != std::string_view::npos) {
     size_t i = pos + key.size();
-    bool boundary_before = pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_');
+    bool boundary_before =
+        pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_');
     bool boundary_after = i >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_');
     pos = i;
     if (!boundary_before || !boundary_after) continue;
@@ -87,20 +88,74 @@ std::vector<int64_t> ConfigIntList(std::string_view text, std::string_view key) 
 }
 
 bool IsElementwise(std::string_view op) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "clz", "compare", "complex", "convert", "cosine",
-      "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one",
-      "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "real",
-      "reduce-precision", "remainder", "round-nearest-afz", "round-nearest-even", "rsqrt", "select", "shift-left",
-      "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor",
-      "stochastic-convert", "rng", "rng-bit-generator", "map"};
+  static const std::unordered_set<std::string_view> kOps = {"abs",
+                                                            "add",
+                                                            "and",
+                                                            "atan2",
+                                                            "cbrt",
+                                                            "ceil",
+                                                            "clamp",
+                                                            "clz",
+                                                            "compare",
+                                                            "complex",
+                                                            "convert",
+                                                            "cosine",
+                                                            "divide",
+                                                            "erf",
+                                                            "exponential",
+                                                            "exponential-minus-one",
+                                                            "floor",
+                                                            "imag",
+                                                            "is-finite",
+                                                            "log",
+                                                            "log-plus-one",
+                                                            "logistic",
+                                                            "maximum",
+                                                            "minimum",
+                                                            "multiply",
+                                                            "negate",
+                                                            "not",
+                                                            "or",
+                                                            "popcnt",
+                                                            "power",
+                                                            "real",
+                                                            "reduce-precision",
+                                                            "remainder",
+                                                            "round-nearest-afz",
+                                                            "round-nearest-even",
+                                                            "rsqrt",
+                                                            "select",
+                                                            "shift-left",
+                                                            "shift-right-arithmetic",
+                                                            "shift-right-logical",
+                                                            "sign",
+                                                            "sine",
+                                                            "sqrt",
+                                                            "subtract",
+                                                            "tan",
+                                                            "tanh",
+                                                            "xor",
+                                                            "stochastic-convert",
+                                                            "rng",
+                                                            "rng-bit-generator",
+                                                            "map"};
   return kOps.count(op) > 0;
 }
 
 bool IsDataMovement(std::string_view op) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "broadcast", "transpose", "copy", "concatenate", "pad", "slice", "dynamic-slice", "dynamic-update-slice",
-      "gather", "reverse", "iota", "reshape", "bitcast-convert"};
+  static const std::unordered_set<std::string_view> kOps = {"broadcast",
+                                                            "transpose",
+                                                            "copy",
+                                                            "concatenate",
+                                                            "pad",
+                                                            "slice",
+                                                            "dynamic-slice",
+                                                            "dynamic-update-slice",
+                                                            "gather",
+                                                            "reverse",
+                                                            "iota",
+                                                            "reshape",
+                                                            "bitcast-convert"};
   return kOps.count(op) > 0;
 }
 
@@ -228,8 +283,10 @@ KernelCost ConvolutionCost(const HloInstruction& instr, const std::vector<HloSha
     return i >= 0 && i < static_cast<int>(s.dims.size()) ? std::max<int64_t>(s.dims[i], 0) : 1;
   };
   int64_t fgc = 1, bgc = 1;
-  if (const HloAttribute* a = instr.Attr("feature_group_count")) std::from_chars(a->value.data(), a->value.data() + a->value.size(), fgc);
-  if (const HloAttribute* a = instr.Attr("batch_group_count")) std::from_chars(a->value.data(), a->value.data() + a->value.size(), bgc);
+  if (const HloAttribute* a = instr.Attr("feature_group_count"))
+    std::from_chars(a->value.data(), a->value.data() + a->value.size(), fgc);
+  if (const HloAttribute* a = instr.Attr("batch_group_count"))
+    std::from_chars(a->value.data(), a->value.data() + a->value.size(), bgc);
   fgc = std::max<int64_t>(fgc, 1);
   bgc = std::max<int64_t>(bgc, 1);
   double pairs = 1, out_spatial = 1, kernel_volume = 1;
@@ -324,18 +381,39 @@ KernelCost CustomCallCost(const HloInstruction& instr, const std::vector<HloShap
 
 bool IsAliasOpcode(std::string_view op) {
   static const std::unordered_set<std::string_view> kOps = {
-      "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "reshape", "after-all", "opt-barrier",
-      "add-dependency", "partition-id", "replica-id", "domain", "get-dimension-size", "set-dimension-size",
-      "optimization-barrier", "async-update"};
+      "parameter",          "constant",           "get-tuple-element",    "tuple",        "bitcast",    "reshape",
+      "after-all",          "opt-barrier",        "add-dependency",       "partition-id", "replica-id", "domain",
+      "get-dimension-size", "set-dimension-size", "optimization-barrier", "async-update"};
   return kOps.count(op) > 0;
 }
 
 bool IsHeavyOpcode(std::string_view op) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "dot", "convolution", "custom-call", "fusion", "sort", "scatter", "while", "call", "conditional",
-      "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "collective-broadcast",
-      "ragged-all-to-all", "send", "recv", "send-done", "recv-done", "infeed", "outfeed", "triangular-solve",
-      "cholesky", "fft", "top-k"};
+  static const std::unordered_set<std::string_view> kOps = {"dot",
+                                                            "convolution",
+                                                            "custom-call",
+                                                            "fusion",
+                                                            "sort",
+                                                            "scatter",
+                                                            "while",
+                                                            "call",
+                                                            "conditional",
+                                                            "all-reduce",
+                                                            "all-gather",
+                                                            "reduce-scatter",
+                                                            "all-to-all",
+                                                            "collective-permute",
+                                                            "collective-broadcast",
+                                                            "ragged-all-to-all",
+                                                            "send",
+                                                            "recv",
+                                                            "send-done",
+                                                            "recv-done",
+                                                            "infeed",
+                                                            "outfeed",
+                                                            "triangular-solve",
+                                                            "cholesky",
+                                                            "fft",
+                                                            "top-k"};
   if (kOps.count(op)) return true;
   return op.ends_with("-start") || op.ends_with("-done") || op.ends_with("-update");
 }
@@ -360,7 +438,8 @@ std::vector<HloShape> ComputationShapes(const HloComputation& comp) {
       if (in.opcode == "get-tuple-element" && !in.operands.empty()) {
         const HloShape& t = shapes[in.operands[0]];
         int64_t index = 0;
-        if (const HloAttribute* a = in.Attr("index")) std::from_chars(a->value.data(), a->value.data() + a->value.size(), index);
+        if (const HloAttribute* a = in.Attr("index"))
+          std::from_chars(a->value.data(), a->value.data() + a->value.size(), index);
         if (t.is_tuple && index >= 0 && index < static_cast<int64_t>(t.elements.size())) s = t.elements[index];
       } else if (in.opcode == "tuple") {
         s.is_tuple = true;
@@ -439,7 +518,8 @@ KernelCost InstructionCost(const HloModule& module, const HloComputation& comp, 
     c.flops = static_cast<double>(input.Elements()) * std::ceil(std::log2(std::max<double>(2, static_cast<double>(n))));
   } else if (op == "scatter") {
     c.kind = cir::KernelKind::kCopy;
-    c.flops = static_cast<double>(Leaf0(OperandShape(in, shapes, 2)).Elements()) * static_cast<double>(ReducerOps(module, in));
+    c.flops = static_cast<double>(Leaf0(OperandShape(in, shapes, 2)).Elements()) *
+              static_cast<double>(ReducerOps(module, in));
   } else if (IsElementwise(op)) {
     c.kind = cir::KernelKind::kElementwise;
     c.flops = static_cast<double>(out.is_tuple ? Leaf0(out).Elements() : out.Elements());
@@ -491,9 +571,10 @@ KernelCost FusionCost(const HloModule& module, const HloComputation& comp, const
     if (part.kind == cir::KernelKind::kReduce) has_reduce = true;
     if (part.kind != cir::KernelKind::kCopy) has_compute = true;
   }
-  if (best_matrix_flops < 0) c.kind = has_reduce ? cir::KernelKind::kReduce
-                                      : has_compute ? cir::KernelKind::kElementwise
-                                                    : cir::KernelKind::kCopy;
+  if (best_matrix_flops < 0)
+    c.kind = has_reduce    ? cir::KernelKind::kReduce
+             : has_compute ? cir::KernelKind::kElementwise
+                           : cir::KernelKind::kCopy;
   // Bytes: the output (a dynamic-update-slice root writes its update in
   // place), plus one read per fused parameter, or the slices slicing users take.
   const HloInstruction& root = body->instructions[body->root];
@@ -519,8 +600,9 @@ KernelCost FusionCost(const HloModule& module, const HloComputation& comp, const
     if (p.opcode != "parameter") continue;
     int64_t number = -1;
     std::from_chars(p.literal.data(), p.literal.data() + p.literal.size(), number);
-    int64_t full = number >= 0 && number < static_cast<int64_t>(in.operands.size()) ? shapes[in.operands[number]].Bytes()
-                                                                                      : body_shapes[i].Bytes();
+    int64_t full = number >= 0 && number < static_cast<int64_t>(in.operands.size())
+                       ? shapes[in.operands[number]].Bytes()
+                       : body_shapes[i].Bytes();
     if (in_place.count(i) && users[i].size() == 1) continue;
     bool all_slices = !users[i].empty();
     int64_t sliced = 0;

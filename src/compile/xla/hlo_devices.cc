@@ -7,8 +7,8 @@
 namespace az::compile::xla::internal {
 
 Status DeviceSpace::Error(const HloInstruction& in, const std::string& message) const {
-  return LocatedError(StatusCode::kInvalidArgument, SourceLocation::Text(src_ ? src_->name() : "<hlo>", in.line, in.col),
-                      message, src_);
+  return LocatedError(StatusCode::kInvalidArgument,
+                      SourceLocation::Text(src_ ? src_->name() : "<hlo>", in.line, in.col), message, src_);
 }
 
 StatusOr<RawGroups> DeviceSpace::ReadGroups(const HloInstruction& in) {
@@ -157,15 +157,18 @@ StatusOr<cir::ReplicaGroups> DeviceSpace::Groups(const HloInstruction& in, cir::
     for (int id : group) {
       if (id >= space) {
         return Error(in, "replica group id " + std::to_string(id) + " is out of range: the " +
-                             (mode == kFlattened ? "module has " : mode == kCrossPartition ? "partition ids number "
-                                                                                           : "replica ids number ") +
+                             (mode == kFlattened        ? "module has "
+                              : mode == kCrossPartition ? "partition ids number "
+                                                        : "replica ids number ") +
                              std::to_string(space) + (mode == kFlattened ? " devices" : ""));
       }
     }
   }
   cir::ReplicaGroups out;
   switch (mode) {
-    case kFlattened: out.groups = std::move(groups); break;
+    case kFlattened:
+      out.groups = std::move(groups);
+      break;
     case kCrossReplica:
       for (const auto& group : groups) {
         for (int64_t p = 0; p < p_; ++p) {

@@ -145,8 +145,12 @@ class Lowering {
     cir::Buffer b;
     b.name = name;
     b.kind = kind;
-    auto dtype = pir::ParseDType(leaf.type == "pred" ? "i1" : leaf.type == "s32" ? "i32" : leaf.type == "s64" ? "i64"
-                                 : leaf.type == "s8" ? "i8" : leaf.type == "f8e4m3fn" ? "f8e4m3" : leaf.type);
+    auto dtype = pir::ParseDType(leaf.type == "pred"       ? "i1"
+                                 : leaf.type == "s32"      ? "i32"
+                                 : leaf.type == "s64"      ? "i64"
+                                 : leaf.type == "s8"       ? "i8"
+                                 : leaf.type == "f8e4m3fn" ? "f8e4m3"
+                                                           : leaf.type);
     bool exact = dtype && leaf.element_bits == 0 && leaf.dims.size() <= static_cast<size_t>(cir::kMaxBufferRank) &&
                  std::all_of(leaf.dims.begin(), leaf.dims.end(), [](int64_t d) { return d >= 0; }) &&
                  pir::DTypeBytes(*dtype) == HloTypeBytes(leaf.type);
@@ -174,7 +178,8 @@ class Lowering {
     Value v;
     for (size_t i = 0; i < leaves.size(); ++i) {
       bool empty = leaves[i]->is_tuple || leaves[i]->Bytes() == 0;
-      v.leaves.push_back(empty ? -1 : NewBuffer(*leaves[i], leaves.size() == 1 ? name : name + "#" + std::to_string(i), kind));
+      v.leaves.push_back(
+          empty ? -1 : NewBuffer(*leaves[i], leaves.size() == 1 ? name : name + "#" + std::to_string(i), kind));
     }
     return v;
   }
@@ -352,7 +357,8 @@ class Lowering {
   }
 
   Status Step(const HloComputation& c, const CompInfo& info, int i, const std::vector<Value>& params,
-              std::vector<Value>& vals, const std::string& prefix, int depth, PendingRun& run, std::vector<int>& frame_pending) {
+              std::vector<Value>& vals, const std::string& prefix, int depth, PendingRun& run,
+              std::vector<int>& frame_pending) {
     const HloInstruction& in = c.instructions[i];
     const HloShape& shape = info.shapes[i];
     const std::string& op = in.opcode;
@@ -378,7 +384,8 @@ class Lowering {
       auto [b, e] = ElementRange(t, index);
       Value v;
       const Value src = OperandValue(in, vals, 0);
-      for (int64_t k = b; k < e; ++k) v.leaves.push_back(k < static_cast<int64_t>(src.leaves.size()) ? src.leaves[k] : -1);
+      for (int64_t k = b; k < e; ++k)
+        v.leaves.push_back(k < static_cast<int64_t>(src.leaves.size()) ? src.leaves[k] : -1);
       vals[i] = Fit(v, shape.Leaves());
       return Status::Ok();
     }
@@ -484,7 +491,8 @@ class Lowering {
           best = b;
         }
       }
-      if (branches.size() > 1) Warn(in, "conditional: priced its most expensive branch ('" + branches[best]->name + "')");
+      if (branches.size() > 1)
+        Warn(in, "conditional: priced its most expensive branch ('" + branches[best]->name + "')");
       std::vector<Value> args = {OperandValue(in, vals, best + 1)};
       Value r;
       AZ_RETURN_IF_ERROR(Exec(*branches[best], args, r, name + "/", depth + 1));
@@ -499,8 +507,9 @@ class Lowering {
       int64_t trip = WhileTripCount(m_, c, in);
       ++out_.stats.while_loops;
       if (trip < 0) {
-        Warn(in, "while loop '" + in.name + "': trip count unknown (no known_trip_count, no induction pattern); "
-                 "priced as one iteration");
+        Warn(in, "while loop '" + in.name +
+                     "': trip count unknown (no known_trip_count, no induction pattern); "
+                     "priced as one iteration");
         trip = 1;
       }
       out_.stats.trip_counts.push_back(trip);
@@ -632,7 +641,9 @@ class Lowering {
     k.results.assign(run.written.begin(), run.written.end());
     std::sort(k.results.begin(), k.results.end());
     k.bytes_read = Bytes(read);
-    k.kernel = run.reduce ? cir::KernelKind::kReduce : run.compute ? cir::KernelKind::kElementwise : cir::KernelKind::kCopy;
+    k.kernel = run.reduce    ? cir::KernelKind::kReduce
+               : run.compute ? cir::KernelKind::kElementwise
+                             : cir::KernelKind::kCopy;
     if (run.members > 1) k.origin += " (" + std::to_string(run.members) + " instructions)";
     run.members = 0;
     AZ_RETURN_IF_ERROR(Settle(k.operands, in));
@@ -655,7 +666,8 @@ class Lowering {
     size_t data_operands = in.operands.size();
     if (device_send) data_operands = std::min<size_t>(1, data_operands);
     if (kind == cir::CollectiveKind::kCollectivePermute && !device_send && in.operands.size() == 4) data_operands = 1;
-    if (kind == cir::CollectiveKind::kAllToAll && a.opcode == "ragged-all-to-all") data_operands = std::min<size_t>(1, data_operands);
+    if (kind == cir::CollectiveKind::kAllToAll && a.opcode == "ragged-all-to-all")
+      data_operands = std::min<size_t>(1, data_operands);
     int64_t payload = 0;
     std::vector<int64_t> leaf_bytes;
     std::vector<const HloShape*> data_leaves;
@@ -688,9 +700,10 @@ class Lowering {
       HloShape leaf;
       leaf.type = "s8";
       leaf.dims = {bytes};
-      result.leaves.push_back(bytes > 0 ? NewBuffer(leaf, data_leaves.size() == 1 ? name : name + "#" + std::to_string(j),
-                                                    cir::BufferKind::kCommunication)
-                                        : -1);
+      result.leaves.push_back(bytes > 0
+                                  ? NewBuffer(leaf, data_leaves.size() == 1 ? name : name + "#" + std::to_string(j),
+                                              cir::BufferKind::kCommunication)
+                                  : -1);
     }
     k.results = Present(result.leaves);
     AZ_RETURN_IF_ERROR(Settle(k.operands, in));
@@ -741,7 +754,7 @@ class Lowering {
   int64_t n_ = 1;
   int64_t visited_ = 0;
   std::unordered_map<const HloComputation*, CompInfo> info_;
-  std::unordered_map<int, int> pending_;    // result buffer -> in-flight start
+  std::unordered_map<int, int> pending_;                 // result buffer -> in-flight start
   std::unordered_map<std::string, Value> send_results_;  // channel -> device send's received data
   std::unordered_set<const HloComputation*> active_;
   std::set<std::string> warned_;
@@ -772,7 +785,8 @@ StatusOr<ImportResult> ImportHlo(const HloFile& file, const ImportOptions& optio
   return out;
 }
 
-StatusOr<ImportResult> ImportHloText(std::string_view text, const std::string& file_name, const ImportOptions& options) {
+StatusOr<ImportResult> ImportHloText(std::string_view text, const std::string& file_name,
+                                     const ImportOptions& options) {
   AZ_ASSIGN_OR_RETURN(HloFile file, ParseHlo(text, file_name));
   return ImportHlo(file, options);
 }

@@ -77,8 +77,8 @@ struct ImportStats {
   int64_t while_loops = 0;
   std::vector<int64_t> trip_counts;  // per while instruction executed (unrolled nesting included once)
   int64_t replica_count = 1, num_partitions = 1;
-  bool counts_inferred = false;      // N from the ids (no header counts)
-  std::vector<int64_t> mesh;         // inferred logical mesh (product = devices)
+  bool counts_inferred = false;  // N from the ids (no header counts)
+  std::vector<int64_t> mesh;     // inferred logical mesh (product = devices)
   bool scheduled = false, fused = false;
 };
 

@@ -17,9 +17,9 @@ struct Token {
   std::string_view spelling;
   size_t begin = 0, end = 0;  // byte offsets
   int line = 1, col = 1;
-  bool spaced = false;        // whitespace or a comment before it
-  bool new_line = false;      // a line break before it
-  std::string message;        // kError
+  bool spaced = false;    // whitespace or a comment before it
+  bool new_line = false;  // a line break before it
+  std::string message;    // kError
   bool Is(char c) const { return kind == Tok::kPunct && spelling.size() == 1 && spelling[0] == c; }
   bool IsIdent(std::string_view word) const { return kind == Tok::kIdent && spelling == word; }
 };
@@ -162,10 +162,14 @@ class Lexer : public TextScanner {
 
 std::string Describe(const Token& t) {
   switch (t.kind) {
-    case Tok::kEof: return "end of input";
-    case Tok::kSplit: return "'// -----'";
-    case Tok::kError: return "an invalid token";
-    default: break;
+    case Tok::kEof:
+      return "end of input";
+    case Tok::kSplit:
+      return "'// -----'";
+    case Tok::kError:
+      return "an invalid token";
+    default:
+      break;
   }
   std::string s(t.spelling.substr(0, 40));
   return "'" + s + (t.spelling.size() > 40 ? "...'" : "'");
@@ -484,10 +488,10 @@ class Parser {
       for (const std::string& name : instr.operand_names) {
         auto it = comp.index.find(name);
         if (it == comp.index.end()) {
-          return LocatedError(StatusCode::kParseError, SourceLocation::Text(source_->name(), instr.line, instr.col),
-                              "operand '" + name + "' of '" + instr.name + "' is not defined in computation '" +
-                                  comp.name + "'",
-                              source_.get());
+          return LocatedError(
+              StatusCode::kParseError, SourceLocation::Text(source_->name(), instr.line, instr.col),
+              "operand '" + name + "' of '" + instr.name + "' is not defined in computation '" + comp.name + "'",
+              source_.get());
         }
         instr.operands.push_back(it->second);
       }
@@ -515,8 +519,9 @@ class Parser {
     module.line = tok_.line;
     module.col = tok_.col;
     if (tok_.IsIdent("hlo_module") && (Peek().Is('{') || Peek().Is(':'))) {
-      return ErrorAt(tok_, "this is HloModuleProto text, not HLO text; dump HLO text instead "
-                           "(XLA_FLAGS=--xla_dump_hlo_as_text, or compiled.as_text() in JAX)");
+      return ErrorAt(tok_,
+                     "this is HloModuleProto text, not HLO text; dump HLO text instead "
+                     "(XLA_FLAGS=--xla_dump_hlo_as_text, or compiled.as_text() in JAX)");
     }
     if (tok_.IsIdent("HloModule")) {
       module.has_header = true;
@@ -592,14 +597,38 @@ int HloSubByteBits(std::string_view type) {
 }
 
 int HloTypeBytes(std::string_view type) {
-  static const std::unordered_map<std::string_view, int> kBytes = {
-      {"pred", 1},    {"s1", 1},         {"s2", 1},          {"s4", 1},          {"s8", 1},
-      {"s16", 2},     {"s32", 4},        {"s64", 8},         {"u1", 1},          {"u2", 1},
-      {"u4", 1},      {"u8", 1},         {"u16", 2},         {"u32", 4},         {"u64", 8},
-      {"f16", 2},     {"bf16", 2},       {"f32", 4},         {"f64", 8},         {"f8e5m2", 1},
-      {"f8e4m3", 1},  {"f8e4m3fn", 1},   {"f8e4m3b11fnuz", 1}, {"f8e3m4", 1},      {"f8e5m2fnuz", 1},
-      {"f8e4m3fnuz", 1}, {"f4e2m1fn", 1}, {"f8e8m0fnu", 1},  {"c64", 8},         {"c128", 16},
-      {"token", 0},   {"opaque", 0}};
+  static const std::unordered_map<std::string_view, int> kBytes = {{"pred", 1},
+                                                                   {"s1", 1},
+                                                                   {"s2", 1},
+                                                                   {"s4", 1},
+                                                                   {"s8", 1},
+                                                                   {"s16", 2},
+                                                                   {"s32", 4},
+                                                                   {"s64", 8},
+                                                                   {"u1", 1},
+                                                                   {"u2", 1},
+                                                                   {"u4", 1},
+                                                                   {"u8", 1},
+                                                                   {"u16", 2},
+                                                                   {"u32", 4},
+                                                                   {"u64", 8},
+                                                                   {"f16", 2},
+                                                                   {"bf16", 2},
+                                                                   {"f32", 4},
+                                                                   {"f64", 8},
+                                                                   {"f8e5m2", 1},
+                                                                   {"f8e4m3", 1},
+                                                                   {"f8e4m3fn", 1},
+                                                                   {"f8e4m3b11fnuz", 1},
+                                                                   {"f8e3m4", 1},
+                                                                   {"f8e5m2fnuz", 1},
+                                                                   {"f8e4m3fnuz", 1},
+                                                                   {"f4e2m1fn", 1},
+                                                                   {"f8e8m0fnu", 1},
+                                                                   {"c64", 8},
+                                                                   {"c128", 16},
+                                                                   {"token", 0},
+                                                                   {"opaque", 0}};
   auto it = kBytes.find(type);
   return it == kBytes.end() ? -1 : it->second;
 }

@@ -69,7 +69,8 @@ using internal::ParseInt64;
 
 const HloInstruction* Through(const HloComputation& c, const HloInstruction* in) {
   int guard = 0;
-  while (in && (in->opcode == "copy" || in->opcode == "convert" || in->opcode == "bitcast" || in->opcode == "reshape") &&
+  while (in &&
+         (in->opcode == "copy" || in->opcode == "convert" || in->opcode == "bitcast" || in->opcode == "reshape") &&
          !in->operands.empty() && ++guard < 64) {
     in = &c.instructions[in->operands[0]];
   }
@@ -104,7 +105,8 @@ int64_t WhileTripCount(const HloModule& module, const HloComputation& comp, cons
     size_t pos = b->value.find("known_trip_count");
     if (pos != std::string::npos) {
       size_t n = b->value.find("n", pos + 16);
-      while (n != std::string::npos && n + 1 < b->value.size() && std::isalpha(static_cast<unsigned char>(b->value[n + 1]))) {
+      while (n != std::string::npos && n + 1 < b->value.size() &&
+             std::isalpha(static_cast<unsigned char>(b->value[n + 1]))) {
         n = b->value.find("n", n + 1);
       }
       if (n != std::string::npos) {
@@ -177,7 +179,8 @@ std::vector<int64_t> InferMesh(const cir::Program& program) {
     size_t start = 0;
     while (start <= dims.size()) {
       size_t comma = dims.find(',', start);
-      int64_t d = ParseInt64(dims.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), 1);
+      int64_t d =
+          ParseInt64(dims.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), 1);
       product *= std::max<int64_t>(d, 1);
       if (product > 1 && product < n) cuts.insert(product);
       if (comma == std::string_view::npos) break;
