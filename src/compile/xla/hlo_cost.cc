@@ -307,17 +307,23 @@ KernelCost ConvolutionCost(const HloInstruction& instr, const std::vector<HloSha
   return c;
 }
 
-KernelCost DotCost(const HloInstruction& instr, const std::vector<HloShape>& shapes, const HloShape& out) {
+// A matmul from its operands and lhs contracting / batch dims (a dot, or a
+// GEMM library call): 2 x result x contracted flops, dims {batch, m, n, k}.
+KernelCost MatmulCost(const HloInstruction& instr, const std::vector<HloShape>& shapes, const HloShape& out,
+                      const std::vector<int64_t>& contracting, const std::vector<int64_t>& batch_dims) {
   KernelCost c;
   c.kind = cir::KernelKind::kMatmul;
   const HloShape& lhs = Leaf0(OperandShape(instr, shapes, 0));
   const HloShape& rhs = Leaf0(OperandShape(instr, shapes, 1));
-  int64_t k = DimProduct(lhs, Ints(instr, "lhs_contracting_dims"));
-  int64_t batch = DimProduct(lhs, Ints(instr, "lhs_batch_dims"));
+  int64_t k = DimProduct(lhs, contracting), batch = DimProduct(lhs, batch_dims);
   c.flops = 2.0 * static_cast<double>(Leaf0(out).Elements()) * static_cast<double>(k);
   int64_t bk = std::max<int64_t>(batch * k, 1);
   c.dims = {batch, lhs.Elements() / bk, rhs.Elements() / bk, k};
   return c;
+}
+
+KernelCost DotCost(const HloInstruction& instr, const std::vector<HloShape>& shapes, const HloShape& out) {
+  return MatmulCost(instr, shapes, out, Ints(instr, "lhs_contracting_dims"), Ints(instr, "lhs_batch_dims"));
 }
 
 KernelCost AttentionCost(int64_t batch, int64_t heads, int64_t sq, int64_t skv, int64_t dqk, int64_t dv, bool causal,
@@ -360,17 +366,12 @@ KernelCost CustomCallCost(const HloInstruction& instr, const std::vector<HloShap
     return AttentionCost(bh, 1, sq, skv, d, d, causal, backward);
   }
   if (target.find("gemm") != std::string::npos || target.find("matmul") != std::string::npos) {
-    c.kind = cir::KernelKind::kMatmul;
+    // cuBLAS: the dot dimension numbers are in the backend config; without
+    // them, the lhs's last dim is contracted.
     const HloShape& lhs = Leaf0(OperandShape(instr, shapes, 0));
-    const HloShape& rhs = Leaf0(OperandShape(instr, shapes, 1));
     std::vector<int64_t> contract = ConfigIntList(config, "lhs_contracting_dimensions");
-    std::vector<int64_t> batch_dims = ConfigIntList(config, "lhs_batch_dimensions");
     if (contract.empty() && !lhs.dims.empty()) contract = {static_cast<int64_t>(lhs.dims.size()) - 1};
-    int64_t k = DimProduct(lhs, contract), batch = DimProduct(lhs, batch_dims);
-    c.flops = 2.0 * static_cast<double>(Leaf0(out).Elements()) * static_cast<double>(k);
-    int64_t bk = std::max<int64_t>(batch * k, 1);
-    c.dims = {batch, lhs.Elements() / bk, rhs.Elements() / bk, k};
-    return c;
+    return MatmulCost(instr, shapes, out, contract, ConfigIntList(config, "lhs_batch_dimensions"));
   }
   if (target.rfind("__cudnn$conv", 0) == 0) return ConvolutionCost(instr, shapes, out);
   c.note = "custom call '" + target + "': cost unknown, priced by the bytes it moves";

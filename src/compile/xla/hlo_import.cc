@@ -60,6 +60,9 @@ struct CompInfo {
   std::vector<int> group;      // unfused modules: the run of cheap instructions each belongs to (-1: none)
   std::vector<int> group_end;  // per group: its last member (in order)
   std::vector<int> order;      // a topological order (the text order when it is one)
+  // Each instruction's kernel cost, computed on first use: an unrolled loop
+  // body runs the same instructions every iteration.
+  mutable std::vector<std::optional<KernelCost>> costs;
 };
 
 class Lowering {
@@ -269,6 +272,7 @@ class Lowering {
       }
     }
     if (!m_.is_scheduled && opt_.async_unscheduled && !cycle_) info.order = internal::PrefetchOrder(c, info.order);
+    info.costs.resize(n);
     info.group.assign(n, -1);
     if (!fused_ && opt_.fuse_unfused) {
       int current = -1;
@@ -288,6 +292,15 @@ class Lowering {
       }
     }
     return info_.emplace(&c, std::move(info)).first->second;
+  }
+
+  const KernelCost& Cost(const HloComputation& c, const CompInfo& info, int i) const {
+    std::optional<KernelCost>& cost = info.costs[static_cast<size_t>(i)];
+    if (!cost) {
+      cost = c.instructions[i].opcode == "fusion" ? FusionCost(m_, c, info.shapes, i)
+                                                  : InstructionCost(m_, c, info.shapes, i);
+    }
+    return *cost;
   }
 
   // The run of cheap instructions being folded into one kernel.
@@ -545,7 +558,7 @@ class Lowering {
 
     // Kernels.
     if (info.group[i] >= 0) return RunMember(c, info, i, vals, name, run);
-    KernelCost cost = op == "fusion" ? FusionCost(m_, c, info.shapes, i) : InstructionCost(m_, c, info.shapes, i);
+    KernelCost cost = Cost(c, info, i);
     if (!cost.note.empty()) Warn(in, cost.note);
     cir::Instruction k;
     k.kind = cir::InstrKind::kKernel;
@@ -581,7 +594,7 @@ class Lowering {
     const HloInstruction& in = c.instructions[i];
     const HloShape& shape = info.shapes[i];
     int group = info.group[i];
-    KernelCost cost = InstructionCost(m_, c, info.shapes, i);
+    const KernelCost& cost = Cost(c, info, i);
     if (run.members == 0) {
       run.kernel = cir::Instruction();
       run.kernel.kind = cir::InstrKind::kKernel;
