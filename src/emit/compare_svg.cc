@@ -82,8 +82,7 @@ std::string CompareSvg(const Plan& plan) {
   out += "<text x=\"10\" y=\"22\" " + std::string(kFont) + " font-size=\"15\" font-weight=\"bold\">" + XmlText(title) +
          "</text>\n";
   out += "<text x=\"10\" y=\"40\" " + std::string(kFont) + " font-size=\"11\" fill=\"#555555\">" +
-         XmlText(std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " + std::to_string(plan.frames) +
-                 " frames, " + std::to_string(plan.steps) + " steps; bars: compute + exposed communication") +
+         XmlText(WorkloadText(plan) + ", " + std::to_string(plan.steps) + " steps; bars: compute + exposed communication") +
          "</text>\n";
 
   // Grid and ticks.

@@ -336,9 +336,15 @@ std::vector<const price::LinkLoad*> BusiestLinks(const price::SimResult& result,
   return links;
 }
 
+std::string WorkloadText(const search::Plan& plan) {
+  if (!plan.program_format.empty()) return "an imported " + plan.program_format + " program";
+  return std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " + std::to_string(plan.frames) +
+         " frames";
+}
+
 std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config) {
-  return {"Model " + PyText(plan.model) + ", " + std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " +
-              std::to_string(plan.frames) + " frames, " + std::to_string(plan.steps) + " steps (cfg " +
+  return {"Model " + PyText(plan.model) + ", " + PyText(WorkloadText(plan)) + ", " + std::to_string(plan.steps) +
+              " steps (cfg " +
               PyText(plan.cfg_mode) + "), on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").",
           "Configuration " + PyText(config.label) + ": mesh " + PyText(MeshText(config)) + ", sharding " +
               PyText(config.sharding) + ", placement by " + PyText(config.placement_method) + ".",

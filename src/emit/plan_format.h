@@ -56,6 +56,9 @@ double Speedup(double baseline_latency_s, double best_latency_s);
 
 // "x=2,y=4"; "-" for an empty mesh.
 std::string MeshText(const search::Configuration& config);
+// What was planned, for titles: "1280x720, 81 frames" for a zoo model, "an
+// imported onnx program" for a file.
+std::string WorkloadText(const search::Plan& plan);
 // The docstring lines every generated Python file opens with (model and
 // video, the configuration, the prediction), escaped for a docstring.
 std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config);

@@ -23,10 +23,14 @@ Json Number(double value) { return std::isfinite(value) ? Json(value) : Json(nul
 Json Inputs(const Plan& plan) {
   Json inputs;
   inputs["model"] = plan.model;
-  inputs["width"] = plan.width;
-  inputs["height"] = plan.height;
-  inputs["resolution"] = std::to_string(plan.width) + "x" + std::to_string(plan.height);
-  inputs["frames"] = plan.frames;
+  if (!plan.program_format.empty()) {
+    inputs["program"] = Json{{"file", plan.model}, {"format", plan.program_format}};
+  } else {
+    inputs["width"] = plan.width;
+    inputs["height"] = plan.height;
+    inputs["resolution"] = std::to_string(plan.width) + "x" + std::to_string(plan.height);
+    inputs["frames"] = plan.frames;
+  }
   inputs["steps"] = plan.steps;
   inputs["batch"] = plan.batch;
   inputs["cfg"] = plan.cfg_mode;
@@ -191,6 +195,11 @@ std::string PlanJson(const Plan& plan, bool timing) {
     baselines["alpa"] = ConfigurationJson(plan, plan.alpa);
   } else {
     baselines["alpa"] = Json{{"step_latency_s", nullptr}, {"note", plan.alpa_note}};
+  }
+  if (plan.has_annotated) {
+    baselines["annotated"] = ConfigurationJson(plan, plan.annotated);
+  } else if (!plan.program_format.empty()) {
+    baselines["annotated"] = Json{{"step_latency_s", nullptr}, {"note", plan.annotated_note}};
   }
   doc["baselines"] = std::move(baselines);
   double over_alpa = plan.has_alpa ? Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s) : std::nan("");

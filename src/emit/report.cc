@@ -29,8 +29,7 @@ std::string Rule(size_t columns) {
 }
 
 std::string Inputs(const Plan& plan) {
-  return std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " + std::to_string(plan.frames) +
-         " frames, " + std::to_string(plan.steps) + " steps, cfg " + plan.cfg_mode + ", batch " +
+  return WorkloadText(plan) + ", " + std::to_string(plan.steps) + " steps, cfg " + plan.cfg_mode + ", batch " +
          std::to_string(plan.batch);
 }
 
@@ -61,6 +60,7 @@ void Summary(std::string& out, const Plan& plan) {
   } else {
     Line(out, Row({"alpa", "-", "no plan: " + MarkdownCell(plan.alpa_note), "-", "-", "-", "-", "-"}));
   }
+  if (plan.has_annotated) row(plan.annotated, "as annotated");
   Line(out);
   std::string sentence = "aoizora is " + FormatRatio(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s)) +
                          " as fast as the expert configuration (" + MarkdownCell(plan.expert.description) + ")";
@@ -266,6 +266,7 @@ std::string PlanSummary(const Plan& plan) {
   } else {
     Line(out, "  alpa    no plan: " + plan.alpa_note);
   }
+  if (plan.has_annotated) line("yours", plan.annotated, false);
   Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound_s) +
                 "/step, efficiency " + FormatPercent(plan.efficiency) + "; planned in " +
                 FormatSeconds(plan.plan_time_s));

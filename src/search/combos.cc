@@ -152,6 +152,9 @@ StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config) {
     int64_t h = graph.type(op.operands[0]).shape[2];
     heads = heads == 0 ? h : std::gcd(heads, h);
   }
+  // An imported program without attention: no head constraint applies, and
+  // no head-splitting strategy either (1 admits only ulysses = tp = 1).
+  if (heads == 0 && config.program) return int64_t{1};
   if (heads == 0) return InvalidArgument("model '" + config.model + "' has no attention");
   return heads;
 }

@@ -61,7 +61,8 @@ struct ChipInfo {
 
 struct Plan {
   // Inputs.
-  std::string model;          // "wan2.1-t2v-14b"
+  std::string model;          // "wan2.1-t2v-14b", or the imported program's file
+  std::string program_format; // "onnx" / "stablehlo" for an imported program, else empty
   int64_t width = 0, height = 0, frames = 0, steps = 0, batch = 1;
   std::string cfg_mode;       // "two-pass", "batch2", "none"
   std::string topology;       // "v5e:2x4"
@@ -76,6 +77,11 @@ struct Plan {
   Configuration alpa;         // the ILP's pick, default placement
   bool has_alpa = false;      // false when the ILP found nothing feasible (alpa_note says why)
   std::string alpa_note;
+  // An imported program's own shardings (Shardy / GSPMD), on the mesh it
+  // declares, default placement; empty for zoo models (annotated_note says why).
+  Configuration annotated;
+  bool has_annotated = false;
+  std::string annotated_note;
   double video_latency_s = 0;       // steps x best step latency
   double roofline_bound_s = 0;      // per step: max(FLOPs / (chips * peak), HBM bytes / (chips * HBM bw))
   double efficiency = 0;            // roofline_bound_s / best.step_latency_s

@@ -436,6 +436,64 @@ StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw
   return std::optional<Priced>();
 }
 
+// An imported program priced under the shardings written in it (shard::
+// AnnotatedSeeds) on the mesh it declares, with the default placement: the
+// user's own plan, as a baseline. Returns nullopt with the reason in *note
+// when the program carries none or its mesh is not the slice's size.
+std::optional<Priced> PriceAnnotated(const zoo::ModelConfig& config, const hw::Topology& topology,
+                                     const PlanOptions& options, std::string* note) {
+  const pir::Graph& graph = *config.program;
+  bool annotated = std::any_of(graph.values().begin(), graph.values().end(),
+                               [](const pir::Value& v) { return v.sharding.has_value(); });
+  if (!annotated || graph.meshes().empty()) {
+    *note = "the program carries no sharding";
+    return std::nullopt;
+  }
+  const pir::Mesh& own = graph.meshes().front();
+  shard::Mesh mesh;
+  for (const auto& [name, size] : own.axes) mesh.axes.push_back({name, size});
+  if (mesh.num_devices() != topology.num_chips()) {
+    *note = "the program's mesh @" + own.name + " (" + mesh.ToString() + ") has " +
+            std::to_string(mesh.num_devices()) + " devices, the slice " + std::to_string(topology.num_chips());
+    return std::nullopt;
+  }
+  auto seeds = shard::AnnotatedSeeds(graph, mesh);
+  if (!seeds.ok()) {
+    *note = seeds.status().message();
+    return std::nullopt;
+  }
+  Priced p;
+  p.compiled.config = config;
+  p.compiled.mesh = mesh;
+  p.seeds = *seeds;
+  compile::SpmdCompiler compiler;
+  auto sharded = shard::Propagate(graph, mesh, *seeds);
+  if (!sharded.ok()) {
+    *note = "the program's shardings do not propagate: " + sharded.status().message();
+    return std::nullopt;
+  }
+  auto program = compiler.Compile(graph, *sharded, compile::CompileOptions());
+  if (!program.ok()) {
+    *note = "the program's shardings do not compile: " + program.status().message();
+    return std::nullopt;
+  }
+  p.compiled.evidence = evidence::Extract(*program, compiler.name());
+  p.fits = p.compiled.evidence.peak_memory.value() <= topology.chip.hbm.value();
+  auto sim = price::Simulator::Create(p.compiled.evidence, topology, options.calibration.network,
+                                      options.calibration.compute);
+  auto placement = place::DefaultPlacementFor(topology, Shape(mesh), &p.default_method);
+  if (!sim.ok() || !placement.ok()) {
+    *note = (sim.ok() ? placement.status() : sim.status()).message();
+    return std::nullopt;
+  }
+  p.default_placement = *placement;
+  p.default_latency = sim->Latency(p.default_placement);
+  p.best_latency = p.default_latency;
+  p.best_placement = p.default_placement;
+  p.best_method = p.default_method;
+  return p;
+}
+
 }  // namespace
 
 double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology) {
@@ -545,6 +603,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   }
   Plan plan;
   plan.model = config.model;
+  if (config.program) plan.program_format = config.program->attrs().GetString("format").value_or("imported");
   plan.width = config.width;
   plan.height = config.height;
   plan.frames = config.frames;
@@ -660,6 +719,13 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     plan.alpa_note = options.alpa ? "not run: the sharding is pinned (--template)" : "not run (--no-alpa)";
   }
 
+  // An imported program's own shardings.
+  std::optional<Priced> annotated;
+  if (config.program) {
+    say("annotated: pricing the program's own shardings");
+    annotated = PriceAnnotated(config, topology, options, &plan.annotated_note);
+  }
+
   // The plan: the fastest of everything priced.
   say("emitting the plan");
   plan.best = MakeConfiguration("aoizora", winner.combo.ToString(), winner, true);
@@ -690,6 +756,21 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     plan.best.label = "aoizora";
     best_priced = &*alpa;
   }
+  if (annotated) {
+    plan.has_annotated = true;
+    plan.annotated = MakeConfiguration("annotated", "the program's own shardings on mesh " +
+                                       annotated->compiled.mesh.ToString(), *annotated, false);
+    plan.annotated.sharding = "annotated";
+    plan.annotated.expressible_in_xdit = false;
+    plan.annotated.axis_roles.clear();
+    plan.annotated.ulysses = plan.annotated.ring = plan.annotated.cfg = plan.annotated.tp = plan.annotated.dp = 1;
+    plan.annotated.fsdp = 0;
+    if (annotated->fits && plan.annotated.step_latency_s < plan.best.step_latency_s) {
+      plan.best = plan.annotated;
+      plan.best.label = "aoizora";
+      best_priced = &*annotated;
+    }
+  }
   AZ_RETURN_IF_ERROR(Describe(plan.best, *best_priced, topology, options.calibration, true));
   if (best_expert) {
     AZ_RETURN_IF_ERROR(Describe(plan.expert, *best_expert, topology, options.calibration, false));
@@ -697,6 +778,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     plan.expert.breakdown = plan.best.breakdown;
   }
   if (alpa) AZ_RETURN_IF_ERROR(Describe(plan.alpa, *alpa, topology, options.calibration, false));
+  if (annotated) AZ_RETURN_IF_ERROR(Describe(plan.annotated, *annotated, topology, options.calibration, false));
 
   plan.video_latency_s = static_cast<double>(config.steps) * plan.best.step_latency_s;
   plan.roofline_bound_s = RooflineBound(config, topology);

@@ -321,11 +321,13 @@ StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
   facts.kind = graph.attrs().GetString("graph").value_or("forward");
   facts.batch = graph.attrs().GetInt("batch").value_or(1);
   facts.forward_batch = facts.cfg == "batch2" ? 2 * facts.batch : facts.batch;
+  // The zoo names its latent "latent"; an imported program records which input it is.
+  const std::string latent = graph.attrs().GetString("latent_input").value_or("latent");
   for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
     const pir::Value& v = graph.value(id);
-    if (v.role == pir::ValueRole::kInput && v.name == "latent") facts.latent = id;
+    if (v.role == pir::ValueRole::kInput && v.name == latent) facts.latent = id;
   }
-  if (facts.latent < 0) return InvalidArgument("graph '" + graph.name() + "' has no 'latent' input");
+  if (facts.latent < 0) return InvalidArgument("graph '" + graph.name() + "' has no '" + latent + "' input");
 
   facts.from_input.assign(static_cast<size_t>(graph.num_values()), false);
   facts.from_latent.assign(static_cast<size_t>(graph.num_values()), false);
@@ -382,12 +384,16 @@ LinearKind ClassifyLinear(const pir::Graph& graph, const pir::Op& op) {
   if (weight.role != pir::ValueRole::kParameter || !EndsWith(weight.name, ".weight") || weight.type.rank() != 2) {
     return LinearKind::kNone;
   }
-  if (op.name.find("blocks.") == std::string::npos) return LinearKind::kNone;
-  for (const char* suffix : kColumnLinears) {
-    if (EndsWith(op.name, suffix)) return LinearKind::kColumn;
-  }
-  for (const char* suffix : kRowLinears) {
-    if (EndsWith(op.name, suffix)) return LinearKind::kRow;
+  // The module: the op's name (the zoo, ONNX scopes), else the weight's name
+  // without ".weight" (an imported program whose ops carry no module scope).
+  for (const std::string& module : {op.name, weight.name.substr(0, weight.name.size() - 7)}) {
+    if (module.find("blocks.") == std::string::npos) continue;
+    for (const char* suffix : kColumnLinears) {
+      if (EndsWith(module, suffix)) return LinearKind::kColumn;
+    }
+    for (const char* suffix : kRowLinears) {
+      if (EndsWith(module, suffix)) return LinearKind::kRow;
+    }
   }
   return LinearKind::kNone;
 }
@@ -398,6 +404,21 @@ std::string FactorOn(const pir::FactorRule& rule, bool result, size_t tensor, si
   const pir::TensorFactors& t = result ? rule.results.at(tensor) : rule.operands.at(tensor);
   if (dim >= t.size() || t[dim].size() != 1) return "";
   return rule.factors[static_cast<size_t>(t[dim][0])].name;
+}
+
+// The factor of a linear's 2-D weight that a Megatron split shards: its
+// output factor (column: the weight factor the result keeps) or its contracted
+// factor (row: the reduction factor). Read from the rule, so the weight may be
+// stored [in, out] (the zoo, JAX) or [out, in] (PyTorch).
+std::string LinearFactor(const pir::FactorRule& rule, LinearKind kind) {
+  const pir::TensorFactors& weight = rule.operands.at(1);
+  for (const auto& dim : weight) {
+    if (dim.size() != 1) continue;
+    const pir::Factor& factor = rule.factors[static_cast<size_t>(dim[0])];
+    bool reduced = factor.kind == pir::FactorKind::kReduction;
+    if (reduced == (kind == LinearKind::kRow)) return factor.name;
+  }
+  return "";
 }
 
 // The bound strategies over one graph: checks, then value and op seeds.
@@ -585,8 +606,7 @@ Status Template::SeedTensorParallel(Seeds& seeds) const {
     LinearKind kind = ClassifyLinear(graph_, op);
     if (kind == LinearKind::kNone) continue;
     AZ_ASSIGN_OR_RETURN(pir::FactorRule rule, pir::BuildFactorRule(graph_, op));
-    // The weight [in, out]: dim 1 is the output factor, dim 0 the contracted one.
-    std::string factor = FactorOn(rule, false, 1, kind == LinearKind::kColumn ? 1 : 0);
+    std::string factor = LinearFactor(rule, kind);
     if (factor.empty()) continue;
     seeds.op_factors[id][factor] = {tp_->axis};
     any = true;
@@ -600,6 +620,7 @@ Status Template::SeedTensorParallel(Seeds& seeds) const {
 }  // namespace
 
 StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec) {
+  if (Trim(spec) == "annotated") return AnnotatedSeeds(graph, mesh);
   AZ_ASSIGN_OR_RETURN(std::vector<Strategy> strategies, ParseSpec(spec));
   AZ_RETURN_IF_ERROR(BindAxes(strategies, mesh));
   AZ_ASSIGN_OR_RETURN(GraphFacts facts, ReadGraph(graph));

@@ -50,6 +50,14 @@
 
 namespace az::shard {
 
+// The spec "annotated" takes the seeds from the program itself (AnnotatedSeeds).
 StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec);
+
+// Seeds from the sharding annotations a program carries (Value::sharding: an
+// imported program's Shardy or GSPMD shardings of arguments, results and
+// constraints). Each annotation's axes are found by name in `mesh`, whose
+// axis must have the size the annotation's own mesh gives it. Errors: no
+// annotation at all, an axis `mesh` lacks or sizes differently.
+StatusOr<Seeds> AnnotatedSeeds(const pir::Graph& graph, const Mesh& mesh);
 
 }  // namespace az::shard

@@ -210,46 +210,74 @@ StatusOr<double> UnaryValue(pir::OpKind kind, double x) {
     case pir::OpKind::kTanh: return std::tanh(x);
     case pir::OpKind::kRsqrt: return 1 / std::sqrt(x);
     case pir::OpKind::kNeg: return -x;
+    case pir::OpKind::kSqrt: return std::sqrt(x);
+    case pir::OpKind::kRecip: return 1 / x;
+    case pir::OpKind::kAbs: return std::fabs(x);
+    case pir::OpKind::kLog: return std::log(x);
+    case pir::OpKind::kSin: return std::sin(x);
+    case pir::OpKind::kCos: return std::cos(x);
+    case pir::OpKind::kErf: return std::erf(x);
     case pir::OpKind::kConvert: return x;
     default: return Unimplemented("not a unary op");
   }
 }
 
-StatusOr<Tensor> Binary(pir::OpKind kind, const Tensor& a, const Tensor& b) {
-  const size_t rank = std::max(a.shape.size(), b.shape.size());
-  auto padded = [&](const Shape& s) {
-    Shape p(rank - s.size(), 1);
-    p.insert(p.end(), s.begin(), s.end());
-    return p;
-  };
-  Shape sa = padded(a.shape), sb = padded(b.shape), out_shape(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1) {
-      return InvalidArgument("shapes " + pir::ShapeString(a.shape) + " and " + pir::ShapeString(b.shape) + " do not broadcast");
+bool CompareValues(std::string_view direction, double x, double y) {
+  if (direction == "EQ") return x == y;
+  if (direction == "NE") return x != y;
+  if (direction == "LT") return x < y;
+  if (direction == "LE") return x <= y;
+  if (direction == "GT") return x > y;
+  return x >= y;  // GE (the verifier checked the direction)
+}
+
+// Element-wise ops of two operands (where: three) with NumPy broadcasting.
+StatusOr<Tensor> Binary(pir::OpKind kind, const pir::Attributes& attrs, const std::vector<const Tensor*>& in) {
+  size_t rank = 0;
+  for (const Tensor* t : in) rank = std::max(rank, t->shape.size());
+  std::vector<Shape> padded;
+  Shape out_shape(rank, 1);
+  for (const Tensor* t : in) {
+    Shape p(rank - t->shape.size(), 1);
+    p.insert(p.end(), t->shape.begin(), t->shape.end());
+    for (size_t d = 0; d < rank; ++d) {
+      if (p[d] != out_shape[d] && p[d] != 1 && out_shape[d] != 1) {
+        return InvalidArgument("shape " + pir::ShapeString(t->shape) + " does not broadcast to " +
+                               pir::ShapeString(out_shape));
+      }
+      out_shape[d] = std::max(out_shape[d], p[d]);
     }
-    out_shape[d] = std::max(sa[d], sb[d]);
+    padded.push_back(std::move(p));
   }
-  std::vector<int64_t> st_a = Strides(sa), st_b = Strides(sb);
-  for (size_t d = 0; d < rank; ++d) {
-    if (sa[d] == 1) st_a[d] = 0;
-    if (sb[d] == 1) st_b[d] = 0;
+  std::vector<std::vector<int64_t>> strides;
+  for (const Shape& p : padded) {
+    std::vector<int64_t> st = Strides(p);
+    for (size_t d = 0; d < rank; ++d) {
+      if (p[d] == 1) st[d] = 0;
+    }
+    strides.push_back(std::move(st));
   }
+  const std::string direction = attrs.GetString("direction").value_or("EQ");
   Tensor out = Zeros(out_shape);
   std::vector<int64_t> index(rank, 0);
+  std::vector<double> x(in.size());
   for (int64_t flat = 0; flat < out.NumElements(); ++flat, Next(index, out_shape)) {
-    int64_t ia = 0, ib = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      ia += index[d] * st_a[d];
-      ib += index[d] * st_b[d];
+    for (size_t k = 0; k < in.size(); ++k) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d) offset += index[d] * strides[k][d];
+      x[k] = in[k]->data[static_cast<size_t>(offset)];
     }
-    double x = a.data[static_cast<size_t>(ia)], y = b.data[static_cast<size_t>(ib)];
     double r = 0;
     switch (kind) {
-      case pir::OpKind::kAdd: r = x + y; break;
-      case pir::OpKind::kSub: r = x - y; break;
-      case pir::OpKind::kMul: r = x * y; break;
-      case pir::OpKind::kDiv: r = x / y; break;
-      case pir::OpKind::kMax: r = std::max(x, y); break;
+      case pir::OpKind::kAdd: r = x[0] + x[1]; break;
+      case pir::OpKind::kSub: r = x[0] - x[1]; break;
+      case pir::OpKind::kMul: r = x[0] * x[1]; break;
+      case pir::OpKind::kDiv: r = x[0] / x[1]; break;
+      case pir::OpKind::kMax: r = std::max(x[0], x[1]); break;
+      case pir::OpKind::kMin: r = std::min(x[0], x[1]); break;
+      case pir::OpKind::kPow: r = std::pow(x[0], x[1]); break;
+      case pir::OpKind::kCompare: r = CompareValues(direction, x[0], x[1]) ? 1 : 0; break;
+      case pir::OpKind::kWhere: r = x[0] != 0 ? x[1] : x[2]; break;
       default: return Unimplemented("not a binary op");
     }
     out.data[static_cast<size_t>(flat)] = r;
@@ -365,7 +393,7 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
       }
       return one(std::move(out));
     }
-    case pir::OpFamily::kBinary: return one(Binary(op.kind, *in[0], *in[1]));
+    case pir::OpFamily::kBinary: return one(Binary(op.kind, attrs, in));
     case pir::OpFamily::kRope: return one(Rope(*in[0], *in[1]));
     case pir::OpFamily::kSoftmax: {
       int64_t axis = pir::NormalizeAxis(attrs.GetInt("axis").value_or(-1), static_cast<int64_t>(in[0]->shape.size()))

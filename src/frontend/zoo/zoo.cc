@@ -93,9 +93,15 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
   return c;
 }
 
-TokenCounts CountTokens(const ModelConfig& config) { return FamilyOf(config.model).Tokens(config); }
+TokenCounts CountTokens(const ModelConfig& config) {
+  if (config.program) {
+    return {config.program->attrs().GetInt("video_tokens").value_or(0),
+            config.program->attrs().GetInt("text_tokens").value_or(0)};
+  }
+  return FamilyOf(config.model).Tokens(config);
+}
 
-int64_t DepthUnits(const ModelConfig& config) { return FamilyOf(config.model).depth_units(); }
+int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
 
 static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   TokenCounts tokens = CountTokens(c);
@@ -118,6 +124,7 @@ static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t chann
 }
 
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
+  if (config.program) return *config.program;
   const DitFamily& family = FamilyOf(config.model);
   AZ_RETURN_IF_ERROR(family.Validate(config));
   if (config.depth_units < 0 || config.depth_units > family.depth_units()) {
@@ -141,6 +148,9 @@ StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
 //   v   = v_uncond + g * (v_cond - v_uncond)   (two-pass, batch2)
 //   x'  = x + dt * v                          (flow matching Euler step)
 StatusOr<pir::Graph> BuildStep(const ModelConfig& config) {
+  if (config.program) {
+    return InvalidArgument("'" + config.model + "' is an imported program: it has a forward, not a denoising step");
+  }
   const DitFamily& family = FamilyOf(config.model);
   AZ_RETURN_IF_ERROR(family.Validate(config));
   GraphBuilder b(config.model + ".step");

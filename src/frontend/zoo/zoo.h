@@ -19,6 +19,7 @@
 // batch, cfg, steps, video_tokens, text_tokens, forwards_per_step.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,12 @@ struct ModelConfig {
   // units (DepthUnits gives the full count); parameter counts and FLOPs of a
   // truncated model are not the model's.
   int64_t depth_units = 0;
+  // A program imported from a file (frontend/import: StableHLO, ONNX) instead
+  // of a zoo model. BuildForward then returns it as it is: it is one block
+  // unit (DepthUnits 1, depth_units ignored), its CFG mode is none, `model`
+  // names the file, and width/height/frames are 0. The latent input and the
+  // token counts are the graph's attributes (frontend/import/dit.h).
+  std::shared_ptr<const pir::Graph> program;
 };
 
 // The number of block units of the full model (see ModelConfig::depth_units).

@@ -81,6 +81,8 @@ class Graph {
   const Value& value(ValueId id) const { return values_.at(static_cast<size_t>(id)); }
   Value& mutable_value(ValueId id) { return values_.at(static_cast<size_t>(id)); }
   const Op& op(OpId id) const { return ops_.at(static_cast<size_t>(id)); }
+  // Attributes and names only: changing operands or results breaks the invariants.
+  Op& mutable_op(OpId id) { return ops_.at(static_cast<size_t>(id)); }
   const std::vector<Value>& values() const { return values_; }
   const std::vector<Op>& ops() const { return ops_; }
   const std::vector<ValueId>& outputs() const { return outputs_; }

@@ -1,4 +1,6 @@
 // Element-wise ops, norms, RoPE, softmax and broadcast.
+#include <algorithm>
+
 #include "pir/rules/families.h"
 
 namespace az::pir {
@@ -54,19 +56,35 @@ TypesOr InferUnary(const OpContext& ctx) {
 }
 
 TypesOr InferBinary(const OpContext& ctx) {
-  const TensorType& a = ctx.operands[0];
-  const TensorType& b = ctx.operands[1];
-  int64_t rank = std::max(a.rank(), b.rank());
-  Shape shape(static_cast<size_t>(rank));
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.rank() ? 1 : a.shape[i - (rank - a.rank())];
-    int64_t db = i < rank - b.rank() ? 1 : b.shape[i - (rank - b.rank())];
-    if (da != db && da != 1 && db != 1) {
-      return InvalidArgument("shapes " + a.ToString() + " and " + b.ToString() + " do not broadcast");
+  int64_t rank = 0;
+  for (const TensorType& t : ctx.operands) rank = std::max(rank, t.rank());
+  Shape shape(static_cast<size_t>(rank), 1);
+  for (const TensorType& t : ctx.operands) {
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t d = i < rank - t.rank() ? 1 : t.shape[i - (rank - t.rank())];
+      if (d != shape[i] && d != 1 && shape[i] != 1) {
+        std::string list;
+        for (const TensorType& u : ctx.operands) list += (list.empty() ? "" : " and ") + u.ToString();
+        return InvalidArgument("shapes " + list + " do not broadcast");
+      }
+      shape[i] = std::max(shape[i], d);
     }
-    shape[i] = std::max(da, db);
   }
-  return std::vector<TensorType>{{PromoteTypes(a.dtype, b.dtype), shape}};
+  if (ctx.kind == OpKind::kCompare) {
+    static const char* kDirections[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    std::string dir = ctx.attrs.GetString("direction").value_or("");
+    if (std::find(std::begin(kDirections), std::end(kDirections), dir) == std::end(kDirections)) {
+      return InvalidArgument("compare needs a string attribute 'direction' (EQ, NE, LT, LE, GT or GE)");
+    }
+    return std::vector<TensorType>{{DType::kBool, shape}};
+  }
+  if (ctx.kind == OpKind::kWhere) {
+    if (ctx.operands[0].dtype != DType::kBool) {
+      return InvalidArgument("where's condition must be bool, got " + ctx.operands[0].ToString());
+    }
+    return std::vector<TensorType>{{PromoteTypes(ctx.operands[1].dtype, ctx.operands[2].dtype), shape}};
+  }
+  return std::vector<TensorType>{{PromoteTypes(ctx.operands[0].dtype, ctx.operands[1].dtype), shape}};
 }
 
 // One pass-through factor per result dim; operand dims broadcast from 1 map to none.

@@ -1,0 +1,51 @@
+// FinishImport (imported.h): fold, prune, verify, read the DiT facts.
+#include "frontend/import/imported.h"
+
+#include "frontend/import/dit.h"
+#include "frontend/import/fold.h"
+#include "pir/verify/verifier.h"
+
+namespace az::frontend {
+
+namespace {
+
+// Remaps every value the program holds after a graph rebuild.
+void Remap(ImportedProgram& program, const std::vector<pir::ValueId>& map) {
+  auto at = [&](pir::ValueId v) { return v >= 0 && v < static_cast<pir::ValueId>(map.size()) ? map[static_cast<size_t>(v)] : -1; };
+  for (ImportedArgument& a : program.arguments) a.value = at(a.value);
+  for (ImportedResult& r : program.results) r.value = at(r.value);
+  std::map<pir::ValueId, pir::TensorSharding> pinned;
+  for (auto& [v, s] : program.pinned) {
+    if (at(v) >= 0) pinned[at(v)] = s;
+  }
+  program.pinned = std::move(pinned);
+}
+
+}  // namespace
+
+Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
+  pir::Graph& graph = program.graph;
+  if (graph.num_ops() > options.max_ops) {
+    return ResourceExhausted(program.file + ": the program has " + std::to_string(graph.num_ops()) +
+                             " ops, over the limit of " + std::to_string(options.max_ops));
+  }
+  // The importer's output must already be a valid graph: fold only rewrites valid PIR.
+  AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
+  std::vector<pir::ValueId> map;
+  AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map));
+  Remap(program, map);
+  PruneDeadOps(graph, map);
+  Remap(program, map);
+  AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
+  graph.attrs().Set("folded_attention", static_cast<int64_t>(folded.attention));
+  graph.attrs().Set("folded_softmax", static_cast<int64_t>(folded.softmax));
+  graph.attrs().Set("format", program.format);
+  program.notes.push_back("folded " + std::to_string(folded.attention) + " attention, " +
+                          std::to_string(folded.softmax) + " softmax, " + std::to_string(folded.gelu) + " gelu, " +
+                          std::to_string(folded.silu) + " silu patterns");
+  AZ_ASSIGN_OR_RETURN(std::vector<std::string> notes, AnnotateDit(graph, options.latent));
+  program.notes.insert(program.notes.end(), notes.begin(), notes.end());
+  return Status::Ok();
+}
+
+}  // namespace az::frontend

@@ -1,0 +1,53 @@
+// Folding the decompositions frameworks emit back into PIR's fused ops.
+//
+// JAX lowers softmax to reduce-max, subtract, exp, reduce-sum, divide; PyTorch's
+// exporter writes attention as MatMul, Mul(scale), Softmax, MatMul and GELU as
+// Div, Erf, Add, Mul, Mul. The partitioner's templates look for the fused
+// kinds (an `attention` op is what Ulysses and Ring shard), and the compute
+// model prices one fused kernel, not six, so importers emit one PIR op per
+// source op and this pass rebuilds the graph with the patterns folded:
+//
+//   softmax    div(e, B(reduce_sum(e, [a])))  with e = exp(x) or
+//              exp(sub(x, B(reduce_max(x, [a]))))           -> softmax(x, axis a)
+//              B: reshapes/broadcasts that only restore the reduced dim.
+//   attention  einsum(S(softmax(S(einsum(q, k)))), v), S: optional converts and
+//              multiplications or divisions by a scalar (the 1/sqrt(d) scale),
+//              where the first einsum contracts one head dim d and keeps one
+//              query and one key dim, the second contracts the key dim, and
+//              the softmax runs over the key dim. The operands are transposed
+//              (composing with the transposes that produced them, so the usual
+//              [B, L, H, D] -> [B, H, L, D] round trip disappears) into
+//              attention's [batch, seq, heads, head_dim] layout; mode "self"
+//              when the query and key lengths match, else "cross". A mask
+//              added to the scores blocks the fold (the math stays correct,
+//              as two einsums and a softmax).
+//   gelu       x * 0.5 * (1 + erf(x / sqrt 2)) in any association      -> gelu
+//   silu       x * sigmoid(x)                                         -> silu
+//
+// Interior values of a pattern must have no other users; otherwise the
+// pattern is left alone. The result keeps every leaf (inputs, parameters,
+// constants) in order; the value map old -> new is returned so callers can
+// remap what they hold. Ops whose results nothing uses afterwards are kept
+// here (FinishImport prunes).
+#pragma once
+
+#include <vector>
+
+#include "pir/ir/graph.h"
+#include "support/status.h"
+
+namespace az::frontend {
+
+struct FoldStats {
+  int softmax = 0, attention = 0, gelu = 0, silu = 0;
+  int total() const { return softmax + attention + gelu + silu; }
+};
+
+// Rebuilds `graph` with every pattern above folded; `value_map` (old id -> new
+// id, -1 for values that disappeared) is filled. The graph must be verified.
+StatusOr<FoldStats> FoldPatterns(pir::Graph& graph, std::vector<pir::ValueId>& value_map);
+
+// Removes ops no graph output depends on (leaves are kept). `value_map` as above.
+int PruneDeadOps(pir::Graph& graph, std::vector<pir::ValueId>& value_map);
+
+}  // namespace az::frontend
