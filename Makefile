@@ -13,7 +13,7 @@ ifeq ($(CI),true)
 endif
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 30
+FUZZ_SMOKE_SECONDS ?= 25
 
 .PHONY: deps configure build plan test bench sanitize-build test-sanitize fuzz fuzz-build fuzz-smoke clean
 
@@ -30,13 +30,15 @@ build: configure
 plan: build
 	@$(BUILD)/aoizora plan --model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology v5e:2x4 --out plan
 
+# The tests also need Debian's PyTorch (the ONNX exports of tests/torch).
 test: build
+	@scripts/install-deps --torch
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 bench: build
 	@$(BUILD)/az_bench
 
-FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz readers_fuzz hlo_text_fuzz
+FUZZ_TARGETS = pir_text_fuzz cir_text_fuzz readers_fuzz hlo_text_fuzz stablehlo_text_fuzz onnx_fuzz
 
 # One clang build with AddressSanitizer + UndefinedBehaviorSanitizer (undefined
 # behaviour aborts) serves both the sanitizer test run and the fuzz targets.

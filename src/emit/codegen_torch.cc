@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emit/plan_format.h"
+#include "emit/torch_parallelize.h"
 #include "support/status.h"
 
 namespace az::emit {
@@ -26,11 +27,16 @@ constexpr int kXditRoles = 5;
 
 int XditDegree(const Configuration& config, int role) {
   switch (role) {
-    case 0: return config.tp;
-    case 1: return config.ulysses;
-    case 2: return config.ring;
-    case 3: return config.cfg;
-    default: return config.dp;
+    case 0:
+      return config.tp;
+    case 1:
+      return config.ulysses;
+    case 2:
+      return config.ring;
+    case 3:
+      return config.cfg;
+    default:
+      return config.dp;
   }
 }
 
@@ -275,42 +281,10 @@ std::string PyIntTuple(const std::vector<int64_t>& values) {
 }
 
 // DTensor placements of one tensor, one per mesh dimension, and a comment
-// when a dimension split over several axes is not in mesh order (DTensor
-// splits a dimension over mesh dims left to right, major first).
+// when they need _StridedShard.
 std::pair<std::string, std::string> Placements(const Configuration& config, const search::TensorSpec& tensor) {
-  std::vector<std::string> entries;
-  std::string comment;
-  for (const auto& [axis, size] : config.mesh) {
-    int dim = -1;
-    for (size_t d = 0; d < tensor.spec.size(); ++d) {
-      if (std::find(tensor.spec[d].begin(), tensor.spec[d].end(), axis) == tensor.spec[d].end()) continue;
-      AZ_CHECK_MSG(dim < 0, "tensor '" + tensor.name + "' is sharded twice on mesh axis '" + axis + "'");
-      dim = static_cast<int>(d);
-    }
-    entries.push_back(dim < 0 ? "(\"replicate\",)" : "(\"shard\", " + std::to_string(dim) + ")");
-  }
-  for (size_t d = 0; d < tensor.spec.size(); ++d) {
-    int previous = -1;
-    for (const std::string& axis : tensor.spec[d]) {
-      int index = -1;
-      for (size_t a = 0; a < config.mesh.size(); ++a) {
-        if (config.mesh[a].first == axis) index = static_cast<int>(a);
-      }
-      AZ_CHECK_MSG(index >= 0,
-                   "tensor '" + tensor.name + "' names axis '" + axis + "' not in mesh " + MeshText(config));
-      if (index < previous) {
-        comment = "  # dim " + std::to_string(d) + " splits " + PyText(axis) +
-                  " major-first against mesh order: needs _StridedShard";
-      }
-      previous = std::max(previous, index);
-    }
-  }
-  std::string list = "[";
-  for (size_t k = 0; k < entries.size(); ++k) {
-    if (k > 0) list += ", ";
-    list += entries[k];
-  }
-  return {list + "]", comment};
+  std::vector<int> dims = ShardDims(config, tensor);
+  return {PlacementList(dims), StridedComment(config, tensor)};
 }
 
 void PlacementTable(std::string& out, const Configuration& config, const std::string& name, bool parameters) {
@@ -511,6 +485,9 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out, "            placements = [Replicate()] * len(MESH_SHAPE)");
   Line(out, "        out[name] = distribute_tensor(tensor, mesh, placements)");
   Line(out, "    return out");
+  Line(out);
+  Line(out);
+  out += ParallelizePython(config);
   Line(out);
   Line(out);
 

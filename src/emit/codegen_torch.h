@@ -27,6 +27,8 @@
 //    every rank on the plan's GPU. It is left out when that list is 0..n-1
 //    on every node (the default order already is the plan's).
 //
+// parallelize_module (PARALLELIZE_PLAN, apply_plan): emit/torch_parallelize.h.
+//
 // Every name and string that comes from the plan is escaped (PyString), so a
 // tensor name with quotes or backslashes still gives a file that compiles.
 // Deterministic: the same plan gives the same text.

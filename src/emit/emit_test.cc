@@ -1,5 +1,6 @@
 // The step trace (Chrome Trace Event Format) and the placement picture, on a
-// hand-made step with exact numbers and on a real simulated Wan step.
+// hand-made step with exact numbers and on a real simulated Wan step; the
+// parallelize_module plan of plan_torch.py on hand-made configurations.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,9 @@
 #include <vector>
 
 #include "compile/spmd/spmd_compiler.h"
+#include "emit/codegen_torch.h"
 #include "emit/placement_svg.h"
+#include "emit/torch_parallelize.h"
 #include "emit/trace.h"
 #include "evidence/evidence.h"
 #include "frontend/zoo/zoo.h"
@@ -429,6 +432,123 @@ TEST(PlacementSvg, HandMadeLoadsAndUnusedChips) {
   EXPECT_EQ(Count(quiet, "data-channel="), 0);
   EXPECT_NE(quiet.find("no link traffic"), std::string::npos);
   EXPECT_EQ(PlacementSvg(*t, placement, loads, "four ranks & two loads"), svg);  // deterministic
+}
+
+// ---- plan_torch.py's parallelize_module plan. ----
+
+// dp=2 x tp=4 (roles dp, tp), the zoo's [in, out] Linear layout.
+search::Configuration DpTpConfig() {
+  search::Configuration config;
+  config.mesh = {{"dp", 2}, {"tp", 4}};
+  config.axis_roles = {"dp", "tp"};
+  config.placement = net::IdentityPlacement(8);
+  config.tensors = {
+      {"blocks.0.ffn.0.weight", "parameter", {8, 16}, {{}, {"tp"}}},
+      {"blocks.0.ffn.0.bias", "parameter", {16}, {{"tp"}}},
+      {"blocks.0.ffn.2.weight", "parameter", {16, 8}, {{"tp"}, {}}},
+      {"blocks.0.ffn.2.bias", "parameter", {8}, {{}}},
+      {"blocks.0.self_attn.q.weight", "parameter", {8, 8}, {{"dp"}, {"tp"}}},
+      {"blocks.0.modulation", "parameter", {1, 6, 8}, {{}, {}, {}}},
+      {"blocks.0.norm3.weight", "parameter", {8}, {{"dp"}}},
+      {"blocks.0.norm3.bias", "parameter", {8}, {{}}},
+      {"x", "input", {1, 4, 8}, {{}, {"tp"}, {}}},
+      {"head.weight", "parameter", {8, 64}, {{}, {}}},
+      {"head.bias", "parameter", {64}, {{}}},
+  };
+  return config;
+}
+
+TEST(ParallelizePlan, MegatronLinearsAndExplicitPlacements) {
+  search::Configuration config = DpTpConfig();
+  // Three Linears with a bias and a non-square weight; each bias matches the
+  // weight's second dim (ffn.0 [8, 16] + [16], ffn.2 [16, 8] + [8], head
+  // [8, 64] + [64]): the [in, out] layout, 3 votes to 0.
+  EXPECT_EQ(DetectLinearLayout(config), LinearLayout::kInOut);
+  std::string text = ParallelizePython(config);
+  // Derivation, in PyTorch's [out, in] layout (dims of rank-2 Linear weights swapped):
+  //   ffn.0: weight out dim (ours 1 -> 0) and bias on tp, nothing on dp   -> colwise
+  //   ffn.2: weight in dim (ours 0 -> 1) on tp, bias whole                -> rowwise
+  //   self_attn.q (no bias): ours dim 0 on dp -> 1, dim 1 on tp -> 0: dp splits it too -> explicit
+  //   modulation (leaf of "blocks.0"), norm3 (rank-1 weight): not Linears -> explicit, unswapped
+  //   head: a Linear split nowhere -> explicit Replicate; the input "x" is no parameter.
+  const std::string want =
+      "TP_MESH_DIM = \"tp\"\n"
+      "PARALLELIZE_PLAN = {\n"
+      "    \"blocks.0.ffn.0\": \"colwise\",\n"
+      "    \"blocks.0.ffn.2\": \"rowwise\",\n"
+      "    \"blocks.0.self_attn.q\": {\"weight\": [(\"shard\", 1), (\"shard\", 0)]},\n"
+      "    \"blocks.0\": {\"modulation\": [(\"replicate\",), (\"replicate\",)]},\n"
+      "    \"blocks.0.norm3\": {\"weight\": [(\"shard\", 0), (\"replicate\",)], \"bias\": [(\"replicate\",), "
+      "(\"replicate\",)]},\n"
+      "    \"head\": {\"weight\": [(\"replicate\",), (\"replicate\",)], \"bias\": [(\"replicate\",), "
+      "(\"replicate\",)]},\n"
+      "}\n";
+  EXPECT_NE(text.find(want), std::string::npos) << text;
+  EXPECT_NE(text.find("# stores Linear weights [in, out], so their dims are swapped from PARAM_PLACEMENTS."),
+            std::string::npos);
+  for (const char* function : {"def module_placements(names, strict=False):", "def parallelize_plan():",
+                               "def apply_plan(module, mesh, strict=False):"}) {
+    EXPECT_NE(text.find(function), std::string::npos) << function;
+  }
+  EXPECT_EQ(ParallelizePython(config), text) << "not deterministic";
+
+  // In plan_torch.py, after the existing placement tables and before the xDiT part.
+  search::Plan plan;
+  plan.model = "tiny";
+  std::string file = PlanTorch(plan, config);
+  size_t at = file.find(want);
+  ASSERT_NE(at, std::string::npos) << file;
+  EXPECT_LT(file.find("PARAM_PLACEMENTS = {"), at);
+  EXPECT_GT(file.find("XDIT_COMMAND = "), at);
+  // PARAM_PLACEMENTS keeps the plan's own layout: ffn.0's weight split on its dim 1.
+  EXPECT_NE(file.find("    \"blocks.0.ffn.0.weight\": [(\"replicate\",), (\"shard\", 1)],\n"), std::string::npos);
+}
+
+TEST(ParallelizePlan, PyTorchLayoutIsKept) {
+  // An ONNX import may keep nn.Linear's [out, in]: proj [16, 8] with bias [16]
+  // votes kOutIn, so its dims are not swapped: Shard(0) on tp with the bias is
+  // colwise; out's weight [8, 16] split on dim 1 with a whole bias is rowwise.
+  search::Configuration config;
+  config.mesh = {{"tp", 2}};
+  config.placement = net::IdentityPlacement(2);
+  config.tensors = {
+      {"proj.weight", "parameter", {16, 8}, {{"tp"}, {}}},
+      {"proj.bias", "parameter", {16}, {{"tp"}}},
+      {"out.weight", "parameter", {8, 16}, {{}, {"tp"}}},
+      {"out.bias", "parameter", {8}, {{}}},
+  };
+  // proj votes kOutIn (16 == rows), out votes kOutIn too (8 == rows).
+  EXPECT_EQ(DetectLinearLayout(config), LinearLayout::kOutIn);
+  std::string text = ParallelizePython(config);
+  // No axis roles: the mesh axis named "tp" is the tensor-parallel one.
+  EXPECT_NE(text.find("TP_MESH_DIM = \"tp\"\nPARALLELIZE_PLAN = {\n    \"proj\": \"colwise\",\n    \"out\": "
+                      "\"rowwise\",\n}\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# stores them [out, in] too, as PARAM_PLACEMENTS does."), std::string::npos);
+
+  // The same split on an axis whose role is not tp (sequence parallel here)
+  // is no Megatron layer: explicit placements, and no TP mesh dim.
+  config.axis_roles = {"ulysses"};
+  text = ParallelizePython(config);
+  EXPECT_NE(text.find("TP_MESH_DIM = None\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    \"proj\": {\"weight\": [(\"shard\", 0)], \"bias\": [(\"shard\", 0)]},\n"), std::string::npos)
+      << text;
+}
+
+TEST(ParallelizePlan, SquareLinearsAloneDefaultToTheZooLayout) {
+  // Only square weights: no vote, so [in, out] (the zoo's), and a bias that
+  // is neither dim does not vote either.
+  search::Configuration config;
+  config.mesh = {{"tp", 2}};
+  config.placement = net::IdentityPlacement(2);
+  config.tensors = {{"q.weight", "parameter", {8, 8}, {{}, {"tp"}}},
+                    {"q.bias", "parameter", {8}, {{"tp"}}},
+                    {"odd.weight", "parameter", {4, 8}, {{}, {}}},
+                    {"odd.bias", "parameter", {3}, {{}}}};
+  EXPECT_EQ(DetectLinearLayout(config), LinearLayout::kInOut);
+  // q's output dim (ours 1) is PyTorch's dim 0: colwise.
+  EXPECT_NE(ParallelizePython(config).find("    \"q\": \"colwise\",\n"), std::string::npos);
 }
 
 }  // namespace

@@ -274,7 +274,9 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
     const pir::Value& v = graph.value(id);
     if (v.role == pir::ValueRole::kConstant) continue;
     TensorSpec spec;
-    spec.name = pir::ValueLabel(graph, id);
+    // Leaves by their own names (checkpoint FQNs, what plan_torch.py and
+    // plan_jax.py key on); activations, often unnamed, by their label.
+    spec.name = v.name.empty() ? pir::ValueLabel(graph, id) : v.name;
     spec.role = v.role == pir::ValueRole::kParameter ? "parameter"
                 : v.role == pir::ValueRole::kInput   ? "input"
                                                      : "activation";
