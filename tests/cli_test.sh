@@ -71,7 +71,7 @@ run bad_frames 1 "$bin" inspect --model wan2.1-t2v-14b --frames 80 && expect bad
 run bad_width 1 "$bin" inspect --model wan2.1-t2v-14b --width 1000 && expect bad_width err "multiples of 16"
 run bad_cfg 1 "$bin" inspect --model wan2.1-t2v-14b --cfg parallel && expect bad_cfg err "unknown CFG mode 'parallel'"
 run bad_dtype 1 "$bin" inspect --model wan2.1-t2v-14b --dtype int3 && expect bad_dtype err "unknown dtype 'int3'"
-run no_model 2 "$bin" inspect && expect no_model err "give --model M or --pir FILE"
+run no_model 2 "$bin" inspect && expect no_model err "give --model M, --stablehlo FILE, --onnx FILE or --pir FILE"
 run bad_flag 2 "$bin" inspect --model wan2.1-t2v-14b --frobnicate
 run no_command 2 "$bin"
 run help 0 "$bin" inspect --help && expect help out "--print-pir"
@@ -259,6 +259,43 @@ for job in "v5e:2x4" "h100:8"; do
     fi
   done
 done
+
+# Programs in place of --model (docs/importers.md): the ONNX export committed in
+# tests/data/onnx (two tiny transformer blocks, tests/data/onnx/README.md) and
+# the real JAX exports of ../shared/data/stablehlo.
+onnx="$root/tests/data/onnx"
+if run onnx_inspect 0 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --json; then
+  expect onnx_inspect out '"format": "onnx"'
+  # Two blocks of 3,248 parameters (tests/data/onnx/README.md): 6,496.
+  expect onnx_inspect out '"params": 6496'
+  expect onnx_inspect out '"attention_ops": 2'
+fi
+if run onnx_plan 0 "$bin" plan --onnx "$onnx/tiny_blocks.onnx" --topology h100:8 --no-alpa --json -q; then
+  expect onnx_plan out '"format": "onnx"'
+  expect onnx_plan out '"annotated"'
+fi
+run onnx_unbound 1 "$bin" inspect --onnx "$onnx/tiny_blocks_dynamic_noparams.onnx" && expect onnx_unbound err "seq"
+run onnx_width 1 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --width 1280 && expect onnx_width err "describe a zoo model"
+run onnx_dim_syntax 1 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --dim seq && expect onnx_dim_syntax err "expected NAME=SIZE"
+run onnx_latent 1 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --latent video && expect onnx_latent err "names no floating-point input"
+run onnx_missing 1 "$bin" inspect --onnx "$tmp/nope.onnx" && expect onnx_missing err "nope.onnx"
+run two_programs 2 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --stablehlo "$tmp/x.mlir"
+run program_and_model 2 "$bin" plan --model wan2.1-t2v-1.3b --onnx "$onnx/tiny_blocks.onnx" -t h100:8
+printf 'module @m {\n  func.func public @main(%%arg0: tensor<4xf32>) -> tensor<4xf32> {\n    %%0 = stablehlo.add %%arg0, %%arg9 : tensor<4xf32>\n    return %%0 : tensor<4xf32>\n  }\n}\n' >"$tmp/bad.mlir"
+run shlo_bad 1 "$bin" inspect --stablehlo "$tmp/bad.mlir" && expect shlo_bad err "bad.mlir:3:"
+shlo="$root/../shared/data/stablehlo"
+if [[ -d "$shlo" ]]; then
+  # The FSDP x TP MLP (formats.md §5): 784x128 + 128 + 4 x (128x128 + 128) + 128x8 + 8 = 167,560
+  # parameters on mesh x=2, y=4.
+  if run shlo_inspect 0 "$bin" inspect --stablehlo "$shlo/e2e_fsdp_tp_shardy.mlir" --json; then
+    expect shlo_inspect out '"params": 167560'
+    expect shlo_inspect out '@mesh = [\"x\"=2, \"y\"=4]'
+  fi
+  run shlo_plan 0 "$bin" plan --stablehlo "$shlo/e2e_fsdp_tp_shardy.mlir" --topology h100:8 --no-alpa --json -q &&
+    expect shlo_plan out '"format": "stablehlo"'
+elif [[ "${CI:-}" == "true" ]]; then
+  echo "FAIL: ../shared/data is missing under CI"; failed=$((failed + 1))
+fi
 
 # Hostile inputs: clear errors, no out-of-memory kill, no hang.
 printf 'HloModule m\nENTRY e {\n  a = f32[99999999999,99999999999] parameter(0)\n  b = f32[99999999999,99999999999] all-reduce(a), channel_id=1, replica_groups=[1000000000,2]<=[2000000000], use_global_device_ids=true\n}\n' >"$tmp/huge_groups.hlo"

@@ -10,6 +10,7 @@
 #include "compile/interpret/interpreter.h"
 #include "frontend/import/dit.h"
 #include "frontend/import/fold.h"
+#include "frontend/import/imported.h"
 #include "pir/analysis/summary.h"
 #include "pir/build/graph_builder.h"
 #include "pir/verify/verifier.h"
@@ -218,6 +219,32 @@ TEST(ImportFold, ModulationIsNotAnActivation) {
   auto stats = FoldPatterns(g, map);
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->total(), 0);
+}
+
+// FinishImport folds and prunes (two rebuilds): what the program holds must
+// follow its values through both.
+TEST(ImportFinish, ArgumentsAndResultsFollowTheRebuilds) {
+  GraphBuilder b("program");
+  ValueId unused = b.Input("unused", DType::kF32, {3});
+  b.Unary(OpKind::kExp, "dead", unused);  // pruned: nothing reads it
+  ValueId x = b.Input("x", DType::kF32, {2, 3, 5});
+  ValueId y = DecomposedSoftmax(b, x);
+  b.Output(y);
+  ImportedProgram program;
+  program.format = "test";
+  program.file = "program.test";
+  program.arguments = {{"%arg0", unused}, {"%arg1", x}};
+  program.results = {{"out", y}};
+  program.graph = b.Finish();
+  ASSERT_TRUE(FinishImport(program, ImportOptions()).ok());
+  const pir::Graph& g = program.graph;
+  EXPECT_EQ(g.num_ops(), 1);
+  ASSERT_GE(program.arguments[1].value, 0);
+  EXPECT_EQ(g.value(program.arguments[1].value).name, "x");
+  EXPECT_EQ(g.value(program.arguments[0].value).name, "unused");  // leaves are kept
+  EXPECT_EQ(program.results[0].value, g.outputs()[0]);
+  EXPECT_EQ(g.op(g.value(program.results[0].value).producer).kind, OpKind::kSoftmax);
+  EXPECT_EQ(g.attrs().GetString("latent_input").value_or(""), "x");
 }
 
 TEST(ImportDit, JointAttentionOverImageAndTextIsRecognized) {

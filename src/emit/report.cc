@@ -29,7 +29,7 @@ std::string Rule(size_t columns) {
 }
 
 std::string Inputs(const Plan& plan) {
-  return WorkloadText(plan) + ", " + std::to_string(plan.steps) + " steps, cfg " + plan.cfg_mode + ", batch " +
+  return WorkloadText(plan) + ", " + std::to_string(plan.steps) + (plan.steps == 1 ? " step" : " steps") + ", cfg " + plan.cfg_mode + ", batch " +
          std::to_string(plan.batch);
 }
 

@@ -8,7 +8,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
+#include "frontend/import/imported.h"
 #include "frontend/zoo/zoo.h"
+#include "pir/rules/cost.h"
 #include "hw/topology.h"
 #include "price/calibration.h"
 #include "tools/aoizora/commands.h"
@@ -32,7 +36,23 @@ StatusOr<price::PriceCalibration> LoadPriceCalibration(const std::string& path, 
 
 // --model and the video flags, and their resolution against the zoo.
 CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags);
+// With --stablehlo or --onnx the config holds the imported program (zoo.h).
 StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags);
+
+// --stablehlo / --onnx (program_flags.cc).
+struct ImportedModel {
+  frontend::ImportedProgram program;
+  zoo::ModelConfig config;  // config.program is the program's graph
+};
+bool HasProgram(const ModelFlags& flags);
+// Imports the file; warnings go to stderr.
+StatusOr<ImportedModel> ResolveProgram(const ModelFlags& flags);
+int InspectProgram(const InspectArgs& args);
+
+// Formatting shared by the commands (commands.cc).
+std::string WithCommas(int64_t n);
+std::string Percent(Flops part, Flops whole);
+nlohmann::ordered_json CostJson(const pir::OpCost& c);
 
 void RegisterModels(CLI::App& app, CommandContext& ctx);
 void RegisterCompile(CLI::App& app, CommandContext& ctx);

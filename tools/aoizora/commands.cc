@@ -18,8 +18,6 @@
 
 namespace az::cli {
 
-namespace {
-
 using nlohmann::ordered_json;
 
 std::string WithCommas(int64_t n) {
@@ -40,6 +38,8 @@ ordered_json CostJson(const pir::OpCost& c) {
   return {{"matmul", c.matmul.value()}, {"attention", c.attention.value()}, {"other", c.other.value()},
           {"bytes_read", c.bytes_read.value()}, {"bytes_written", c.bytes_written.value()}};
 }
+
+namespace {
 
 int InspectPirFile(const InspectArgs& args) {
   auto text = ReadFile(args.pir_file);
@@ -98,6 +98,7 @@ int RunModels(const ModelsArgs& args) {
 
 int RunInspect(const InspectArgs& args) {
   if (!args.pir_file.empty()) return InspectPirFile(args);
+  if (HasProgram(args)) return InspectProgram(args);
   auto config = ResolveModelFlags(args);
   if (!config.ok()) return Fail(config.status());
 
@@ -201,6 +202,10 @@ StatusOr<price::PriceCalibration> LoadPriceCalibration(const std::string& path, 
 }
 
 StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags) {
+  if (HasProgram(flags)) {
+    AZ_ASSIGN_OR_RETURN(ImportedModel imported, ResolveProgram(flags));
+    return imported.config;
+  }
   zoo::ModelOptions options;
   options.width = flags.width;
   options.height = flags.height;
@@ -219,6 +224,14 @@ StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags) {
 
 CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags) {
   CLI::Option* model = cmd->add_option("--model,-m", flags->model, "Zoo model (see `aoizora models`)");
+  CLI::Option* stablehlo = cmd->add_option(
+      "--stablehlo", flags->stablehlo, "A StableHLO text file (jax.jit(f).lower(...).as_text()) in place of --model");
+  CLI::Option* onnx = cmd->add_option("--onnx", flags->onnx, "An ONNX file (torch.onnx.export) in place of --model");
+  model->excludes(stablehlo)->excludes(onnx);
+  stablehlo->excludes(onnx);
+  cmd->add_option("--latent", flags->latent,
+                  "With --stablehlo/--onnx: the input carrying the video tokens (default: found from the attention)");
+  cmd->add_option("--dim", flags->dims, "With --onnx: bind a symbolic dimension, NAME=SIZE (repeatable)");
   cmd->add_option("--width", flags->width, "Video width in pixels (multiple of 16)");
   cmd->add_option("--height", flags->height, "Video height in pixels (multiple of 16)");
   cmd->add_option("--frames", flags->frames, "Frames (4n+1)");
@@ -248,8 +261,8 @@ void RegisterInspect(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::IsMember({"forward", "step"}))
       ->capture_default_str();
   cmd->callback([args, &ctx] {
-    if (args->model.empty() && args->pir_file.empty()) {
-      fmt::print(stderr, "aoizora inspect: give --model M or --pir FILE (see --help)\n");
+    if (args->model.empty() && args->pir_file.empty() && !HasProgram(*args)) {
+      fmt::print(stderr, "aoizora inspect: give --model M, --stablehlo FILE, --onnx FILE or --pir FILE (see --help)\n");
       ctx.exit_code = 2;
       return;
     }

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace az::cli {
 
@@ -15,6 +16,10 @@ int RunModels(const ModelsArgs& args);
 // The zoo model flags shared by inspect, compile and later plan.
 struct ModelFlags {
   std::string model;
+  // An imported program in place of --model (frontend/import).
+  std::string stablehlo, onnx;
+  std::string latent;               // --latent: the input carrying the token stream
+  std::vector<std::string> dims;    // --dim NAME=SIZE: symbolic dims of an ONNX file
   std::optional<int64_t> width, height, frames, steps;
   int64_t batch = 1;
   std::string cfg;  // empty: the model's default

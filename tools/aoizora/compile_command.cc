@@ -1,4 +1,4 @@
-// `aoizora compile`: a zoo model under a mesh and a template, through the
+// `aoizora compile`: a zoo model (or an imported program) under a mesh and a template, through the
 // built-in SPMD compiler, to the per-device program and its evidence.
 #include <fmt/core.h>
 
@@ -113,10 +113,11 @@ int RunCompile(const CompileArgs& args) {
 void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App* cmd = app.add_subcommand("compile", "Compile a model under a mesh and template into the per-device program");
-  AddModelFlags(cmd, args.get())->required();
+  AddModelFlags(cmd, args.get());
   cmd->add_option("--mesh", args->mesh, "Mesh axes, e.g. x=2,y=4")->required();
   cmd->add_option("--template,-T", args->templ,
-                  "Parallelism template, e.g. ulysses=y, cfg=x,ring=y, fsdp=8, or replicated")
+                  "Parallelism template, e.g. ulysses=y, cfg=x,ring=y, fsdp=8, or replicated; annotated: an imported "
+                  "program's own shardings (--stablehlo)")
       ->required();
   cmd->add_option("--graph", args->graph, "forward or step")->check(CLI::IsMember({"forward", "step"}))
       ->capture_default_str();
@@ -126,7 +127,14 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->add_flag("--no-fusion", args->no_fusion, "Keep every element-wise op its own kernel");
   cmd->add_flag("--no-async", args->no_async, "Keep collectives blocking");
-  cmd->callback([args, &ctx] { ctx.exit_code = RunCompile(*args); });
+  cmd->callback([args, &ctx] {
+    if (args->model.empty() && !HasProgram(*args)) {
+      fmt::print(stderr, "aoizora compile: give --model M, --stablehlo FILE or --onnx FILE (see --help)\n");
+      ctx.exit_code = 2;
+      return;
+    }
+    ctx.exit_code = RunCompile(*args);
+  });
 }
 
 }  // namespace az::cli

@@ -93,7 +93,7 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand(
       "plan", "Plan a model on a slice: best mesh, sharding and placement, against the expert and Alpa baselines");
-  AddModelFlags(cmd, args.get())->required();
+  AddModelFlags(cmd, args.get());
   cmd->add_option("--topology,-t", args->topology, "A named system (v5e:2x4, h100:8, ...) or a topology JSON file")
       ->required();
   cmd->add_option("--template,-T", args->templ,
@@ -118,7 +118,14 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--emit-candidates", args->emit_candidates,
                   "Write every candidate (id, mesh, PartitionSpecs) as JSON for the JAX loop, and stop");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
-  cmd->callback([args, &ctx] { ctx.exit_code = RunPlan(*args); });
+  cmd->callback([args, &ctx] {
+    if (args->model.empty() && !HasProgram(*args)) {
+      fmt::print(stderr, "aoizora plan: give --model M, --stablehlo FILE or --onnx FILE (see --help)\n");
+      ctx.exit_code = 2;
+      return;
+    }
+    ctx.exit_code = RunPlan(*args);
+  });
 }
 
 }  // namespace az::cli

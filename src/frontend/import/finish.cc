@@ -32,10 +32,15 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
   // The importer's output must already be a valid graph: fold only rewrites valid PIR.
   AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
   std::vector<pir::ValueId> map;
+  // `map` composes both rebuilds: original id -> final id.
   AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map));
-  Remap(program, map);
   PruneDeadOps(graph, map);
   Remap(program, map);
+  // Constraints join the annotations on the values themselves, where the
+  // planner's `annotated` seeds (shard/templates.h) read them.
+  for (const auto& [v, sharding] : program.pinned) {
+    if (graph.IsValidValue(v) && !graph.value(v).sharding) graph.mutable_value(v).sharding = sharding;
+  }
   AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
   graph.attrs().Set("folded_attention", static_cast<int64_t>(folded.attention));
   graph.attrs().Set("folded_softmax", static_cast<int64_t>(folded.softmax));

@@ -1,0 +1,183 @@
+// --stablehlo FILE / --onnx FILE: a program imported from a file in place of a
+// zoo model, for every command that takes --model (inspect, compile, plan).
+#include <fmt/core.h>
+
+#include <charconv>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "frontend/onnx/import.h"
+#include "frontend/stablehlo/import.h"
+#include "pir/analysis/summary.h"
+#include "pir/text/printer.h"
+#include "support/units.h"
+#include "tools/aoizora/cli.h"
+
+namespace az::cli {
+
+namespace {
+
+// `<@mesh, [{"x"}, {}]>`: an imported sharding annotation, for inspect.
+std::string ShardingText(const pir::TensorSharding& s) {
+  std::string out = "<@" + s.mesh + ", [";
+  for (size_t d = 0; d < s.dim_axes.size(); ++d) {
+    out += d ? ", {" : "{";
+    for (size_t k = 0; k < s.dim_axes[d].size(); ++k) out += (k ? ", \"" : "\"") + s.dim_axes[d][k] + "\"";
+    out += "}";
+  }
+  return out + "]>";
+}
+
+// `@mesh = ["x"=2, "y"=4]`.
+std::string MeshText(const pir::Mesh& mesh) {
+  std::string out = "@" + mesh.name + " = [";
+  for (size_t k = 0; k < mesh.axes.size(); ++k) {
+    out += (k ? ", \"" : "\"") + mesh.axes[k].first + "\"=" + std::to_string(mesh.axes[k].second);
+  }
+  return out + "]";
+}
+
+StatusOr<frontend::ImportOptions> ImportOptionsFrom(const ModelFlags& flags) {
+  frontend::ImportOptions options;
+  options.latent = flags.latent;
+  for (const std::string& dim : flags.dims) {
+    size_t eq = dim.find('=');
+    int64_t size = 0;
+    const char* end = dim.data() + dim.size();
+    if (eq == std::string::npos || eq == 0 ||
+        std::from_chars(dim.data() + eq + 1, end, size).ptr != end || size <= 0) {
+      return InvalidArgument("--dim '" + dim + "': expected NAME=SIZE with a positive size (e.g. video_tokens=75600)");
+    }
+    options.dims[dim.substr(0, eq)] = size;
+  }
+  return options;
+}
+
+}  // namespace
+
+bool HasProgram(const ModelFlags& flags) { return !flags.stablehlo.empty() || !flags.onnx.empty(); }
+
+StatusOr<ImportedModel> ResolveProgram(const ModelFlags& flags) {
+  if (!flags.stablehlo.empty() && !flags.onnx.empty()) {
+    return InvalidArgument("give one of --stablehlo and --onnx, not both");
+  }
+  if (flags.width || flags.height || flags.frames || !flags.cfg.empty()) {
+    return InvalidArgument(
+        "--width, --height, --frames and --cfg describe a zoo model; an imported program has its shapes already "
+        "(bind symbolic dims with --dim NAME=SIZE)");
+  }
+  AZ_ASSIGN_OR_RETURN(frontend::ImportOptions options, ImportOptionsFrom(flags));
+  ImportedModel out;
+  if (!flags.stablehlo.empty()) {
+    AZ_ASSIGN_OR_RETURN(out.program, frontend::ImportStableHloFile(flags.stablehlo, options));
+  } else {
+    AZ_ASSIGN_OR_RETURN(out.program, frontend::ImportOnnxFile(flags.onnx, options));
+  }
+  for (const std::string& warning : out.program.warnings) fmt::print(stderr, "aoizora: {}\n", warning);
+  const pir::Graph& graph = out.program.graph;
+  zoo::ModelConfig& c = out.config;
+  c.model = flags.stablehlo.empty() ? flags.onnx : flags.stablehlo;
+  c.batch = graph.attrs().GetInt("batch").value_or(1);
+  c.steps = flags.steps.value_or(1);
+  c.cfg = zoo::CfgMode::kNone;
+  // The dtype the program's matmuls run in (the first einsum's), for reports.
+  for (const pir::Op& op : graph.ops()) {
+    if (op.kind == pir::OpKind::kEinsum) {
+      c.dtype = graph.type(op.operands[0]).dtype;
+      break;
+    }
+  }
+  c.program = std::make_shared<const pir::Graph>(graph);
+  return out;
+}
+
+int InspectProgram(const InspectArgs& args) {
+  auto imported = ResolveProgram(args);
+  if (!imported.ok()) return Fail(imported.status());
+  const frontend::ImportedProgram& p = imported->program;
+  const pir::Graph& g = p.graph;
+  if (args.print_pir) {
+    fmt::print("{}", pir::PrintGraph(g));
+    return 0;
+  }
+  pir::GraphSummary s = pir::SummarizeGraph(g);
+  int attention_ops = 0;
+  for (const pir::Op& op : g.ops()) attention_ops += op.kind == pir::OpKind::kAttention;
+  const int64_t video = g.attrs().GetInt("video_tokens").value_or(0), text = g.attrs().GetInt("text_tokens").value_or(0);
+  // "name": the value's name in the plan (an FQN the importer may have
+  // recovered); "source": the file's own name when it differs ("val_72").
+  auto value_json = [&](const std::string& source, pir::ValueId v) {
+    const pir::Value& value = g.value(v);
+    nlohmann::ordered_json j = {{"name", value.name.empty() ? source : value.name},
+                                {"role", std::string(pir::ValueRoleName(value.role))},
+                                {"dtype", std::string(pir::DTypeName(value.type.dtype))},
+                                {"shape", value.type.shape}};
+    if (!value.name.empty() && value.name != source) j["source"] = source;
+    if (value.sharding) j["sharding"] = ShardingText(*value.sharding);
+    return j;
+  };
+  if (args.json) {
+    nlohmann::ordered_json arguments = nlohmann::ordered_json::array(), results = nlohmann::ordered_json::array();
+    for (const frontend::ImportedArgument& a : p.arguments) {
+      if (a.value >= 0) arguments.push_back(value_json(a.source_name, a.value));
+    }
+    for (const frontend::ImportedResult& r : p.results) {
+      if (r.value >= 0) results.push_back(value_json(r.source_name, r.value));
+    }
+    nlohmann::ordered_json meshes = nlohmann::ordered_json::array();
+    for (const pir::Mesh& m : g.meshes()) meshes.push_back(MeshText(m));
+    nlohmann::ordered_json j = {
+        {"model", imported->config.model},
+        {"format", p.format},
+        {"batch", imported->config.batch},
+        {"steps", imported->config.steps},
+        {"params", s.num_params},
+        {"param_bytes", s.param_bytes.value()},
+        {"video_tokens", video},
+        {"text_tokens", text},
+        {"latent_input", g.attrs().GetString("latent_input").value_or("")},
+        {"forwards_per_step", 1},
+        {"flops_per_forward", s.model_flops().value()},
+        {"flops_per_step", s.model_flops().value()},
+        {"flops_per_video", s.model_flops().value() * imported->config.steps},
+        {"forward_cost", CostJson(s.cost)},
+        {"activation_peak_bytes", s.activation_peak_bytes.value()},
+        {"activation_total_bytes", s.activation_total_bytes.value()},
+        {"forward_ops", s.num_ops},
+        {"attention_ops", attention_ops},
+        {"meshes", meshes},
+        {"arguments", arguments},
+        {"results", results},
+        {"pinned", p.pinned.size()},
+        {"warnings", p.warnings},
+        {"notes", p.notes},
+    };
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  Flops f = s.model_flops();
+  fmt::print("program          {} ({}), {} ops, {} attention\n", imported->config.model, p.format, s.num_ops,
+             attention_ops);
+  for (const std::string& note : p.notes) fmt::print("                 {}\n", note);
+  fmt::print("tokens           video {}, text {}\n", WithCommas(video), WithCommas(text));
+  fmt::print("parameters       {} ({}), {}\n", WithCommas(s.num_params), FormatCount(s.num_params),
+             FormatBytes(s.param_bytes));
+  fmt::print("FLOPs / forward  {}  attention {} ({}), matmul {} ({})\n", FormatFlops(f), FormatFlops(s.cost.attention),
+             Percent(s.cost.attention, f), FormatFlops(s.cost.matmul), Percent(s.cost.matmul, f));
+  fmt::print("                 other (element-wise, norms, softmax) {} more\n", FormatFlops(s.cost.other));
+  fmt::print("activations      peak {} live (unfused, unsharded), {} in all\n", FormatBytes(s.activation_peak_bytes),
+             FormatBytes(s.activation_total_bytes));
+  for (const pir::Mesh& m : g.meshes()) fmt::print("mesh             {}\n", MeshText(m));
+  fmt::print("arguments        {}\n", p.arguments.size());
+  for (const frontend::ImportedArgument& a : p.arguments) {
+    if (a.value < 0) continue;
+    const pir::Value& v = g.value(a.value);
+    fmt::print("  {:<36} {:<10} {}{}\n", v.name.empty() ? a.source_name : v.name, pir::ValueRoleName(v.role),
+               v.type.ToString(),
+               v.sharding ? "  " + ShardingText(*v.sharding) : "");
+  }
+  if (!p.warnings.empty()) fmt::print("warnings         {} (on stderr)\n", p.warnings.size());
+  return 0;
+}
+
+}  // namespace az::cli
