@@ -283,6 +283,22 @@ run two_programs 2 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --stablehlo "$
 run program_and_model 2 "$bin" plan --model wan2.1-t2v-1.3b --onnx "$onnx/tiny_blocks.onnx" -t h100:8
 printf 'module @m {\n  func.func public @main(%%arg0: tensor<4xf32>) -> tensor<4xf32> {\n    %%0 = stablehlo.add %%arg0, %%arg9 : tensor<4xf32>\n    return %%0 : tensor<4xf32>\n  }\n}\n' >"$tmp/bad.mlir"
 run shlo_bad 1 "$bin" inspect --stablehlo "$tmp/bad.mlir" && expect shlo_bad err "bad.mlir:3:"
+# One Wan 2.1 T2V-14B block (with the embeddings and head) at 720p as JAX lowered it with the
+# ulysses8 candidate's shardings (tests/data/README.md). The source locations name the arguments;
+# the two [1, 6, 5120] and [1, 2, 5120] modulation tables added to batch-1 embeddings count as
+# inputs (frontend/stablehlo/import.h), so the parameters are the zoo's one-block model
+# (584,113,728) less 40,960: 584,072,768.
+wan_shlo="$root/tests/data/stablehlo/wan14b_720p_81f_1block_ulysses8.debug.mlir"
+if run shlo_wan 0 "$bin" inspect --stablehlo "$wan_shlo" --json; then
+  expect shlo_wan out '"params": 584072768'
+  expect shlo_wan out '"video_tokens": 75600'
+  expect shlo_wan out '"latent_input": "latent"'
+  expect shlo_wan out '"attention_ops": 2'
+fi
+# Planned, the user's own Ulysses sharding is priced beside AoiZora's pick.
+if run shlo_wan_plan 0 "$bin" plan --stablehlo "$wan_shlo" --topology h100:8 --no-alpa -q; then
+  expect shlo_wan_plan out "yours   ulysses=8"
+fi
 shlo="$root/../shared/data/stablehlo"
 if [[ -d "$shlo" ]]; then
   # The FSDP x TP MLP (formats.md §5): 784x128 + 128 + 4 x (128x128 + 128) + 128x8 + 8 = 167,560

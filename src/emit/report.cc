@@ -248,9 +248,12 @@ std::string PlanSummary(const Plan& plan) {
     return text;
   };
   size_t mesh_width = std::max({MeshText(plan.best).size(), MeshText(plan.expert).size(),
-                                plan.has_alpa ? MeshText(plan.alpa).size() : size_t{0}});
-  size_t sharding_width = std::max(
-      {plan.best.sharding.size(), plan.expert.sharding.size(), plan.has_alpa ? plan.alpa.sharding.size() : size_t{0}});
+                                plan.has_alpa ? MeshText(plan.alpa).size() : size_t{0},
+                                plan.has_annotated ? MeshText(plan.annotated).size() : size_t{0}});
+  size_t sharding_width =
+      std::max({plan.best.sharding.size(), plan.expert.sharding.size(),
+                plan.has_alpa ? plan.alpa.sharding.size() : size_t{0},
+                plan.has_annotated ? plan.annotated.sharding.size() : size_t{0}});
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
     std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
                        pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency_s) + "/step  " +

@@ -78,7 +78,8 @@ struct Plan {
   bool has_alpa = false;      // false when the ILP found nothing feasible (alpa_note says why)
   std::string alpa_note;
   // An imported program's own shardings (Shardy / GSPMD), on the mesh it
-  // declares, default placement; empty for zoo models (annotated_note says why).
+  // declares, default placement; empty for zoo models. annotated_note says
+  // why it is missing, or which shardings it kept.
   Configuration annotated;
   bool has_annotated = false;
   std::string annotated_note;

@@ -470,10 +470,43 @@ std::optional<Priced> PriceAnnotated(const zoo::ModelConfig& config, const hw::T
   p.seeds = *seeds;
   compile::SpmdCompiler compiler;
   auto sharded = shard::Propagate(graph, mesh, *seeds);
+  std::string kept = "the program's own shardings";
   if (!sharded.ok()) {
-    *note = "the program's shardings do not propagate: " + sharded.status().message();
-    return std::nullopt;
+    // A constraint inside the program our rules cannot keep (XLA pads or
+    // reshards where our factor rules refuse): the arguments' shardings, then
+    // each inner constraint in program order that still propagates.
+    shard::Seeds kept_seeds;
+    std::vector<pir::ValueId> inner;
+    for (const auto& [v, s] : seeds->values) {
+      if (graph.value(v).role != pir::ValueRole::kActivation) {
+        kept_seeds.values[v] = s;
+      } else {
+        inner.push_back(v);
+      }
+    }
+    auto retry = shard::Propagate(graph, mesh, kept_seeds);
+    if (!retry.ok()) {
+      *note = "the program's shardings do not propagate: " + sharded.status().message();
+      return std::nullopt;
+    }
+    int dropped = 0;
+    for (pir::ValueId v : inner) {
+      shard::Seeds trial = kept_seeds;
+      trial.values[v] = seeds->values.at(v);
+      auto attempt = shard::Propagate(graph, mesh, trial);
+      if (!attempt.ok()) {
+        ++dropped;
+        continue;
+      }
+      kept_seeds = std::move(trial);
+      retry = std::move(attempt);
+    }
+    kept = "the program's own shardings, " + std::to_string(dropped) + " of its " + std::to_string(inner.size()) +
+           " inner constraints dropped (they do not propagate under our rules)";
+    p.seeds = kept_seeds;
+    sharded = std::move(retry);
   }
+  *note = kept;
   auto program = compiler.Compile(graph, *sharded, compile::CompileOptions());
   if (!program.ok()) {
     *note = "the program's shardings do not compile: " + program.status().message();
@@ -760,7 +793,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   }
   if (annotated) {
     plan.has_annotated = true;
-    plan.annotated = MakeConfiguration("annotated", "the program's own shardings on mesh " +
+    plan.annotated = MakeConfiguration("annotated", plan.annotated_note + " on mesh " +
                                        annotated->compiled.mesh.ToString(), *annotated, false);
     plan.annotated.sharding = "annotated";
     plan.annotated.expressible_in_xdit = false;
