@@ -279,6 +279,8 @@ run onnx_width 1 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --width 1280 && 
 run onnx_dim_syntax 1 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --dim seq && expect onnx_dim_syntax err "expected NAME=SIZE"
 run onnx_latent 1 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --latent video && expect onnx_latent err "names no floating-point input"
 run onnx_missing 1 "$bin" inspect --onnx "$tmp/nope.onnx" && expect onnx_missing err "nope.onnx"
+run onnx_annotated 1 "$bin" compile --onnx "$onnx/tiny_blocks.onnx" --mesh x=8 -T annotated &&
+  expect onnx_annotated err "takes the program's own shardings"
 run two_programs 2 "$bin" inspect --onnx "$onnx/tiny_blocks.onnx" --stablehlo "$tmp/x.mlir"
 run program_and_model 2 "$bin" plan --model wan2.1-t2v-1.3b --onnx "$onnx/tiny_blocks.onnx" -t h100:8
 printf 'module @m {\n  func.func public @main(%%arg0: tensor<4xf32>) -> tensor<4xf32> {\n    %%0 = stablehlo.add %%arg0, %%arg9 : tensor<4xf32>\n    return %%0 : tensor<4xf32>\n  }\n}\n' >"$tmp/bad.mlir"
