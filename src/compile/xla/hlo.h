@@ -11,10 +11,15 @@
 // (`<=N`) and unbounded (`?`) dims; instructions with or without a shape and
 // with or without operand shapes; attribute values of any form, skipped by
 // bracket balancing (strings may hold braces). Unknown attributes are kept raw,
-// never fatal. Rejected with a located error: protobuf text (`hlo_module {`),
-// unbalanced brackets, an unterminated string or comment, an instruction
-// without `=`/opcode/operand list, a duplicate instruction or computation name,
-// an operand naming no instruction of its computation.
+// never fatal. Module-level tables are skipped wherever they stand: XLA
+// 0.11's stack frames (`FileNames`, `FunctionNames`, `FileLocations`,
+// `StackFrames`, a word alone on a line then `ID value...` entries, one per
+// line), and any word at a line start followed by such entries. Rejected
+// with a located error: protobuf text (`hlo_module {`), unbalanced brackets,
+// an unterminated string or comment, an instruction without
+// `=`/opcode/operand list, a duplicate instruction or computation name, an
+// operand naming no instruction of its computation, a table entry cut off
+// with a bracket still open at the end of its line.
 //
 // Limits (hostile input): the parser bounds bracket and tuple nesting (256),
 // instructions (2,000,000) and computations (200,000) per file; past them it

@@ -9,7 +9,10 @@
 //     device, as in JAX's SPMD output). Otherwise the group mode follows
 //     channel_id and use_global_device_ids exactly (cross-replica,
 //     cross-partition, cross-replica-and-partition, flattened), and CIR holds
-//     the flattened groups.
+//     the flattened groups. Groups may be explicit, iota `[G,S]<=[..]T(..)`,
+//     or XLA 0.11's mesh form `mesh['a'=2,'b'=4] {'b'}` (sub-axes
+//     `{'b':(2)2}`, hlo_internal.h), expanded to explicit groups; a mesh
+//     must span the id space of its group mode exactly.
 //   * Collectives: all-reduce, all-gather, reduce-scatter, all-to-all,
 //     collective-permute, collective-broadcast in their sync, `-start`/`-done`
 //     and generic `async-start`/`async-done` (calls=) forms, and device-to-

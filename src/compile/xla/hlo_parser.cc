@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <iterator>
 
 #include "compile/xla/hlo.h"
 #include "support/text_scanner.h"
@@ -515,6 +516,47 @@ class Parser {
     return tok_.kind == Tok::kIdent && (Peek().Is('(') || Peek().Is('{'));
   }
 
+  // A module-level table (XLA 0.11 prints its stack frames as `FileNames`,
+  // `FunctionNames`, `FileLocations`, `StackFrames` between the header and
+  // the first computation): a word alone on its line, then one entry per
+  // line, `ID value...`. The four known names, or any word at a line start
+  // whose next line starts with an integer (a table a later XLA adds).
+  bool AtTable() {
+    if (tok_.kind != Tok::kIdent || !tok_.new_line || AtComputation()) return false;
+    static constexpr std::string_view kTables[] = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"};
+    if (std::find(std::begin(kTables), std::end(kTables), tok_.spelling) != std::end(kTables)) return true;
+    return Peek().kind == Tok::kInt && Peek().new_line;
+  }
+
+  // Skips a table: the keyword, then entries while a line starts with an
+  // integer. An entry ends at the end of its line; one whose brackets are
+  // still open there (a cut-off file) is an error at the entry.
+  Status SkipTable() {
+    std::string table(tok_.spelling);
+    Advance();
+    while (tok_.kind == Tok::kInt && tok_.new_line) {
+      Token entry = tok_;
+      Advance();
+      int depth = 0;
+      for (;;) {
+        if (tok_.kind == Tok::kError) return ErrorAt(tok_, tok_.message);
+        bool ended = tok_.kind == Tok::kEof || tok_.kind == Tok::kSplit || tok_.new_line;
+        if (ended && depth > 0) {
+          return ErrorAt(entry, "entry " + std::string(entry.spelling) + " of table '" + table +
+                                    "' is cut off: a bracket is not closed on its line");
+        }
+        if (ended) break;
+        if (tok_.Is('{') || tok_.Is('(') || tok_.Is('[')) {
+          AZ_RETURN_IF_ERROR(Deeper(++depth));
+        } else if (tok_.Is('}') || tok_.Is(')') || tok_.Is(']')) {
+          if (--depth < 0) return ErrorAt(tok_, "unbalanced " + Describe(tok_) + " in table '" + table + "'");
+        }
+        Advance();
+      }
+    }
+    return Status::Ok();
+  }
+
   Status ParseModule(HloModule& module) {
     module.line = tok_.line;
     module.col = tok_.col;
@@ -554,6 +596,10 @@ class Parser {
     }
     while (tok_.kind != Tok::kEof && tok_.kind != Tok::kSplit) {
       if (tok_.kind == Tok::kError) return ErrorAt(tok_, tok_.message);
+      if (AtTable()) {
+        AZ_RETURN_IF_ERROR(SkipTable());
+        continue;
+      }
       if (!AtComputation()) {
         if (module.computations.empty()) return ErrorHere("a computation ('ENTRY name {' or 'name (...) -> ... {')");
         Warn(tok_, "skipped text after the last computation (not a computation): from " + Describe(tok_));

@@ -5,6 +5,7 @@
 
 #include "compile/xla/hlo.h"
 #include "compile/xla/hlo_import.h"
+#include "compile/xla/hlo_internal.h"
 #include "support/test_files.h"
 
 namespace az::compile::xla {
@@ -373,6 +374,213 @@ TEST(HloImport, Errors) {
   auto r = ImportHloText(deep, "deep.hlo");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+}
+
+// ---------------------------------------------------------------- XLA 0.11 text
+
+// XLA 0.11's stack-frame tables as compiled.as_text() prints them, after the
+// header (entries abridged from tests/data/xla/*/tp8.hlo).
+constexpr char kFileNames[] = "FileNames\n1 \"<frozen runpy>\"\n2 \"/work/main/tests/jax/wan_jax.py\"\n\n";
+constexpr char kFunctionNames[] = "FunctionNames\n1 \"_run_module_as_main\"\n2 \"Layout.tokens\"\n\n";
+constexpr char kFileLocations[] =
+    "FileLocations\n1 {file_name_id=1 function_name_id=1 line=198 end_line=198 column=11 end_column=11}\n"
+    "2 {file_name_id=2 function_name_id=2 line=367 end_line=367 column=16 end_column=16}\n\n";
+constexpr char kStackFrames[] =
+    "StackFrames\n1 {file_location_id=1 parent_frame_id=1}\n"
+    "2 {file_location_id=2 parent_frame_id=1}\n\n";
+constexpr char kBody[] = R"(%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+ENTRY %main (p: f32[8]) -> f32[8] {
+  %p = f32[8] parameter(0), sharding={mesh['tp'=8], [{'tp'}]}, metadata={op_name="x" stack_frame_id=2}
+  ROOT %ar = f32[8] all-reduce(%p), channel_id=1, replica_groups=mesh['tp'=8] {'tp'}, use_global_device_ids=true, to_apply=%add, metadata={op_name="jit(f)/psum" stack_frame_id=1}
+}
+)";
+
+TEST(HloXla011, StackFrameTablesAreSkipped) {
+  std::string text = std::string("HloModule jit_f, is_scheduled=true, num_partitions=8\n\n") + kFileNames +
+                     kFunctionNames + kFileLocations + kStackFrames + kBody;
+  auto file = ParseHlo(text, "t.hlo");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_EQ(file->modules.size(), 1u);
+  EXPECT_EQ(file->modules[0].computations.size(), 2u);
+  EXPECT_TRUE(file->warnings.empty());
+  // stack_frame_id stays inside the raw metadata text.
+  const HloInstruction& ar = file->modules[0].computations[1].instructions[1];
+  ASSERT_NE(ar.Attr("metadata"), nullptr);
+  EXPECT_EQ(ar.Attr("metadata")->value, "{op_name=\"jit(f)/psum\" stack_frame_id=1}");
+  ImportResult r = Import(text);
+  auto c = Collectives(r.program);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]->groups.groups, (std::vector<std::vector<int>>{{0, 1, 2, 3, 4, 5, 6, 7}}));
+}
+
+TEST(HloXla011, TablesInAnyOrderOrPlace) {
+  // Reversed, one of them after the computations, one empty, one unknown to
+  // us (a word on its own line followed by `ID value` lines), none at all.
+  std::string reversed = std::string("HloModule jit_f, num_partitions=8\n\n") + kStackFrames + kFileLocations +
+                         "FunctionNames\n\nOriginalValues\n1 {x=1}\n2 \"y\"\n\n" + kBody + "\n" + kFileNames;
+  auto file = ParseHlo(reversed, "t.hlo");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_EQ(file->modules[0].computations.size(), 2u);
+  EXPECT_TRUE(file->warnings.empty());
+  ImportResult r = Import(reversed);
+  EXPECT_EQ(Collectives(r.program).size(), 1u);
+  ImportResult none = Import(std::string("HloModule jit_f, num_partitions=8\n") + kBody);
+  EXPECT_EQ(Collectives(none.program).size(), 1u);
+}
+
+TEST(HloXla011, TruncatedTableIsALocatedError) {
+  auto err = [](const std::string& text) {
+    auto r = ImportHloText(text, "cut.hlo");
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : r.status().message();
+  };
+  // An entry cut inside its braces, then the computations: the error is at
+  // the entry (line 4), not somewhere in the body its brace would swallow.
+  std::string cut_entry =
+      std::string("HloModule m, num_partitions=8\n\nStackFrames\n2 {file_location_id=2\n\n") + kBody;
+  EXPECT_NE(err(cut_entry).find("cut.hlo:4:1: error: entry 2 of table 'StackFrames' is cut off"), std::string::npos)
+      << err(cut_entry);
+  // The file ends inside a string and inside braces.
+  EXPECT_NE(err("HloModule m\n\nFileNames\n1 \"/work/ma").find("cut.hlo:4:3: error: unterminated string"),
+            std::string::npos);
+  EXPECT_NE(err("HloModule m\n\nFileLocations\n1 {file_name_id=1 line=").find("cut.hlo:4:1: error: entry 1"),
+            std::string::npos);
+  // A table and nothing else.
+  EXPECT_NE(err("HloModule m\n\nFileNames\n1 \"a\"\n").find("no HLO computation"), std::string::npos);
+  // An entry closing more than it opened.
+  EXPECT_NE(err("HloModule m\n\nStackFrames\n1 }\n").find("cut.hlo:4:3: error: unbalanced"), std::string::npos);
+}
+
+// Groups of one all-to-all over `groups` in a module of `partitions`.
+std::string MeshModule(const std::string& groups, int partitions = 8) {
+  return "HloModule m, num_partitions=" + std::to_string(partitions) +
+         "\nENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8] parameter(0)\n"
+         "  ROOT %a = f32[8] all-to-all(%p), channel_id=1, replica_groups=" +
+         groups + ", dimensions={0}\n}\n";
+}
+
+std::vector<std::vector<int>> ImportedGroups(const std::string& groups, int partitions = 8) {
+  ImportResult r = Import(MeshModule(groups, partitions));
+  auto c = Collectives(r.program);
+  return c.size() == 1 ? c[0]->groups.groups : std::vector<std::vector<int>>{};
+}
+
+using Groups = std::vector<std::vector<int>>;
+
+TEST(HloXla011, MeshGroupsOneAxis) {
+  // mesh['cfg'=2,'ulysses'=4]: device = 4 cfg + ulysses (row-major, iota).
+  // {'ulysses'} varies ulysses at fixed cfg; {'cfg'} varies cfg at fixed
+  // ulysses (stride 4).
+  EXPECT_EQ(ImportedGroups("mesh['cfg'=2,'ulysses'=4] {'ulysses'}"), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  EXPECT_EQ(ImportedGroups("mesh['cfg'=2,'ulysses'=4] {'cfg'}"), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+  EXPECT_EQ(ImportedGroups("mesh['tp'=8] {'tp'}"), (Groups{{0, 1, 2, 3, 4, 5, 6, 7}}));
+  // Unquoted names and spaces, as other printers may write them.
+  EXPECT_EQ(ImportedGroups("mesh[ cfg = 2 , ulysses = 4 ] { ulysses }"), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+}
+
+TEST(HloXla011, MeshGroupsTwoAxesInBothOrders) {
+  // Listed major to minor: (cfg, ulysses) is device order 4c + u; (ulysses,
+  // cfg) orders members by u first: (u,c) = (0,0) 0, (0,1) 4, (1,0) 1, ...
+  EXPECT_EQ(ImportedGroups("mesh['cfg'=2,'ulysses'=4] {'cfg','ulysses'}"), (Groups{{0, 1, 2, 3, 4, 5, 6, 7}}));
+  EXPECT_EQ(ImportedGroups("mesh['cfg'=2,'ulysses'=4] {'ulysses','cfg'}"), (Groups{{0, 4, 1, 5, 2, 6, 3, 7}}));
+}
+
+TEST(HloXla011, MeshGroupsSubAxis) {
+  // tp = 4 viewed as [m, k, 4/(m k)]: 'tp':(2)2 is [2, 2, 1], the minor pair
+  // (tp = 2 a + b, it varies b): neighbours in device order. 'tp':(1)2 is
+  // [1, 2, 2], the major part a: stride 2.
+  EXPECT_EQ(ImportedGroups("mesh['ulysses'=2,'tp'=4] {'tp':(2)2}"), (Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+  EXPECT_EQ(ImportedGroups("mesh['ulysses'=2,'tp'=4] {'tp':(1)2}"), (Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
+}
+
+TEST(HloXla011, MeshGroupParserExpandsAsShardyAxes) {
+  auto expand = [](std::string_view text) {
+    auto mesh = internal::ParseMeshReplicaGroups(text);
+    EXPECT_TRUE(mesh.ok()) << text << ": " << mesh.status().message();
+    return mesh.ok() ? internal::ExpandMeshReplicaGroups(*mesh).groups : Groups{};
+  };
+  // A sub-axis and a whole axis: 'tp':(2)2 is tp's minor bit b (tp = 2a + b),
+  // listed before ulysses, so members are ordered b major, ulysses minor,
+  // device = 4 u + 2 a + b; fixed a = 0: (b,u) = (0,0) 0, (0,1) 4, (1,0) 1,
+  // (1,1) 5; a = 1 adds 2.
+  EXPECT_EQ(expand("mesh['ulysses'=2,'tp'=4] {'tp':(2)2,'ulysses'}"), (Groups{{0, 4, 1, 5}, {2, 6, 3, 7}}));
+  // The middle factor of three: x = 8 as [2, 2, 2], x = 4 a + 2 b + d,
+  // 'x':(2)2 varies b; groups in row-major order of the fixed (a, d).
+  EXPECT_EQ(expand("mesh['x'=8] {'x':(2)2}"), (Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
+  // Two sub-axes of one axis, minor one listed first: members ordered d
+  // major, a minor, at fixed b: (d,a) = (0,0) 0, (0,1) 4, (1,0) 1, (1,1) 5.
+  EXPECT_EQ(expand("mesh['x'=8] {'x':(4)2,'x':(1)2}"), (Groups{{0, 4, 1, 5}, {2, 6, 3, 7}}));
+  // An explicit device order: the 2x2 mesh holds [[0,2],[1,3]]; {'a'} varies
+  // the row at a fixed column: {0,1} (column 0), {2,3} (column 1).
+  EXPECT_EQ(expand("mesh['a'=2,'b'=2], device_ids=(0,2,1,3) {'a'}"), (Groups{{0, 1}, {2, 3}}));
+  EXPECT_EQ(expand("mesh['a'=2,'b'=2], device_ids=(0,2,1,3) {'b'}"), (Groups{{0, 2}, {1, 3}}));
+  // The same order as an iota list: iota(4) as 2x2 transposed is 0,2,1,3.
+  EXPECT_EQ(expand("mesh['a'=2,'b'=2], device_ids=([2,2]<=[2,2]T(1,0)) {'a'}"), (Groups{{0, 1}, {2, 3}}));
+  // No axes: groups of one.
+  EXPECT_EQ(expand("mesh['a'=2] {}"), (Groups{{0}, {1}}));
+  // A size-1 axis varies nothing.
+  EXPECT_EQ(expand("mesh['a'=1,'b'=2] {'a'}"), (Groups{{0}, {1}}));
+  EXPECT_EQ(expand("mesh['a'=1,'b'=2] {'b','a'}"), (Groups{{0, 1}}));
+
+  auto error = [](std::string_view text) {
+    auto mesh = internal::ParseMeshReplicaGroups(text);
+    EXPECT_FALSE(mesh.ok()) << text;
+    return mesh.ok() ? std::string() : mesh.status().message();
+  };
+  EXPECT_NE(error("mesh['a'=2] {'b'}").find("axis 'b' is not an axis of the mesh"), std::string::npos);
+  EXPECT_NE(error("mesh['a'=2,'a'=2] {'a'}").find("named twice"), std::string::npos);
+  EXPECT_NE(error("mesh['a'=2] {'a','a'}").find("listed twice"), std::string::npos);
+  EXPECT_NE(error("mesh['x'=8] {'x':(1)4,'x':(2)2}").find("overlap"), std::string::npos);
+  EXPECT_NE(error("mesh['x'=8] {'x':(3)2}").find("does not divide"), std::string::npos);
+  EXPECT_NE(error("mesh['x'=12] {'x':(2)2,'x':(3)2}").find("do not nest"), std::string::npos);
+  EXPECT_NE(error("mesh['a'=2,'b'=2], device_ids=(0,1,1,3) {'a'}").find("device_ids"), std::string::npos);
+  EXPECT_NE(error("mesh[] {}").find("at least one axis"), std::string::npos);
+  EXPECT_NE(error("mesh['a'=0] {}").find("size 0"), std::string::npos);
+  EXPECT_NE(error("mesh['a=2] {}").find("unterminated"), std::string::npos);
+  EXPECT_NE(error("mesh['a'=2] {'a'} x").find("unexpected text"), std::string::npos);
+  // Hostile sizes: refused before anything is allocated.
+  for (std::string_view huge : {"mesh['a'=1048576,'b'=2] {'a'}", "mesh['a'=99999999999999999999999] {'a'}",
+                                "mesh['a'=1024,'b'=1024,'c'=1024,'d'=1024] {'a'}"}) {
+    auto mesh = internal::ParseMeshReplicaGroups(huge);
+    ASSERT_FALSE(mesh.ok()) << huge;
+    EXPECT_EQ(mesh.status().code(), StatusCode::kResourceExhausted) << huge;
+  }
+}
+
+TEST(HloXla011, MeshGroupErrorsAreLocated) {
+  auto err = [](const std::string& text, StatusCode code = StatusCode::kParseError) {
+    auto r = ImportHloText(text, "t.hlo");
+    EXPECT_FALSE(r.ok());
+    if (r.ok()) return std::string();
+    EXPECT_EQ(r.status().code(), code) << r.status().message();
+    return r.status().message();
+  };
+  // The attribute value starts at line 4, column 65.
+  EXPECT_NE(err(MeshModule("mesh['a'=2,'b'=4] {'c'}"))
+                .find("t.hlo:4:65: error: replica_groups: axis 'c' is not an axis of the mesh"),
+            std::string::npos)
+      << err(MeshModule("mesh['a'=2,'b'=4] {'c'}"));
+  // The mesh must number the devices the group mode reads: all-to-all with a
+  // channel reads partition ids, 8 of them.
+  EXPECT_NE(err(MeshModule("mesh['a'=4] {'a'}"))
+                .find("t.hlo:4:65: error: replica_groups: the mesh has 4 devices, but the partition ids number 8"),
+            std::string::npos);
+  EXPECT_NE(err(MeshModule("mesh['a'=16] {'a'}")).find("t.hlo:4:65: error: replica_groups: the mesh has 16 devices"),
+            std::string::npos);
+  // A module of 2^20 devices (the header's limit) still refuses a bigger mesh,
+  // and one without counts refuses it by the mesh limit.
+  EXPECT_NE(err(MeshModule("mesh['a'=1048576,'b'=2] {'a'}", 1 << 20), StatusCode::kResourceExhausted)
+                .find("t.hlo:4:65: error: replica_groups: the mesh has more than 1048576 devices"),
+            std::string::npos);
+  std::string no_counts =
+      "HloModule m\nENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8] parameter(0)\n"
+      "  ROOT %a = f32[8] all-to-all(%p), channel_id=1, replica_groups=mesh['a'=2097152] {'a'}\n}\n";
+  EXPECT_NE(err(no_counts, StatusCode::kResourceExhausted).find("t.hlo:4:"), std::string::npos);
 }
 
 }  // namespace
