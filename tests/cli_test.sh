@@ -260,6 +260,16 @@ for job in "v5e:2x4" "h100:8"; do
   done
 done
 
+# XLA 0.11's own dumps of the JAX Wan model (tests/data/xla): stack-frame tables and mesh-form
+# replica groups; 2 blocks of the 40, which the planner warns about.
+xla_wan="$root/tests/data/xla/wan14b_832x480x17_2blocks"
+run xla_wan_price 0 "$bin" price --hlo "$xla_wan/ulysses8.hlo" --topology h100:8 && expect xla_wan_price out "8 devices"
+if run xla_wan_plan 0 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --width 832 --height 480 --frames 17 --compiler xla \
+    --hlo-dir "$xla_wan"; then
+  expect xla_wan_plan err "xla: 5 of 32 candidates have an HLO dump"
+  expect xla_wan_plan err "is the dump this model at this size?"
+fi
+
 # Programs in place of --model (docs/importers.md): the ONNX export committed in
 # tests/data/onnx (two tiny transformer blocks, tests/data/onnx/README.md) and
 # the real JAX exports of ../shared/data/stablehlo.
