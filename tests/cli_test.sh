@@ -321,6 +321,9 @@ if [[ -d "$shlo" ]]; then
   fi
   run shlo_plan 0 "$bin" plan --stablehlo "$shlo/e2e_fsdp_tp_shardy.mlir" --topology h100:8 --no-alpa --json -q &&
     expect shlo_plan out '"format": "stablehlo"'
+  # An MLP of batch 1 without attention: nothing the planner may split on 8 chips.
+  run shlo_mlp 1 "$bin" plan --stablehlo "$shlo/sdy_mlp_auto.mlir" --topology h100:8 -q &&
+    expect shlo_mlp err "the program has no attention, so only its batch (1) can be split"
 elif [[ "${CI:-}" == "true" ]]; then
   echo "FAIL: ../shared/data is missing under CI"; failed=$((failed + 1))
 fi

@@ -243,6 +243,7 @@ TEST(ImportFinish, ArgumentsAndResultsFollowTheRebuilds) {
   EXPECT_EQ(g.value(program.arguments[1].value).name, "x");
   EXPECT_EQ(g.value(program.arguments[0].value).name, "unused");  // leaves are kept
   EXPECT_EQ(program.results[0].value, g.outputs()[0]);
+  EXPECT_EQ(g.value(program.results[0].value).name, "out");  // named for the plan's tensor list
   EXPECT_EQ(g.op(g.value(program.results[0].value).producer).kind, OpKind::kSoftmax);
   EXPECT_EQ(g.attrs().GetString("latent_input").value_or(""), "x");
 }

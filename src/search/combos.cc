@@ -152,9 +152,9 @@ StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config) {
     int64_t h = graph.type(op.operands[0]).shape[2];
     heads = heads == 0 ? h : std::gcd(heads, h);
   }
-  // An imported program without attention: no head constraint applies, and
-  // no head-splitting strategy either (1 admits only ulysses = tp = 1).
-  if (heads == 0 && config.program) return int64_t{1};
+  // An imported program without attention: 0, which EnumerateCombos reads as
+  // "no sequence or head parallelism" (only data parallelism and FSDP).
+  if (heads == 0 && config.program) return int64_t{0};
   if (heads == 0) return InvalidArgument("model '" + config.model + "' has no attention");
   return heads;
 }
@@ -175,6 +175,7 @@ std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips
       if (config.batch % dp != 0) continue;
       int64_t rest = chips / cfg / dp;
       for (int64_t ulysses : Divisors(rest)) {
+        if (heads == 0 && rest != 1) break;  // no attention: nothing to split but the batch
         if (heads % ulysses != 0) continue;
         for (int64_t tp : Divisors(rest / ulysses)) {
           if (heads % (ulysses * tp) != 0) continue;

@@ -57,7 +57,8 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 // over all devices. Deterministic order.
 std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads);
 
-// The model's attention head count (Wan 12 / 40, HunyuanVideo 24).
+// The model's attention head count (Wan 12 / 40, HunyuanVideo 24); 0 for an
+// imported program without attention (EnumerateCombos then splits only the batch).
 StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config);
 
 // The model configuration a combination runs: a CFG-parallel combination

@@ -631,6 +631,12 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     combos.push_back(pinned);
   } else {
     combos = EnumerateCombos(config, chips, heads);
+    if (combos.empty() && heads == 0) {
+      return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
+                             " chips: the program has no attention, so only its batch (" +
+                             std::to_string(config.batch) + ") can be split, and " + std::to_string(chips) +
+                             " does not divide it (compile it with --template annotated to price its own shardings)");
+    }
     if (combos.empty()) {
       return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
                              " chips (the head count " + std::to_string(heads) + " and the batch constrain them)");

@@ -36,6 +36,13 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
   AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map));
   PruneDeadOps(graph, map);
   Remap(program, map);
+  // Results carry their names into the plan's tensor list (jax.result_info,
+  // the ONNX output name), unless the value already has one.
+  for (const ImportedResult& r : program.results) {
+    if (graph.IsValidValue(r.value) && graph.value(r.value).name.empty()) {
+      graph.mutable_value(r.value).name = r.source_name;
+    }
+  }
   // Constraints join the annotations on the values themselves, where the
   // planner's `annotated` seeds (shard/templates.h) read them.
   for (const auto& [v, sharding] : program.pinned) {

@@ -452,7 +452,9 @@ Status Importer::ConvertNodes(const std::vector<OnnxNode>& nodes, int caller_ind
           attrs.push_back(a);
           continue;
         }
-        if (const OnnxAttribute* actual = caller->FindAttribute(a.ref_attr_name)) {
+        // A reference is only inside a function body, which always has a caller.
+        const OnnxAttribute* actual = caller != nullptr ? caller->FindAttribute(a.ref_attr_name) : nullptr;
+        if (actual != nullptr) {
           OnnxAttribute copy = *actual;
           copy.name = a.name;
           attrs.push_back(std::move(copy));
