@@ -17,26 +17,6 @@ namespace az::cli {
 
 namespace {
 
-// `<@mesh, [{"x"}, {}]>`: an imported sharding annotation, for inspect.
-std::string ShardingText(const pir::TensorSharding& s) {
-  std::string out = "<@" + s.mesh + ", [";
-  for (size_t d = 0; d < s.dim_axes.size(); ++d) {
-    out += d ? ", {" : "{";
-    for (size_t k = 0; k < s.dim_axes[d].size(); ++k) out += (k ? ", \"" : "\"") + s.dim_axes[d][k] + "\"";
-    out += "}";
-  }
-  return out + "]>";
-}
-
-// `@mesh = ["x"=2, "y"=4]`.
-std::string MeshText(const pir::Mesh& mesh) {
-  std::string out = "@" + mesh.name + " = [";
-  for (size_t k = 0; k < mesh.axes.size(); ++k) {
-    out += (k ? ", \"" : "\"") + mesh.axes[k].first + "\"=" + std::to_string(mesh.axes[k].second);
-  }
-  return out + "]";
-}
-
 StatusOr<frontend::ImportOptions> ImportOptionsFrom(const ModelFlags& flags) {
   frontend::ImportOptions options;
   options.latent = flags.latent;
@@ -113,7 +93,7 @@ int InspectProgram(const InspectArgs& args) {
                                 {"dtype", std::string(pir::DTypeName(value.type.dtype))},
                                 {"shape", value.type.shape}};
     if (!value.name.empty() && value.name != source) j["source"] = source;
-    if (value.sharding) j["sharding"] = ShardingText(*value.sharding);
+    if (value.sharding) j["sharding"] = pir::PrintSharding(*value.sharding);
     return j;
   };
   if (args.json) {
@@ -125,7 +105,7 @@ int InspectProgram(const InspectArgs& args) {
       if (r.value >= 0) results.push_back(value_json(r.source_name, r.value));
     }
     nlohmann::ordered_json meshes = nlohmann::ordered_json::array();
-    for (const pir::Mesh& m : g.meshes()) meshes.push_back(MeshText(m));
+    for (const pir::Mesh& m : g.meshes()) meshes.push_back(pir::PrintMesh(m));
     nlohmann::ordered_json j = {
         {"model", imported->config.model},
         {"format", p.format},
@@ -167,14 +147,14 @@ int InspectProgram(const InspectArgs& args) {
   fmt::print("                 other (element-wise, norms, softmax) {} more\n", FormatFlops(s.cost.other));
   fmt::print("activations      peak {} live (unfused, unsharded), {} in all\n", FormatBytes(s.activation_peak_bytes),
              FormatBytes(s.activation_total_bytes));
-  for (const pir::Mesh& m : g.meshes()) fmt::print("mesh             {}\n", MeshText(m));
+  for (const pir::Mesh& m : g.meshes()) fmt::print("mesh             {}\n", pir::PrintMesh(m));
   fmt::print("arguments        {}\n", p.arguments.size());
   for (const frontend::ImportedArgument& a : p.arguments) {
     if (a.value < 0) continue;
     const pir::Value& v = g.value(a.value);
     fmt::print("  {:<36} {:<10} {}{}\n", v.name.empty() ? a.source_name : v.name, pir::ValueRoleName(v.role),
                v.type.ToString(),
-               v.sharding ? "  " + ShardingText(*v.sharding) : "");
+               v.sharding ? "  " + pir::PrintSharding(*v.sharding) : "");
   }
   if (!p.warnings.empty()) fmt::print("warnings         {} (on stderr)\n", p.warnings.size());
   return 0;

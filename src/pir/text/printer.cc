@@ -12,6 +12,16 @@ constexpr int64_t kUnnumbered = -1;
 
 std::string Name(std::string_view name) { return IsIdentifier(name) ? std::string(name) : QuoteString(name); }
 
+// {"x", "y"}
+std::string AxisSetText(const std::vector<std::string>& axes) {
+  std::string out = "{";
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (i) out += ", ";
+    out += QuoteString(axes[i]);
+  }
+  return out + '}';
+}
+
 class Printer {
  public:
   explicit Printer(const Graph& graph) : graph_(graph), numbers_(static_cast<size_t>(graph.num_values()), kUnnumbered) {
@@ -73,42 +83,16 @@ class Printer {
     out_ += '}';
   }
 
-  void PrintAxisSet(const std::vector<std::string>& axes) {
-    out_ += '{';
-    for (size_t i = 0; i < axes.size(); ++i) {
-      if (i) out_ += ", ";
-      out_ += QuoteString(axes[i]);
-    }
-    out_ += '}';
-  }
-
   // Type and, when present, sharding of one value.
   void PrintTypeOf(ValueId id) {
     const Value& value = graph_.value(id);
     out_ += value.type.ToString();
     if (!value.sharding) return;
-    const TensorSharding& sharding = *value.sharding;
-    out_ += " sharding<@" + Name(sharding.mesh) + ", [";
-    for (size_t i = 0; i < sharding.dim_axes.size(); ++i) {
-      if (i) out_ += ", ";
-      PrintAxisSet(sharding.dim_axes[i]);
-    }
-    out_ += ']';
-    if (!sharding.replicated.empty()) {
-      out_ += ", replicated=";
-      PrintAxisSet(sharding.replicated);
-    }
-    out_ += '>';
+    out_ += " sharding" + PrintSharding(*value.sharding);
   }
 
-  void PrintMesh(const Mesh& mesh) {
-    out_ += "  mesh @" + Name(mesh.name) + " = [";
-    for (size_t i = 0; i < mesh.axes.size(); ++i) {
-      if (i) out_ += ", ";
-      out_ += QuoteString(mesh.axes[i].first) + '=' + std::to_string(mesh.axes[i].second);
-    }
-    out_ += "]\n";
-  }
+  void PrintMesh(const Mesh& mesh) { out_ += "  mesh " + pir::PrintMesh(mesh) + "\n"; }
+
 
   void PrintLeaf(ValueId id) {
     const Value& value = graph_.value(id);
@@ -154,5 +138,25 @@ class Printer {
 }  // namespace
 
 std::string PrintGraph(const Graph& graph) { return Printer(graph).Print(); }
+
+std::string PrintSharding(const TensorSharding& sharding) {
+  std::string out = "<@" + Name(sharding.mesh) + ", [";
+  for (size_t i = 0; i < sharding.dim_axes.size(); ++i) {
+    if (i) out += ", ";
+    out += AxisSetText(sharding.dim_axes[i]);
+  }
+  out += ']';
+  if (!sharding.replicated.empty()) out += ", replicated=" + AxisSetText(sharding.replicated);
+  return out + '>';
+}
+
+std::string PrintMesh(const Mesh& mesh) {
+  std::string out = "@" + Name(mesh.name) + " = [";
+  for (size_t i = 0; i < mesh.axes.size(); ++i) {
+    if (i) out += ", ";
+    out += QuoteString(mesh.axes[i].first) + '=' + std::to_string(mesh.axes[i].second);
+  }
+  return out + "]";
+}
 
 }  // namespace az::pir

@@ -22,5 +22,9 @@
 namespace az::pir {
 
 std::string PrintGraph(const Graph& graph);
+// The text forms the graph printer uses: `<@m, [{"x"}, {}], replicated={"y"}>`
+// and `@m = ["x"=2, "y"=4]`.
+std::string PrintSharding(const TensorSharding& sharding);
+std::string PrintMesh(const Mesh& mesh);
 
 }  // namespace az::pir
