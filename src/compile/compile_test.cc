@@ -99,6 +99,44 @@ TEST(SpmdCompiler, MegatronMlpNeedsOneAllReduce) {
   EXPECT_EQ(matmul, 67'108'864 + 524'288);
 }
 
+// Normalized dims split (tp=4 on the features of x [2, 8, 64] f32): no
+// all-gather; each op all-reduces its row statistics over the group, 2 x 8 =
+// 16 rows of f32. Layer norm: sum and sum of squares in one round, 16 x 2 x 4
+// = 128 bytes; RMS norm: the sum of squares, 64 bytes; softmax: the max, then
+// the sum, 64 bytes each. Nothing combined (threshold 0), so 4 all-reduces.
+TEST(SpmdCompiler, ShardedNormsAllReduceTheirStatistics) {
+  pir::GraphBuilder b("norms");
+  pir::ValueId x = b.Input("x", pir::DType::kF32, {2, 8, 64});
+  pir::ValueId n = b.LayerNorm("ln", x, /*affine=*/true, 1e-6);
+  pir::ValueId r = b.RmsNorm("rms", n, /*affine=*/true, 1e-6);
+  pir::Attributes axis;
+  axis.Set("axis", int64_t{-1});
+  b.Output(b.AddOp1(pir::OpKind::kSoftmax, "softmax", {r}, axis));
+  pir::Graph graph = b.Finish();
+  auto mesh = shard::Mesh::Parse("t=4");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  seeds.values[x] = shard::TensorSharding{{{}, {}, {0}}, {}};
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  SpmdCompiler compiler;
+  CompileOptions options;
+  options.combine_threshold = Bytes(0);
+  auto program = compiler.Compile(graph, *plan, options);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  std::vector<Found> all = CollectivesFrom(*program, "");
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(Count(all, cir::CollectiveKind::kAllReduce), 4);
+  std::vector<Found> ln = CollectivesFrom(*program, "ln"), rms = CollectivesFrom(*program, "rms"),
+                     softmax = CollectivesFrom(*program, "softmax");
+  ASSERT_EQ(ln.size(), 1u);
+  EXPECT_EQ(ln[0].bytes, 128);
+  ASSERT_EQ(rms.size(), 1u);
+  EXPECT_EQ(rms[0].bytes, 64);
+  ASSERT_EQ(softmax.size(), 2u);
+  EXPECT_EQ(softmax[0].bytes + softmax[1].bytes, 128);
+}
+
 // Two row-parallel projections of the same input leave two partial outputs;
 // their all-reduces (2 * 16 * 64 * 2 = 4,096 bytes each) are adjacent and
 // small, so the combiner makes one all-reduce of 8,192 bytes.

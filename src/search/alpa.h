@@ -12,7 +12,8 @@
 // unused); axes on one factor are in mesh order (so no two strategies differ
 // by axis order alone). Kept only when CheckOpSharding passes, every sharded
 // factor's size is divisible by its axes' product (no padding, as Alpa), and
-// every sharded factor is pass-through, reduction, or a permutation factor
+// every sharded factor is pass-through, reduction, normalized (its op then
+// pays the statistics' all-reduces, rule.h: StatisticsOf), or a permutation factor
 // that only results have (a result-side slice; an operand's permutation
 // factor would need data movement the compiler does not emit).
 // Attention's key sequence (a reduction factor) is only sharded as ring

@@ -34,13 +34,14 @@ bool InAnyOperand(const pir::FactorRule& rule, int factor) {
 }
 
 // Whether a strategy may put axes on `factor` (alpa.h: pass-through,
-// reduction, or a permutation factor only results have).
+// reduction, normalized, or a permutation factor only results have).
 bool MayShard(const pir::FactorRule& rule, int factor) {
   const pir::Factor& f = rule.factors[static_cast<size_t>(factor)];
   if (f.size <= 1) return false;
   switch (f.kind) {
     case pir::FactorKind::kPassThrough:
-    case pir::FactorKind::kReduction: return true;
+    case pir::FactorKind::kReduction:
+    case pir::FactorKind::kNormalized: return true;
     case pir::FactorKind::kNeedReplication: return false;
     case pir::FactorKind::kPermutation: return !InAnyOperand(rule, factor);
   }
@@ -158,6 +159,15 @@ void PricePattern(const pir::Graph& graph, const pir::Op& op, const pir::FactorR
       flops = flops * n;
       double kv_bytes = static_cast<double>(local_operands[1].NumBytes() + local_operands[2].NumBytes());
       own += static_cast<double>(n - 1) * costs.Collective(cir::CollectiveKind::kCollectivePermute, ring, kv_bytes);
+    }
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      const std::vector<int>& axes = sharding.factor_axes[f];
+      if (rule.factors[f].kind != pir::FactorKind::kNormalized || axes.empty()) continue;
+      pir::Statistics stats = pir::StatisticsOf(op.kind);
+      int64_t n = mesh.AxesSize(axes);
+      double rows = static_cast<double>(local_results[0].NumElements()) /
+                    static_cast<double>((rule.factors[f].size + n - 1) / n);
+      own += stats.rounds * costs.Collective(cir::CollectiveKind::kAllReduce, axes, rows * stats.values * 4.0);
     }
     own += costs.Compute(flops);
     pattern.required.push_back(std::move(required));

@@ -132,7 +132,7 @@ TEST(Propagate, HeadsOnYBatchOnXCompletesTheBlock) {
   EXPECT_EQ(ShardingOf(g, plan, "o.weight"), R"([{"y"}, {}])");
   EXPECT_EQ(ShardingOf(g, plan, "o"), R"([{"x"}, {}, {}] partial={"y"})");
   EXPECT_EQ(ShardingOf(g, plan, "residual"), R"([{"x"}, {}, {}])");
-  // The norm keeps its normalized dim whole.
+  // Nothing splits the norm's normalized dim (q, k, v contract it whole).
   EXPECT_EQ(ShardingOf(g, plan, "norm"), R"([{"x"}, {}, {}])");
   for (ValueId id = 0; id < g.num_values(); ++id) {
     if (g.value(id).role == pir::ValueRole::kActivation) {
@@ -141,7 +141,7 @@ TEST(Propagate, HeadsOnYBatchOnXCompletesTheBlock) {
   }
 }
 
-TEST(Propagate, NeedReplicationFactorsStayUnsharded) {
+TEST(Propagate, NormalizedAxesKeepTheirSharding) {
   GraphBuilder b("norms");
   ValueId x = b.Input("x", DType::kF32, {4, 8, 16});
   ValueId n = b.LayerNorm("norm", x, /*affine=*/true, 1e-6);
@@ -151,21 +151,34 @@ TEST(Propagate, NeedReplicationFactorsStayUnsharded) {
   b.Output(b.Unary(OpKind::kExp, "exp", s));
   pir::Graph g = b.Finish();
   Seeds seeds;
-  // The hidden dim of the input on y, the batch on x.
+  // The hidden dim of the input on y, the batch on x: the norm and the softmax
+  // keep the hidden dim on y (their statistics are all-reduced), so nothing is
+  // gathered, and the norm's weight is split alike.
   seeds.values[FindValue(g, "x")] = Sharded({{kX}, {}, {kY}});
   ShardingPlan plan = MustPropagate(g, TwoByFour(), seeds);
-  EXPECT_EQ(OpOf(g, plan, "norm"), R"({d0={"x"}})");
-  EXPECT_EQ(ShardingOf(g, plan, "norm.weight"), R"([{}])");
-  EXPECT_EQ(OpOf(g, plan, "softmax"), R"({d0={"x"}})");
-  EXPECT_EQ(ShardingOf(g, plan, "exp"), R"([{"x"}, {}, {}])");
+  EXPECT_EQ(OpOf(g, plan, "norm"), R"({d0={"x"}, n={"y"}})");
+  EXPECT_EQ(ShardingOf(g, plan, "norm.weight"), R"([{"y"}])");
+  EXPECT_EQ(OpOf(g, plan, "softmax"), R"({d0={"x"}, d2={"y"}})");
+  EXPECT_EQ(ShardingOf(g, plan, "exp"), R"([{"x"}, {}, {"y"}])");
+}
+
+TEST(Propagate, NeedReplicationFactorsStayUnsharded) {
+  pir::Graph g = AttentionBlock();
+  Seeds seeds;
+  seeds.op_factors[FindOp(g, "attention")]["h"] = {kY};
+  seeds.values[FindValue(g, "x")] = Sharded({{kX}, {}, {}});
+  ShardingPlan plan = MustPropagate(g, TwoByFour(), seeds);
+  int checked = 0;
   for (pir::OpId id = 0; id < g.num_ops(); ++id) {
     const pir::FactorRule& rule = plan.rules[static_cast<size_t>(id)];
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind == pir::FactorKind::kNeedReplication) {
         EXPECT_TRUE(plan.ops[static_cast<size_t>(id)].factor_axes[f].empty()) << g.op(id).name;
+        ++checked;
       }
     }
   }
+  EXPECT_EQ(checked, 1);  // the attention's head dim d
 }
 
 TEST(Propagate, SeedsAreNeverOverridden) {
@@ -312,10 +325,12 @@ TEST(Propagate, SeedErrors) {
   s.values[FindValue(g, "q")] = Sharded({{}, {}, {}});
   s.storage_only.insert(FindValue(g, "q"));
   expect(s, "is an activation; only leaves are stored");
-  // A seed the producer cannot produce: a norm's normalized dim.
+  // A seed the producer cannot produce: the norm seeded to split its normalized
+  // dim on x, its result seeded to have it on y.
   s = {};
+  s.op_factors[FindOp(g, "norm")]["n"] = {kX};
   s.values[FindValue(g, "norm")] = Sharded({{}, {}, {kY}});
-  expect(s, "cannot be kept: 'norm' (layer_norm) produces it [{}, {}, {}]");
+  expect(s, "cannot be kept: 'norm' (layer_norm) produces it [{}, {}, {\"x\"}]");
 }
 
 }  // namespace

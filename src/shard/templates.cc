@@ -5,7 +5,7 @@
 //                  [cfg, dp] (cfg major); dim 1 of token activations: [ring,
 //                  ulysses] (ring major, the xDiT/yunchang default);
 //                  fsdp: every rank >= 2 parameter, storage only;
-//   op seeds       video self/joint attention: h = [ulysses, tp], q = kv =
+//   op seeds       video self/joint attention: h = [tp, ulysses], q = kv =
 //                  [ring] (pinned unsharded under Ulysses alone); other
 //                  attention: h = [tp]; the concats that assemble a joint
 //                  attention's q/k/v: heads and concat dim like the attention;
@@ -373,8 +373,11 @@ StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
 // is not a head split and cannot be expressed (sharding.h).
 constexpr const char* kColumnLinears[] = {".self_attn.q",  ".self_attn.k",  ".self_attn.v",      ".cross_attn.q",
                                           ".cross_attn.k", ".cross_attn.v", ".cross_attn.k_img", ".cross_attn.v_img",
-                                          ".ffn.0",        "mlp.fc1"};
-constexpr const char* kRowLinears[] = {".self_attn.o", ".cross_attn.o", ".ffn.2", "mlp.fc2", "_attn_proj", ".linear2"};
+                                          ".ffn.0",        "mlp.fc1",
+                                          // CogVideoX (diffusers names)
+                                          ".attn1.to_q", ".attn1.to_k", ".attn1.to_v", ".ff.net.0.proj"};
+constexpr const char* kRowLinears[] = {".self_attn.o", ".cross_attn.o", ".ffn.2", "mlp.fc2", "_attn_proj", ".linear2",
+                                       ".attn1.to_out.0", ".ff.net.2"};
 
 enum class LinearKind { kNone, kColumn, kRow };
 
@@ -559,12 +562,16 @@ Status Template::SeedFsdp(Seeds& seeds) const {
   return Status::Ok();
 }
 
-// Video attention: heads on [ulysses, tp]; under sequence parallelism q and kv
+// Video attention: heads on [tp, ulysses]; under sequence parallelism q and kv
 // on [ring] (pinned unsharded under Ulysses alone). Other attention: heads on tp.
+// tp major: the column-parallel projections give each tp rank a contiguous
+// group of heads (their features stay on tp through the q/k norms), and the
+// Ulysses all-to-all splits that group further; the reverse order would need
+// the whole q, k, v and output gathered to reorder the head axes.
 Status Template::SeedAttention(Seeds& seeds) const {
   std::vector<int> video_heads, sequence;
-  if (ulysses_) video_heads.push_back(ulysses_->axis);
   if (tp_) video_heads.push_back(tp_->axis);
+  if (ulysses_) video_heads.push_back(ulysses_->axis);
   if (ring_) sequence.push_back(ring_->axis);
   for (pir::OpId id : facts_.video_attention) {
     auto& factors = seeds.op_factors[id];

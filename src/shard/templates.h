@@ -26,7 +26,7 @@
 // size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
 // one axis left free. "ulysses=A,ring=B" without the usp: prefix is USP too.
 // Layouts: batch dims [cfg, dp] (cfg major); sequence dims [ring, ulysses]
-// (ring major, the xDiT/yunchang default); heads [ulysses, tp].
+// (ring major, the xDiT/yunchang default); heads [tp, ulysses] (tp major).
 // Scope, as the deployments run it (reference/models.md §4): sequence
 // parallelism covers the video tokens (and the joint sequence of
 // HunyuanVideo's single-stream blocks); text rows, the text refiner and the

@@ -393,8 +393,20 @@ class Simulation {
   Status RunOp(pir::OpId id) {
     const pir::Op& op = graph_.op(id);
     const pir::FactorRule& rule = plan_.rules[static_cast<size_t>(id)];
-    const shard::OpSharding& sharding = plan_.ops[static_cast<size_t>(id)];
-    AZ_RETURN_IF_ERROR(shard::CheckOpSharding(rule, sharding, mesh_));
+    AZ_RETURN_IF_ERROR(shard::CheckOpSharding(rule, plan_.ops[static_cast<size_t>(id)], mesh_));
+    // A sharded normalized dim: all-reducing the row statistics gives each
+    // device what the whole dim gives, so the op runs on the dim gathered and
+    // each device keeps its own slice of the result.
+    shard::OpSharding sharding = plan_.ops[static_cast<size_t>(id)];
+    bool normalized_sharded = false;
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      if (rule.factors[f].kind != pir::FactorKind::kNormalized || sharding.factor_axes[f].empty()) continue;
+      if (rule.factors[f].size % mesh_.AxesSize(sharding.factor_axes[f]) != 0) {
+        return Unimplemented("normalized factor '" + rule.factors[f].name + "' sharded with padding");
+      }
+      sharding.factor_axes[f].clear();
+      normalized_sharded = true;
+    }
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind == pir::FactorKind::kPermutation && !sharding.factor_axes[f].empty()) {
         return Unimplemented("factor '" + rule.factors[f].name + "' (a concat or slice dim) is sharded");
@@ -425,8 +437,9 @@ class Simulation {
         in.push_back(&operands[i].blocks[static_cast<size_t>(device)]);
         ctx.global_operand_shapes.push_back(graph_.type(op.operands[i]).shape);
       }
-      for (pir::ValueId r : op.results) {
-        ctx.result_shapes.push_back(plan_.values[static_cast<size_t>(r)].LocalShape(mesh_, graph_.type(r).shape));
+      for (size_t r = 0; r < op.results.size(); ++r) {
+        ctx.result_shapes.push_back(ResultSharding(rule, sharding, op, r, normalized_sharded)
+                                        .LocalShape(mesh_, graph_.type(op.results[r]).shape));
       }
       for (int axis : produced.partial) ctx.add_bias &= !options_.bias_once_per_partial_group || mesh_.Coordinate(device, axis) == 0;
       std::vector<Tensor> out;
@@ -443,16 +456,31 @@ class Simulation {
         if (out[r].shape != ctx.result_shapes[r]) {
           return InternalError("device " + std::to_string(device) + " computes a block of " + pir::ShapeString(out[r].shape) +
                                " for result " + std::to_string(r) + ", its sharding " +
-                               plan_.values[static_cast<size_t>(op.results[r])].ToString(mesh_) + " holds " +
-                               pir::ShapeString(ctx.result_shapes[r]));
+                               ResultSharding(rule, sharding, op, r, normalized_sharded).ToString(mesh_) +
+                               " holds " + pir::ShapeString(ctx.result_shapes[r]));
         }
         results[r].push_back(std::move(out[r]));
       }
     }
     for (size_t r = 0; r < op.results.size(); ++r) {
-      held_[static_cast<size_t>(op.results[r])] = {plan_.values[static_cast<size_t>(op.results[r])], std::move(results[r])};
+      pir::ValueId v = op.results[r];
+      Held held{ResultSharding(rule, sharding, op, r, normalized_sharded), std::move(results[r])};
+      if (normalized_sharded) {
+        // Each device's own slice (a local slice: no communication).
+        AZ_ASSIGN_OR_RETURN(held, Reshard(mesh_, graph_.type(v), held, plan_.values[static_cast<size_t>(v)],
+                                          "the slice of result " + std::to_string(r)));
+      }
+      held_[static_cast<size_t>(v)] = std::move(held);
     }
     return Status::Ok();
+  }
+
+  // A result as the op produces it: as the plan holds it, or, with its
+  // normalized dims gathered, as the op run on the gathered dims produces it.
+  TensorSharding ResultSharding(const pir::FactorRule& rule, const shard::OpSharding& sharding, const pir::Op& op,
+                                size_t r, bool normalized_sharded) const {
+    if (!normalized_sharded) return plan_.values[static_cast<size_t>(op.results[r])];
+    return shard::ProducedResultSharding(rule, sharding, static_cast<int>(r));
   }
 
   // The ring of a ring attention (its kv axes, all of them q axes); empty when

@@ -21,6 +21,10 @@
 //     local block (as in spmd_compiler.cc). Attention whose kv axes are all
 //     q axes is ring attention: each device merges the blocks of its whole
 //     ring with a running max and log-sum-exp, so its output is complete;
+//   * an op with a sharded normalized dim (a norm's features, a softmax's
+//     axis: rule.h kNormalized) runs on that dim gathered from its group and
+//     each device keeps its slice: what all-reducing the row statistics
+//     gives, exactly;
 //   * a result is then held in plan.values (not recomputed from the op's
 //     sharding: a plan that drops a partial axis shows up as wrong numbers);
 //   * each graph output is reassembled, summing pending partial axes and

@@ -256,6 +256,35 @@ TEST_F(InterpreterTest, KeyShardedWithoutRingIsRefused) {
   EXPECT_EQ(got.status().code(), StatusCode::kUnimplemented) << got.status().ToString();
 }
 
+// Norms and a softmax with their normalized dim split over x: each device
+// holds half the features; the partitioned run (statistics over the group)
+// must match the whole-row reference. A kernel that normalized each half on
+// its own would not.
+TEST(InterpreterNormalized, ShardedFeaturesMatchTheReference) {
+  pir::GraphBuilder b("norms");
+  ValueId x = b.Input("x", pir::DType::kF32, {2, 8, 16});
+  ValueId n = b.LayerNorm("ln", x, /*affine=*/true, 1e-6);
+  ValueId r = b.RmsNorm("rms", n, /*affine=*/true, 1e-6);
+  pir::Attributes axis;
+  axis.Set("axis", int64_t{-1});
+  b.Output(b.AddOp1(pir::OpKind::kSoftmax, "softmax", {r}, axis));
+  pir::Graph graph = b.Finish();
+  auto leaves = RandomLeaves(graph);
+  auto reference = RunReference(graph, leaves);
+  ASSERT_TRUE(reference.ok());
+  auto mesh = shard::Mesh::Parse("x=2");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  seeds.values[x] = shard::TensorSharding{{{}, {}, {0}}, {}};
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (const char* op : {"ln", "rms"}) EXPECT_EQ(FactorAxes(graph, *plan, op, "n"), std::vector<int>{0}) << op;
+  EXPECT_EQ(FactorAxes(graph, *plan, "softmax", "d2"), std::vector<int>{0});
+  auto got = RunPartitioned(graph, *plan, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
+}
+
 // The attention kernel against the same computation spelled out with einsum,
 // softmax and a broadcast scale.
 TEST(InterpreterReferenceTest, AttentionMatchesEinsumSoftmax) {

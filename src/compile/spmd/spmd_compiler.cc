@@ -161,6 +161,36 @@ class Lowering {
       }
     }
     pir::OpCost cost = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
+    // A sharded normalized dim: the row statistics are all-reduced before the
+    // kernel finishes (the kernel's cost is the whole local op).
+    std::vector<int> statistics;
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      const std::vector<int>& axes = sharding.factor_axes[f];
+      if (rule.factors[f].kind != pir::FactorKind::kNormalized || axes.empty()) continue;
+      int64_t n = mesh_.AxesSize(axes);
+      int64_t rows = local_results[0].NumElements() / ((rule.factors[f].size + n - 1) / n);
+      pir::Statistics stats = pir::StatisticsOf(op.kind);
+      int source = operands[0];
+      for (int round = 0; round < stats.rounds; ++round) {
+        cir::Instruction reduce;
+        reduce.kind = cir::InstrKind::kCollective;
+        reduce.collective = cir::CollectiveKind::kAllReduce;
+        reduce.collective_bytes = Bytes(rows * stats.values * 4);
+        reduce.groups = GroupsOverAxes(mesh_, axes);
+        reduce.name = UniqueName(op.name + ".statistics");
+        reduce.origin = op.name;
+        reduce.operands = {source};
+        cir::Buffer buffer;
+        buffer.name = reduce.name;
+        buffer.kind = cir::BufferKind::kCommunication;
+        buffer.dtype = pir::DType::kF32;
+        buffer.shape = {rows * stats.values};
+        source = program_.AddBuffer(std::move(buffer));
+        reduce.results = {source};
+        program_.AddInstruction(std::move(reduce));
+      }
+      statistics.push_back(source);
+    }
     cir::Instruction k;
     k.kind = cir::InstrKind::kKernel;
     k.kernel = KernelKindOf(op, cost);
@@ -171,6 +201,7 @@ class Lowering {
     k.bytes_written = cost.bytes_written;
     k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
     k.operands = operands;
+    k.operands.insert(k.operands.end(), statistics.begin(), statistics.end());
     for (size_t r = 0; r < op.results.size(); ++r) {
       int buffer = NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]);
       k.results.push_back(buffer);

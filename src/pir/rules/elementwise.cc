@@ -32,8 +32,8 @@ StatusOr<FactorRule> RuleNorm(const OpContext& ctx) {
   FactorRuleBuilder b;
   TensorFactors dims;
   for (int64_t i = 0; i + 1 < x.rank(); ++i) dims.push_back(Dim(b.AddFactor("d" + std::to_string(i), x.shape[i]), x.shape[i]));
-  // The statistics need the whole normalized dimension.
-  int norm = b.AddFactor("n", x.shape.back(), FactorKind::kNeedReplication);
+  // Sharded, the normalized dim costs an all-reduce of the row statistics (rule.h).
+  int norm = b.AddFactor("n", x.shape.back(), FactorKind::kNormalized);
   dims.push_back(Dim(norm, x.shape.back()));
   b.Operand(dims);
   for (size_t i = 1; i < ctx.operands.size(); ++i) b.Operand({Dim(norm, x.shape.back())});
@@ -151,7 +151,7 @@ StatusOr<FactorRule> RuleSoftmax(const OpContext& ctx) {
   FactorRuleBuilder b;
   TensorFactors dims;
   for (int64_t i = 0; i < x.rank(); ++i) {
-    FactorKind kind = i == axis ? FactorKind::kNeedReplication : FactorKind::kPassThrough;
+    FactorKind kind = i == axis ? FactorKind::kNormalized : FactorKind::kPassThrough;
     dims.push_back(Dim(b.AddFactor("d" + std::to_string(i), x.shape[i], kind), x.shape[i]));
   }
   b.Operand(dims).Result(dims);

@@ -11,8 +11,18 @@ std::string_view FactorKindName(FactorKind kind) {
     case FactorKind::kReduction: return "reduction";
     case FactorKind::kNeedReplication: return "need_replication";
     case FactorKind::kPermutation: return "permutation";
+    case FactorKind::kNormalized: return "normalized";
   }
   return "pass_through";
+}
+
+Statistics StatisticsOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kLayerNorm: return {1, 2};
+    case OpKind::kRmsNorm: return {1, 1};
+    case OpKind::kSoftmax: return {2, 1};
+    default: return {};
+  }
 }
 
 int FactorRuleBuilder::AddFactor(std::string name, int64_t size, FactorKind kind) {
@@ -70,7 +80,8 @@ std::string FactorRule::ToString() const {
     out += factors[i].name + "=" + std::to_string(factors[i].size);
   }
   out += '}';
-  for (FactorKind kind : {FactorKind::kReduction, FactorKind::kNeedReplication, FactorKind::kPermutation}) {
+  for (FactorKind kind : {FactorKind::kReduction, FactorKind::kNeedReplication, FactorKind::kPermutation,
+                          FactorKind::kNormalized}) {
     std::string names;
     for (const Factor& f : factors) {
       if (f.kind != kind) continue;

@@ -27,8 +27,25 @@
 
 namespace az::pir {
 
-enum class FactorKind { kPassThrough, kReduction, kNeedReplication, kPermutation };
+// kNormalized: a dim an op normalizes over (a norm's features, a softmax's
+// axis). It may be sharded: each device reduces its slice to per-row partial
+// statistics, the statistics are all-reduced over the factor's axes
+// (StatisticsOf), and every device finishes its own slice; operand and result
+// keep the dim sharded alike. kNeedReplication: the op needs the whole dim.
+enum class FactorKind { kPassThrough, kReduction, kNeedReplication, kPermutation, kNormalized };
 std::string_view FactorKindName(FactorKind kind);
+
+// The statistics a kNormalized factor's op all-reduces when the factor is
+// sharded: `rounds` all-reduces one after the other, each of `values` f32 per
+// row (a row: one position of every other dim). Layer norm: one round of two
+// (the sum and the sum of squares, one pass); RMS norm: one round of one (the
+// sum of squares); softmax: two rounds of one (the max, then the sum of
+// exponentials shifted by it). The all-reduce of a max is priced as a sum's.
+struct Statistics {
+  int rounds = 0;
+  int values = 0;
+};
+Statistics StatisticsOf(OpKind kind);
 
 struct Factor {
   std::string name;

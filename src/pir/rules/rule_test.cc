@@ -101,15 +101,24 @@ TEST(FactorRule, PatchifyConvShardsWindowsWithoutHalo) {
             "{b=1, o=5120, c=16, t=21, kt=1, y=45, ky=2, x=80, kx=2} reduction={c, kt, ky, kx}");
 }
 
-TEST(FactorRule, NormAndSoftmaxNeedTheWholeAxis) {
+// The normalized axis may be sharded at the price of the statistics'
+// all-reduces (rule.h: StatisticsOf).
+TEST(FactorRule, NormAndSoftmaxNormalizeTheirAxis) {
   Attributes eps;
   eps.Set("eps", 1e-6);
   EXPECT_EQ(RuleText(OpKind::kRmsNorm, {F32({4, 32}), F32({32})}, eps),
-            "([d0, n], [n])->([d0, n]) {d0=4, n=32} need_replication={n}");
+            "([d0, n], [n])->([d0, n]) {d0=4, n=32} normalized={n}");
   Attributes axis;
   axis.Set("axis", int64_t{-1});
   EXPECT_EQ(RuleText(OpKind::kSoftmax, {F32({4, 32})}, axis),
-            "([d0, d1])->([d0, d1]) {d0=4, d1=32} need_replication={d1}");
+            "([d0, d1])->([d0, d1]) {d0=4, d1=32} normalized={d1}");
+  // Layer norm all-reduces the sum and the sum of squares in one round, RMS
+  // norm the sum of squares, softmax the max and then the sum.
+  EXPECT_EQ(StatisticsOf(OpKind::kLayerNorm).rounds, 1);
+  EXPECT_EQ(StatisticsOf(OpKind::kLayerNorm).values, 2);
+  EXPECT_EQ(StatisticsOf(OpKind::kRmsNorm).values, 1);
+  EXPECT_EQ(StatisticsOf(OpKind::kSoftmax).rounds, 2);
+  EXPECT_EQ(StatisticsOf(OpKind::kAdd).rounds, 0);
 }
 
 TEST(FactorRule, ElementwiseBroadcastsFromOne) {
