@@ -106,6 +106,93 @@ TEST(ImportFold, SoftmaxDecompositionFoldsAndComputesTheSame) {
   ExpectSameOutputs(before, g, {{"ninf", -1e300}});
 }
 
+// RMSNorm as the PyTorch blocks write it (tests/torch/wan_block.py) and the
+// exporter emits it: x * (1 / sqrt(mean(pow(x, 2), keepdim) + eps)) * weight,
+// the reciprocal as Reciprocal or as Div(1, .), broadcasts explicit or not.
+class RmsNormForms : public ::testing::TestWithParam<bool> {};
+
+TEST_P(RmsNormForms, FoldWithTheirWeight) {
+  const bool div_form = GetParam();
+  GraphBuilder b("rms");
+  ValueId x = b.Input("x", DType::kF32, {2, 5, 8});
+  ValueId w = b.Param("norm.weight", DType::kF32, {8});
+  ValueId sq = b.Binary(OpKind::kPow, "pow", x, b.Constant("two", DType::kF32, {}));
+  ValueId mean = b.Reshape("keepdim", Reduce(b, "mean", sq, 2, "mean"), {2, 5, 1});
+  ValueId shifted = b.Binary(OpKind::kAdd, "add_eps", mean, b.Constant("eps", DType::kF32, {}));
+  ValueId root = b.Unary(OpKind::kSqrt, "sqrt", shifted);
+  ValueId inv = div_form ? b.Binary(OpKind::kDiv, "inv", b.Constant("one", DType::kF32, {}), root)
+                         : b.Unary(OpKind::kRecip, "recip", root);
+  ValueId y = div_form ? b.Binary(OpKind::kMul, "normalize", x, inv)
+                       : b.Binary(OpKind::kMul, "normalize", x, Broadcast(b, "b_inv", inv, {2, 5, 8}, {0, 1, 2}));
+  b.Output(div_form ? b.Binary(OpKind::kMul, "scale", y, w)
+                    : b.Binary(OpKind::kMul, "scale", y, Broadcast(b, "b_w", w, {2, 5, 8}, {2})));
+  pir::Graph g = b.Finish();
+  pir::Graph before = g;
+  std::vector<ValueId> map;
+  auto stats = FoldPatterns(g, map);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->norm, 1);
+  PruneDeadOps(g, map);
+  ASSERT_TRUE(pir::VerifyGraph(g).ok());
+  ASSERT_EQ(g.num_ops(), 1);  // rms_norm(x, weight): every other op gone
+  EXPECT_EQ(g.op(0).kind, OpKind::kRmsNorm);
+  EXPECT_EQ(g.op(0).operands.size(), 2u);
+  ExpectSameOutputs(before, g, {{"two", 2.0}, {"eps", 1e-6}, {"one", 1.0}});
+}
+
+INSTANTIATE_TEST_SUITE_P(ImportFold, RmsNormForms, ::testing::Bool());
+
+// LayerNorm as JAX lowers it (the Wan StableHLO exports): the mean is a sum
+// divided by N, the centered value is computed twice (once squared for the
+// variance, once normalized), rsqrt, then the affine weight and bias.
+TEST(ImportFold, JaxLayerNormWithTwinCenteringFolds) {
+  GraphBuilder b("ln");
+  const pir::Shape shape{2, 5, 8}, rows{2, 5, 1};
+  ValueId x = b.Input("x", DType::kF32, shape);
+  ValueId w = b.Param("ln.weight", DType::kF32, {8});
+  ValueId bias = b.Param("ln.bias", DType::kF32, {8});
+  auto mean = [&](const std::string& name, ValueId v) {
+    ValueId sum = Broadcast(b, name + ".rows", Reduce(b, name + ".sum", v, 2, "sum"), rows, {0, 1});
+    ValueId n = Broadcast(b, name + ".n", b.Constant("n", DType::kF32, {}), rows, {});
+    return b.Binary(OpKind::kDiv, name, sum, n);
+  };
+  ValueId mu = mean("mu", x);
+  ValueId c1 = b.Binary(OpKind::kSub, "center1", x, Broadcast(b, "b_mu1", mu, shape, {0, 1, 2}));
+  ValueId var = mean("var", b.Binary(OpKind::kMul, "square", c1, c1));
+  ValueId eps = Broadcast(b, "b_eps", b.Constant("eps", DType::kF32, {}), rows, {});
+  ValueId r = b.Unary(OpKind::kRsqrt, "rsqrt", b.Binary(OpKind::kAdd, "add_eps", var, eps));
+  ValueId c2 = b.Binary(OpKind::kSub, "center2", x, Broadcast(b, "b_mu2", mu, shape, {0, 1, 2}));
+  ValueId y = b.Binary(OpKind::kMul, "normalize", c2, Broadcast(b, "b_r", r, shape, {0, 1, 2}));
+  y = b.Binary(OpKind::kMul, "weight", y, Broadcast(b, "b_w", w, shape, {2}));
+  b.Output(b.Binary(OpKind::kAdd, "bias", y, Broadcast(b, "b_b", bias, shape, {2})));
+  pir::Graph g = b.Finish();
+  pir::Graph before = g;
+  std::vector<ValueId> map;
+  auto stats = FoldPatterns(g, map);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->norm, 1);
+  PruneDeadOps(g, map);
+  ASSERT_TRUE(pir::VerifyGraph(g).ok());
+  ASSERT_EQ(g.num_ops(), 1);
+  EXPECT_EQ(g.op(0).kind, OpKind::kLayerNorm);
+  EXPECT_EQ(g.op(0).operands.size(), 3u);  // x, weight, bias
+  ExpectSameOutputs(before, g, {{"n", 8.0}, {"eps", 1e-6}});
+}
+
+// A mean over a dim other than the last is no norm PIR has: left alone.
+TEST(ImportFold, NormOverAnInnerDimIsLeftUnfolded) {
+  GraphBuilder b("inner");
+  ValueId x = b.Input("x", DType::kF32, {2, 5, 8});
+  ValueId mean = b.Reshape("keepdim", Reduce(b, "mean", b.Binary(OpKind::kMul, "sq", x, x), 1, "mean"), {2, 1, 8});
+  ValueId r = b.Unary(OpKind::kRsqrt, "rsqrt", b.Binary(OpKind::kAdd, "add_eps", mean, b.Constant("eps", DType::kF32, {})));
+  b.Output(b.Binary(OpKind::kMul, "normalize", x, Broadcast(b, "b_r", r, {2, 5, 8}, {0, 1, 2})));
+  pir::Graph g = b.Finish();
+  std::vector<ValueId> map;
+  auto stats = FoldPatterns(g, map);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->norm, 0);
+}
+
 // Attention as PyTorch and JAX write it: heads by reshape + transpose to
 // [B, H, L, D], scores scaled by 1/sqrt(D), softmax, then back to [B, L, H*D].
 pir::Graph ExplicitAttention(int64_t lq, int64_t lk, bool mask) {

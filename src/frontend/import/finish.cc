@@ -51,9 +51,11 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
   AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
   graph.attrs().Set("folded_attention", static_cast<int64_t>(folded.attention));
   graph.attrs().Set("folded_softmax", static_cast<int64_t>(folded.softmax));
+  graph.attrs().Set("folded_norm", static_cast<int64_t>(folded.norm));
   graph.attrs().Set("format", program.format);
   program.notes.push_back("folded " + std::to_string(folded.attention) + " attention, " +
-                          std::to_string(folded.softmax) + " softmax, " + std::to_string(folded.gelu) + " gelu, " +
+                          std::to_string(folded.softmax) + " softmax, " + std::to_string(folded.norm) + " norm, " +
+                          std::to_string(folded.gelu) + " gelu, " +
                           std::to_string(folded.silu) + " silu patterns");
   AZ_ASSIGN_OR_RETURN(std::vector<std::string> notes, AnnotateDit(graph, options.latent));
   program.notes.insert(program.notes.end(), notes.begin(), notes.end());

@@ -173,7 +173,54 @@ class Matcher {
     return p;
   }
 
+  // The mean over the last dim ending at `v` (which may have `uses` users):
+  // reduce(mean), or reduce(sum) scaled by a scalar (JAX divides the sum by
+  // N; the scalar is taken to be 1/N, as constants carry no value in PIR),
+  // with reshapes and broadcasts restoring the reduced dim after the reduce.
+  // Returns the averaged value; `ops` gets the chain.
+  std::optional<ValueId> MeanOf(ValueId v, size_t uses, std::vector<OpId>& ops) const {
+    std::vector<OpId> chain;
+    auto restore = [&](ValueId w) {
+      while (true) {
+        const Op* p = Producer(w);
+        if (!p || (p->kind != OpKind::kReshape && p->kind != OpKind::kBroadcast) || Uses(w) != uses) return w;
+        chain.push_back(ProducerId(w));
+        w = p->operands[0];
+        uses = 1;
+      }
+    };
+    v = restore(v);
+    const Op* p = Producer(v);
+    if (p && (p->kind == OpKind::kMul || p->kind == OpKind::kDiv) && Uses(v) == uses) {
+      int keep = ScalarLike(p->operands[1]) ? 0 : (p->kind == OpKind::kMul && ScalarLike(p->operands[0])) ? 1 : -1;
+      if (keep < 0) return std::nullopt;
+      chain.push_back(ProducerId(v));
+      uses = 1;
+      v = restore(p->operands[static_cast<size_t>(keep)]);
+      if (!ReduceOf(v, "sum")) return std::nullopt;
+    } else if (!ReduceOf(v, "mean")) {
+      return std::nullopt;
+    }
+    if (Uses(v) != uses) return std::nullopt;
+    const Op* reduce = Producer(v);
+    ValueId x = reduce->operands[0];
+    if ((*reduce->attrs.GetInts("dims"))[0] != graph_.type(x).rank() - 1) return std::nullopt;
+    chain.push_back(ProducerId(v));
+    ops.insert(ops.end(), chain.begin(), chain.end());
+    return x;
+  }
+
+  // x * x, or pow(x, scalar) with the exponent taken to be 2: x.
+  std::optional<ValueId> SquareOf(ValueId v) const {
+    const Op* p = Producer(v);
+    if (!p || !SingleUse(v)) return std::nullopt;
+    if (p->kind == OpKind::kMul && p->operands[0] == p->operands[1]) return p->operands[0];
+    if (p->kind == OpKind::kPow && ScalarLike(p->operands[1])) return p->operands[0];
+    return std::nullopt;
+  }
+
   std::optional<Match> Softmax(OpId root) const;
+  std::optional<Match> Norm(OpId root) const;
   std::optional<Match> ActivationCluster(OpId root) const;
   std::optional<Match> Attention(OpId root) const;
 
@@ -229,6 +276,138 @@ std::optional<Match> Matcher::Softmax(OpId root) const {
     return r.Convert(s, out, div.name + ".convert", div.loc);
   };
   return m;
+}
+
+// x' * B(rsqrt(var + eps)), x' * B(1 / sqrt(var + eps)) (recip, or a scalar
+// taken to be 1 divided by the root) or x' / B(sqrt(var + eps)), with var the mean of squares over the last dim: of x' = x (RMS norm),
+// or of x - B(mean(x)) (layer norm; JAX recomputes the centered value, so the
+// squared one may be a twin subtract of the same operands). Then, when the
+// result is used only so, a multiply by a [d] parameter (the weight) and, for
+// layer norm, an add of one (the bias). eps is not recovered (constants carry
+// no value in PIR); it changes neither cost nor sharding.
+std::optional<Match> Matcher::Norm(OpId root) const {
+  const Op& op = graph_.op(root);
+  if (op.kind != OpKind::kMul && op.kind != OpKind::kDiv) return std::nullopt;
+  for (int side = 0; side < (op.kind == OpKind::kMul ? 2 : 1); ++side) {
+    Match m;
+    ValueId a = op.operands[static_cast<size_t>(side)];
+    ValueId n = SkipRestore(op.operands[static_cast<size_t>(1 - side)], m.interior);
+    const Op* inv = Producer(n);
+    if (!inv || !SingleUse(n)) continue;
+    m.interior.push_back(ProducerId(n));
+    ValueId shifted;
+    if (op.kind == OpKind::kDiv) {
+      if (inv->kind != OpKind::kSqrt) continue;
+      shifted = inv->operands[0];
+    } else if (inv->kind == OpKind::kRsqrt) {
+      shifted = inv->operands[0];
+    } else if (inv->kind == OpKind::kRecip || (inv->kind == OpKind::kDiv && ScalarLike(inv->operands[0]))) {
+      // 1 / sqrt: recip, or a scalar (taken to be 1; PyTorch's exporter) divided by it.
+      ValueId root_of = inv->operands[inv->kind == OpKind::kDiv ? 1 : 0];
+      const Op* sqrt = Producer(root_of);
+      if (!sqrt || sqrt->kind != OpKind::kSqrt || !SingleUse(root_of)) continue;
+      m.interior.push_back(ProducerId(root_of));
+      shifted = sqrt->operands[0];
+    } else {
+      continue;
+    }
+    const Op* add = Producer(shifted);
+    if (!add || add->kind != OpKind::kAdd || !SingleUse(shifted)) continue;
+    int var_side = ScalarLike(add->operands[1]) ? 0 : ScalarLike(add->operands[0]) ? 1 : -1;
+    if (var_side < 0) continue;
+    m.interior.push_back(ProducerId(shifted));
+    auto squared = MeanOf(add->operands[static_cast<size_t>(var_side)], 1, m.interior);
+    if (!squared) continue;
+    auto c = SquareOf(*squared);
+    if (!c) continue;
+    m.interior.push_back(ProducerId(*squared));
+    // x * x reads its operand twice.
+    const size_t square_reads = Producer(*squared)->kind == OpKind::kMul ? 2 : 1;
+    // RMS: the squared value is the numerator. Layer norm: both are x - B(mu).
+    ValueId x = a;
+    OpKind fused = OpKind::kRmsNorm;
+    const Op* sub = Producer(a);
+    if (*c == a && Uses(a) == square_reads + 1 && sub && sub->kind == OpKind::kSub) {
+      std::vector<OpId> centered;
+      ValueId mu = SkipRestore(sub->operands[1], centered);
+      if (MeanOf(mu, 1, centered) == sub->operands[0]) {
+        m.interior.push_back(ProducerId(a));
+        m.interior.insert(m.interior.end(), centered.begin(), centered.end());
+        x = sub->operands[0];
+        fused = OpKind::kLayerNorm;
+      }
+    } else if (*c != a) {
+      const Op* twin = Producer(*c);
+      if (!sub || !twin || sub->kind != OpKind::kSub || twin->kind != OpKind::kSub || !SingleUse(a) ||
+          Uses(*c) != square_reads || sub->operands[0] != twin->operands[0]) {
+        continue;
+      }
+      std::vector<OpId> centered;
+      ValueId mu = SkipRestore(sub->operands[1], centered);
+      ValueId mu_twin = SkipRestore(twin->operands[1], centered);
+      if (mu != mu_twin || MeanOf(mu, 2, centered) != sub->operands[0]) continue;
+      m.interior.push_back(ProducerId(a));
+      m.interior.push_back(ProducerId(*c));
+      m.interior.insert(m.interior.end(), centered.begin(), centered.end());
+      x = sub->operands[0];
+      fused = OpKind::kLayerNorm;
+    } else if (Uses(a) < square_reads + 1) {
+      continue;
+    }
+    const pir::Shape& shape = graph_.type(x).shape;
+    if (shape.empty() || graph_.type(op.results[0]).shape != shape) continue;
+    m.interior.push_back(root);
+    // The affine tail: * B(weight [d]), then (layer norm) + B(bias [d]).
+    auto affine = [&](ValueId v, OpKind kind) -> std::optional<std::pair<OpId, ValueId>> {
+      if (!SingleUse(v)) return std::nullopt;
+      OpId user = users_[static_cast<size_t>(v)][0];
+      const Op& u = graph_.op(user);
+      if (u.kind != kind || u.operands.size() != 2 || u.operands[0] == u.operands[1] ||
+          graph_.type(u.results[0]).shape != shape) {
+        return std::nullopt;
+      }
+      std::vector<OpId> chain{user};
+      ValueId param = u.operands[u.operands[0] == v ? 1 : 0];
+      while (const Op* p = Producer(param)) {
+        if ((p->kind != OpKind::kReshape && p->kind != OpKind::kBroadcast) || !SingleUse(param)) break;
+        chain.push_back(ProducerId(param));
+        param = p->operands[0];
+      }
+      if (graph_.value(param).role != pir::ValueRole::kParameter || graph_.type(param).shape != pir::Shape{shape.back()}) {
+        return std::nullopt;
+      }
+      m.interior.insert(m.interior.end(), chain.begin(), chain.end());
+      return std::pair{user, param};
+    };
+    std::vector<ValueId> params;
+    OpId last = root;
+    if (auto weight = affine(op.results[0], OpKind::kMul)) {
+      last = weight->first;
+      params.push_back(weight->second);
+      if (fused == OpKind::kLayerNorm) {
+        if (auto bias = affine(graph_.op(last).results[0], OpKind::kAdd)) {
+          last = bias->first;
+          params.push_back(bias->second);
+        }
+      }
+    }
+    std::sort(m.interior.begin(), m.interior.end());
+    m.interior.erase(std::unique(m.interior.begin(), m.interior.end()), m.interior.end());
+    m.root = last;
+    m.fused = fused;
+    const Op& out_op = graph_.op(last);
+    const pir::DType out = graph_.type(out_op.results[0]).dtype;
+    m.emit = [x, params, fused, out, &out_op](Rebuild& r) -> StatusOr<ValueId> {
+      std::vector<ValueId> operands{r.Map(x)};
+      for (ValueId p : params) operands.push_back(r.Map(p));
+      pir::Attributes attrs;
+      attrs.Set("eps", 1e-6);
+      AZ_ASSIGN_OR_RETURN(ValueId y, r.Add(fused, out_op.name, std::move(operands), std::move(attrs), out_op.loc));
+      return r.Convert(y, out, out_op.name + ".convert", out_op.loc);
+    };
+    return m;
+  }
+  return std::nullopt;
 }
 
 bool IsElementwise(OpKind kind) {
@@ -532,6 +711,7 @@ StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map) 
   auto count = [&](const std::vector<OpKind>& applied) {
     for (OpKind kind : applied) {
       if (kind == OpKind::kSoftmax) ++stats.softmax;
+      if (kind == OpKind::kLayerNorm || kind == OpKind::kRmsNorm) ++stats.norm;
       if (kind == OpKind::kAttention) ++stats.attention;
       if (kind == OpKind::kGelu || kind == OpKind::kGeluTanh) ++stats.gelu;
       if (kind == OpKind::kSilu) ++stats.silu;
@@ -540,6 +720,7 @@ StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map) 
   using Find = std::function<std::optional<Match>(const Matcher&, OpId)>;
   const Find passes[] = {
       [](const Matcher& m, OpId id) { return m.Softmax(id); },
+      [](const Matcher& m, OpId id) { return m.Norm(id); },
       [](const Matcher& m, OpId id) { return m.ActivationCluster(id); },
       [](const Matcher& m, OpId id) { return m.Attention(id); },
   };

@@ -21,6 +21,13 @@
 //              when the query and key lengths match, else "cross". A mask
 //              added to the scores blocks the fold (the math stays correct,
 //              as two einsums and a softmax).
+//   norms      x' * B(rsqrt(mean(sq(x')) + eps)) (or * 1/sqrt, or / sqrt)
+//              over the last dim, mean = reduce_mean or reduce_sum scaled by
+//              a scalar: x' = x -> rms_norm(x); x' = x - B(mean(x)) (the
+//              squared one may be a twin subtract) -> layer_norm(x); then a
+//              multiply by a [d] parameter (and, for layer norm, an add of
+//              one) joins as the affine weight (and bias). eps is not
+//              recovered: the folded op carries 1e-6.
 //   gelu       x * 0.5 * (1 + erf(x / sqrt 2)) in any association      -> gelu
 //   silu       x * sigmoid(x)                                         -> silu
 //
@@ -39,8 +46,8 @@
 namespace az::frontend {
 
 struct FoldStats {
-  int softmax = 0, attention = 0, gelu = 0, silu = 0;
-  int total() const { return softmax + attention + gelu + silu; }
+  int softmax = 0, attention = 0, gelu = 0, silu = 0, norm = 0;
+  int total() const { return softmax + attention + gelu + silu + norm; }
 };
 
 // Rebuilds `graph` with every pattern above folded; `value_map` (old id -> new
