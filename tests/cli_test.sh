@@ -32,6 +32,14 @@ if run models 0 "$bin" models; then
   expect models out "wan2.1-t2v-14b       14,288,491,584"
   expect models out "wan2.1-i2v-14b       16,394,878,784"
   expect models out "hunyuanvideo-13b     12,821,012,544"
+  # Wan 2.2 (§3 notes): one A14B expert's count; TI2V-5B.
+  expect models out "wan2.2-t2v-a14b      14,288,491,584"
+  expect models out "wan2.2-i2v-a14b      14,288,901,184"
+  expect models out "wan2.2-ti2v-5b        4,999,787,712"
+  # CogVideoX (§3): counts derived from the diffusers configs (cogvideox_test.cc).
+  expect models out "cogvideox-2b          1,693,783,872"
+  expect models out "cogvideox-5b          5,570,283,072"
+  expect models out "cogvideox1.5-5b       5,570,676,352"
 fi
 
 # inspect --json carries the keys with the reference values.
@@ -53,6 +61,31 @@ if run inspect_480 0 "$bin" inspect --model wan2.1-t2v-1.3b --width 832 --height
   expect inspect_480 out "tokens           video 32,760 (21x30x52 patches), text 512"
   expect inspect_480 out "cfg              two-pass (2 forwards of batch 1 per step)"
 fi
+# Wan 2.2 A14B: two experts of 14,288,491,584 parameters (2 x = 28,576,983,168),
+# the high-noise one for 26 of the 40 steps (shift 12, boundary 0.875).
+if run inspect_a14b 0 "$bin" inspect --model wan2.2-t2v-a14b; then
+  expect inspect_a14b out "parameters       14,288,491,584 (14.288 B) per expert"
+  expect inspect_a14b out "2 experts: 28,576,983,168"
+  expect inspect_a14b out "experts          one active per step: expert 1 runs steps 1-26, expert 2 steps 27-40"
+fi
+if run inspect_a14b_json 0 "$bin" inspect --model wan2.2-i2v-a14b --json; then
+  expect inspect_a14b_json out '"experts": 2'
+  expect inspect_a14b_json out '"expert_switch_step": 15'
+  expect inspect_a14b_json out '"params_all_experts": 28577802368'
+fi
+# TI2V-5B: VAE 4x16x16, 1280x704, 121 frames -> 31 x 22 x 40 = 27,280 tokens.
+if run inspect_ti2v 0 "$bin" inspect --model wan2.2-ti2v-5b; then
+  expect inspect_ti2v out "tokens           video 27,280 (31x22x40 patches), text 512"
+fi
+run ti2v_720 1 "$bin" inspect --model wan2.2-ti2v-5b --height 720 && expect ti2v_720 err "multiples of 32"
+# CogVideoX-5B: 49 frames -> 13 x 30 x 45 = 17,550 video tokens + 226 text; CFG as one batch-2 forward.
+if run inspect_cog5b 0 "$bin" inspect --model cogvideox-5b; then
+  expect inspect_cog5b out "tokens           video 17,550 (13x30x45 patches), text 226"
+  expect inspect_cog5b out "cfg              batch2 (1 forward of batch 2 per step)"
+fi
+# CogVideoX-2B's 30 heads: no Ulysses degree of 4 or 8.
+run cog2b_ulysses8 1 "$bin" plan --model cogvideox-2b --topology l40:8 --template ulysses=8 --no-alpa -q &&
+  expect cog2b_ulysses8 err "a Ulysses degree must divide the 30 attention heads of cogvideox-2b"
 
 # Determinism: the same command twice prints the same bytes.
 run det_a 0 "$bin" inspect --model hunyuanvideo-13b --json && run det_b 0 "$bin" inspect --model hunyuanvideo-13b --json

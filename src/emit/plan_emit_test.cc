@@ -883,5 +883,31 @@ TEST(PlanOutput, ErrorsNameThePath) {
   EXPECT_FALSE(fs::exists(dir.path() / "bad"));
 }
 
+// A model with two experts (search/experts.h): the JSON's memory block and
+// the report name the mode and its figures; one expert adds nothing.
+TEST(PlanJson, ExpertsSayHoldOrSwap) {
+  Plan plan = MakePlan(/*tpu=*/true);
+  EXPECT_FALSE(Json::parse(PlanJson(plan))["best"]["memory"].contains("experts"));
+  EXPECT_EQ(PlanReport(plan).find("Experts:"), std::string::npos);
+  plan.best.experts_mode = "swap";
+  plan.best.experts = 2;
+  plan.best.expert_bytes = int64_t{7} << 30;
+  // 2 x 7 GiB / 1.6e10 B/s = 0.9395 s per video; / 50 steps = 18.8 ms.
+  plan.best.expert_swap_s_per_video = 2.0 * 7 * 1073741824 / 1.6e10;
+  plan.best.expert_swap_s_per_step = plan.best.expert_swap_s_per_video / 50;
+  plan.best.host_link_bps = 1.6e10;
+  plan.best.experts_reason = "holding both experts needs more than the HBM";
+  const Json experts = Json::parse(PlanJson(plan))["best"]["memory"]["experts"];
+  EXPECT_EQ(experts["mode"], "swap");
+  EXPECT_EQ(experts["count"], 2);
+  EXPECT_EQ(experts["expert_bytes"], int64_t{7} << 30);
+  EXPECT_NEAR(experts["swap_s_per_video"].get<double>(), 0.9395, 1e-4);
+  EXPECT_NEAR(experts["swap_s_per_step"].get<double>(), 0.01879, 1e-5);
+  EXPECT_DOUBLE_EQ(experts["host_link_bytes_per_s"].get<double>(), 1.6e10);
+  std::string report = PlanReport(plan);
+  EXPECT_NE(report.find("Experts: swap (2 experts of 7.00 GiB per device"), std::string::npos) << report;
+  EXPECT_NE(PlanSummary(plan).find("experts swap: holding both"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace az::emit

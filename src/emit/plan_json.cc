@@ -82,6 +82,16 @@ Json Memory(const Plan& plan, const Configuration& config) {
   memory["other_bytes"] = config.peak_memory_bytes - config.parameter_bytes;
   memory["hbm_bytes"] = plan.hbm_bytes;
   memory["fits"] = plan.hbm_bytes <= 0 || config.peak_memory_bytes <= plan.hbm_bytes;
+  if (!config.experts_mode.empty()) {
+    // Denoising experts (search/experts.h): all resident, or one swapped in at the switch.
+    memory["experts"] = Json{{"mode", config.experts_mode},
+                             {"count", config.experts},
+                             {"expert_bytes", config.expert_bytes},
+                             {"swap_s_per_video", Number(config.expert_swap_s_per_video)},
+                             {"swap_s_per_step", Number(config.expert_swap_s_per_step)},
+                             {"host_link_bytes_per_s", Number(config.host_link_bps)},
+                             {"reason", config.experts_reason}};
+  }
   return memory;
 }
 

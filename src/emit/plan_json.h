@@ -24,7 +24,11 @@
 //                                  "device_id", "name", "coords"}, ..]},
 //    "peak_memory_bytes",
 //    "memory": {"peak_bytes", "parameter_bytes", "other_bytes", "hbm_bytes",
-//               "fits"},
+//               "fits",
+//               "experts": {"mode": "hold-both" | "swap", "count",   // only with
+//                           "expert_bytes", "swap_s_per_video",     // several
+//                           "swap_s_per_step", "host_link_bytes_per_s",  // experts
+//                           "reason"}},
 //    "breakdown": {"latency_s", "compute_s", "communication_s",
 //                  "exposed_communication_s", "overlapped_communication_s",
 //                  "kernels", "collectives",

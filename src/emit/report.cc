@@ -74,6 +74,17 @@ void Summary(std::string& out, const Plan& plan) {
                 FormatBytes(plan.best.peak_memory_bytes) + " per device (parameters " +
                 FormatBytes(plan.best.parameter_bytes) + ") of " + FormatBytes(plan.hbm_bytes) + " HBM.");
   Line(out);
+  if (!plan.best.experts_mode.empty()) {
+    std::string swap = plan.best.experts_mode == "swap"
+                           ? " The swap costs " + FormatSeconds(Seconds(plan.best.expert_swap_s_per_video)) +
+                                 " per video, " + FormatSeconds(Seconds(plan.best.expert_swap_s_per_step)) +
+                                 " per step, included in the step latency."
+                           : "";
+    Line(out, "Experts: " + plan.best.experts_mode + " (" + std::to_string(plan.best.experts) + " experts of " +
+                  FormatBytes(Bytes(plan.best.expert_bytes)) + " per device, one active per step): " +
+                  MarkdownCell(plan.best.experts_reason) + "." + swap);
+    Line(out);
+  }
 }
 
 void Roofline(std::string& out, const Plan& plan) {
@@ -273,6 +284,7 @@ std::string PlanSummary(const Plan& plan) {
   Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound_s) +
                 "/step, efficiency " + FormatPercent(plan.efficiency) + "; planned in " +
                 FormatSeconds(plan.plan_time_s));
+  if (!plan.best.experts_mode.empty()) Line(out, "  experts " + plan.best.experts_mode + ": " + plan.best.experts_reason);
   return out;
 }
 

@@ -193,6 +193,17 @@ std::vector<ChipSpec> BuildCatalog() {
   chips.push_back(c);
 
   c = ChipSpec();
+  c.name = "l40";
+  c.long_name = "NVIDIA L40 48GB (PCIe)";
+  c.family = ChipFamily::kGpu;
+  c.bf16 = FlopRate(181.05 * kTera);    // NV (L40 datasheet): 181.05 dense
+  c.hbm = GB(48);                       // NV: 48 GB GDDR6
+  c.hbm_bw = Bandwidth(864 * kGiga);    // NV: 864 GB/s
+  c.link_bw = Bandwidth(kPcieGen4x16Bps);  // NV: PCIe Gen4 x16, 64 GB/s bidi, no NVLink
+  c.source = "NV (L40/L40S datasheet)";
+  chips.push_back(c);
+
+  c = ChipSpec();
   c.name = "l20";
   c.long_name = "NVIDIA L20 48GB (PCIe)";
   c.family = ChipFamily::kGpu;

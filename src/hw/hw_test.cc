@@ -2,6 +2,7 @@
 // count is derived in a comment from the shape and the rules in topology.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,7 @@ void ExpectRoutesConnect(const Topology& t) {
 
 TEST(Catalog, HasEveryChipWithItsSourcedFigures) {
   for (const char* name : {"v4", "v5e", "v5p", "v6e", "a100", "a800", "h100", "h800", "h20", "h200", "b200", "l40s",
-                           "l20", "rtx4090"}) {
+                           "l40", "l20", "rtx4090"}) {
     auto chip = FindChip(name);
     ASSERT_TRUE(chip.ok()) << name;
     const ChipSpec& c = **chip;
@@ -73,7 +74,7 @@ TEST(Catalog, HasEveryChipWithItsSourcedFigures) {
     EXPECT_GT(c.link_bw.value(), 0) << name;
     EXPECT_FALSE(c.source.empty()) << name;
   }
-  EXPECT_EQ(ChipCatalog().size(), 14u);
+  EXPECT_EQ(ChipCatalog().size(), 15u);
 }
 
 TEST(Catalog, ExactFiguresAndUnits) {
@@ -244,6 +245,22 @@ TEST(Gpu, PcieNodesAndNoPeerToPeer) {
   Topology rtx = Make("rtx4090:4");
   EXPECT_DOUBLE_EQ(rtx.links[0].bw.value(), 16e9);
   EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu3"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->gpu3"}));
+  // L40 (hardware.md §1.2, NV): half the L40S's bf16 (181.05 dense), the same
+  // 48 GB GDDR6 at 864 GB/s and PCIe Gen4 x16 node; listed as "l40:8".
+  const ChipSpec& l40_chip = **FindChip("l40");
+  EXPECT_DOUBLE_EQ(l40_chip.bf16.value(), 181.05e12);
+  EXPECT_EQ(l40_chip.hbm.value(), 48'000'000'000);
+  EXPECT_DOUBLE_EQ(l40_chip.hbm_bw.value(), 864e9);
+  Topology l40 = Make("l40:8");
+  EXPECT_EQ(l40.num_chips(), 8);
+  EXPECT_GE(l40.FindNode("pcie0"), 0);
+  for (const Link& link : l40.links) {
+    EXPECT_EQ(link.cls, LinkClass::kPcie);
+    EXPECT_DOUBLE_EQ(link.bw.value(), 32e9);
+  }
+  EXPECT_EQ(RouteNames(l40, "gpu0", "gpu7"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->gpu7"}));
+  std::vector<std::string> listed = ListTopologies();
+  EXPECT_NE(std::find(listed.begin(), listed.end(), "l40:8"), listed.end());
   Topology cluster = Make("l40s:2x4");
   EXPECT_EQ(cluster.links.back().cls, LinkClass::kNetwork);
   EXPECT_DOUBLE_EQ(cluster.links.back().bw.value(), 50e9);

@@ -32,7 +32,18 @@ struct Configuration {
   std::string placement_method;          // "exhaustive", "jax create_device_mesh", ...
   double step_latency_s = 0;
   int64_t peak_memory_bytes = 0;
-  int64_t parameter_bytes = 0;           // per device
+  int64_t parameter_bytes = 0;           // per device (hold-both: every resident expert's)
+  // Denoising experts (search/experts.h), when the model has more than one:
+  // experts_mode "hold-both" (all resident; peak_memory_bytes counts them) or
+  // "swap" (one resident, the next loaded from host memory at the switch;
+  // step_latency_s includes expert_swap_s_per_step). Empty with one expert.
+  std::string experts_mode;
+  int experts = 1;
+  int64_t expert_bytes = 0;              // one expert's parameters per device
+  double expert_swap_s_per_video = 0;
+  double expert_swap_s_per_step = 0;
+  double host_link_bps = 0;              // the host link swapping uses
+  std::string experts_reason;
   std::string evidence_hash;
   // Of one forward pass under the placement (timeline included for the best);
   // the step runs `forwards_per_step` of them (two-pass CFG: 2).

@@ -19,6 +19,7 @@
 #include "price/simulator.h"
 #include "search/alpa.h"
 #include "search/combos.h"
+#include "search/experts.h"
 #include "shard/propagation.h"
 #include "shard/templates.h"
 
@@ -136,6 +137,7 @@ struct Stage1 {
   Status status = Status::Ok();
   double score = 0;        // per step, seconds
   double peak_memory = 0;  // bytes, extrapolated
+  ExpertChoice experts;    // hold or swap the model's experts (its swap cost is in `score`)
 };
 
 // The placement-oblivious score of a combination from two truncated compiles.
@@ -143,9 +145,14 @@ Stage1 ScoreCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
                   const price::PriceCalibration& calibration) {
   Stage1 out;
   const int64_t units = zoo::DepthUnits(config);
-  double score[2] = {0, 0}, peak[2] = {0, 0};
+  double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0};
+  // Units 2 and 3, not 1 and 2: a value made before the blocks and read by
+  // every block (Wan 2.2's per-token modulation e0, [B, L, 6, d] f32) dies
+  // inside the first block of a 1-unit model but lives through the second
+  // of a longer one, so the peak is linear in depth only from 2 units on.
+  const int64_t first = units >= 3 ? 2 : 1;
   for (int k = 0; k < 2; ++k) {
-    int64_t depth = std::min<int64_t>(k + 1, units);
+    int64_t depth = std::min<int64_t>(first + k, units);
     StatusOr<Compiled> compiled = CompileCombo(config, combo, depth);
     if (!compiled.ok()) {
       out.status = compiled.status();
@@ -162,11 +169,14 @@ Stage1 ScoreCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
     }
     score[k] = sim->Replay(times.data());
     peak[k] = static_cast<double>(compiled->evidence.peak_memory.value());
+    params[k] = static_cast<double>(compiled->evidence.parameter_bytes.value());
   }
-  double scale = static_cast<double>(units - 1);
+  double scale = static_cast<double>(units - first);
   double forwards = static_cast<double>(ConfigFor(config, combo).forwards_per_step());
   out.score = forwards * (score[0] + scale * (score[1] - score[0]));
   out.peak_memory = peak[0] + scale * (peak[1] - peak[0]);
+  out.experts = ChooseExperts(config, out.peak_memory, params[0] + scale * (params[1] - params[0]), topology.chip);
+  out.score += out.experts.swap_per_step_s;
   return out;
 }
 
@@ -186,7 +196,13 @@ struct Priced {
   bool exhaustive = false;  // the placement search priced every map: nothing left to search
   std::optional<shard::Seeds> seeds;  // Alpa: the ILP's seeds (others: the combination's template)
   std::string warning;
+  ExpertChoice experts;  // its swap cost per step is in the latencies above
 };
+
+ExpertChoice ExpertsOf(const Compiled& compiled, const hw::Topology& topology) {
+  return ChooseExperts(compiled.config, static_cast<double>(compiled.evidence.peak_memory.value()),
+                       static_cast<double>(compiled.evidence.parameter_bytes.value()), topology.chip);
+}
 
 // `compiled`: the combination's full compile when a caller already has it
 // (the winner's second, longer placement search reuses its evidence).
@@ -206,7 +222,8 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
     p.compiled = std::move(*fresh);
   }
   p.warning = p.compiled.warning;
-  p.fits = p.compiled.evidence.peak_memory.value() <= topology.chip.hbm.value();
+  p.experts = ExpertsOf(p.compiled, topology);
+  p.fits = p.experts.fits;
   p.forwards = static_cast<double>(p.compiled.config.forwards_per_step());
   auto sim = price::Simulator::Create(p.compiled.evidence, topology, options.calibration.network,
                                       options.calibration.compute);
@@ -221,7 +238,7 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
     return p;
   }
   p.default_placement = *placement;
-  p.default_latency = p.forwards * sim->Latency(p.default_placement);
+  p.default_latency = p.forwards * sim->Latency(p.default_placement) + p.experts.swap_per_step_s;
   p.best_latency = p.default_latency;
   p.best_placement = p.default_placement;
   p.best_method = "default (" + p.default_method + ")";
@@ -232,8 +249,8 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
     return p;
   }
   p.exhaustive = found->exhaustive;
-  if (p.forwards * found->best_latency < p.best_latency) {
-    p.best_latency = p.forwards * found->best_latency;
+  if (p.forwards * found->best_latency + p.experts.swap_per_step_s < p.best_latency) {
+    p.best_latency = p.forwards * found->best_latency + p.experts.swap_per_step_s;
     p.best_placement = found->best;
     p.best_method = found->best_method;
   }
@@ -305,6 +322,17 @@ Configuration MakeConfiguration(const std::string& label, const std::string& des
   c.step_latency_s = best_placement ? p.best_latency : p.default_latency;
   c.peak_memory_bytes = p.compiled.evidence.peak_memory.value();
   c.parameter_bytes = p.compiled.evidence.parameter_bytes.value();
+  if (p.experts.mode != ExpertMode::kSingle) {
+    c.experts_mode = std::string(ExpertModeName(p.experts.mode));
+    c.experts = static_cast<int>(p.experts.experts);
+    c.expert_bytes = c.parameter_bytes;
+    c.peak_memory_bytes = static_cast<int64_t>(p.experts.resident_peak);
+    if (p.experts.mode == ExpertMode::kHoldBoth) c.parameter_bytes *= p.experts.experts;
+    c.expert_swap_s_per_video = p.experts.swap_per_video_s;
+    c.expert_swap_s_per_step = p.experts.swap_per_step_s;
+    c.host_link_bps = p.experts.host_bandwidth.value();
+    c.experts_reason = p.experts.reason;
+  }
   c.evidence_hash = p.compiled.evidence.hash;
   c.ulysses = static_cast<int>(p.combo.ulysses);
   c.ring = static_cast<int>(p.combo.ring);
@@ -424,11 +452,12 @@ StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw
       continue;
     }
     p.forwards = static_cast<double>(config.forwards_per_step());
+    p.experts = ExpertsOf(p.compiled, topology);
     AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(p.compiled.evidence, topology,
                                                                        options.calibration.network,
                                                                        options.calibration.compute));
     AZ_ASSIGN_OR_RETURN(p.default_placement, place::DefaultPlacementFor(topology, Shape(pick_mesh), &p.default_method));
-    p.default_latency = p.forwards * sim.Latency(p.default_placement);
+    p.default_latency = p.forwards * sim.Latency(p.default_placement) + p.experts.swap_per_step_s;
     p.best_latency = p.default_latency;
     p.best_placement = p.default_placement;
     p.best_method = p.default_method;
@@ -578,7 +607,11 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& 
     return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
                              std::to_string(config.height) + "x" + std::to_string(config.frames) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
-                             FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip, the chip has " +
+                             FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip" +
+                             (config.experts > 1 ? " with one of its " + std::to_string(config.experts) +
+                                                       " experts resident (neither holding them all nor swapping fits)"
+                                                 : std::string()) +
+                             ", the chip has " +
                              FormatBytes(topology.chip.hbm) + "; the smallest slice that would fit: " +
                              SmallestSliceHint(topology, frugal_peak, chips));
   }

@@ -5,7 +5,7 @@
 //   candidates  every combination of combos.h for the chip count (or the one
 //               pinned with --template): one mesh and one template each.
 //   stage 1     placement-oblivious score of every candidate, cheap: the model
-//               truncated to 1 and 2 block units (zoo depth_units) is compiled
+//               truncated to 2 and 3 block units (zoo depth_units) is compiled
 //               with the real compiler, so the score includes the collectives
 //               the compiler inserts; the step is replayed by the simulator
 //               with every collective at its placement-free lower bound
@@ -34,7 +34,10 @@
 // Step latency = forwards per step x the forward's simulated latency (two-pass
 // CFG runs the batch-1 forward twice; batch2 and CFG-parallel run one batch-2
 // forward). The guidance combine and the scheduler update are negligible
-// element-wise work and are not priced.
+// element-wise work and are not priced. A model with several denoising experts
+// (Wan 2.2 A14B) holds them all when they fit, else swaps them from host
+// memory and adds the swap, amortized per step (search/experts.h), at every
+// memory check and every latency above.
 //
 // Deterministic: candidates are processed in a fixed order, results land in
 // per-candidate slots whatever thread computed them, ties break by the

@@ -7,6 +7,7 @@
 
 #include "place/default_placement.h"
 #include "search/combos.h"
+#include "search/experts.h"
 
 namespace az::search {
 namespace {
@@ -214,6 +215,116 @@ ENTRY %main (x: bf16[1,4096,1536], w: bf16[1536,1536]) -> bf16[1,4096,1536] {
   bool warned = false;
   for (const std::string& line : lines) warned |= line.find("is the dump this model at this size?") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+}  // namespace
+}  // namespace az::search
+
+namespace az::search {
+namespace {
+
+// search/experts.h on hand-picked figures: Wan 2.2 T2V-A14B (2 experts, 40
+// steps) on a v5e chip, 16 GB = 16e9 B of HBM, host link 1.6e10 B/s (SB).
+TEST(Experts, HoldBothWhenItFitsElseSwapPriced) {
+  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 832, 480, 17);
+  ASSERT_EQ(config.experts, 2);
+  ASSERT_EQ(config.steps, 40);
+  const hw::ChipSpec v5e = Topo("v5e:2x2").chip;
+  // Peak 6e9 with a 3.6e9 expert shard: both resident 6e9 + 3.6e9 = 9.6e9 <= 16e9.
+  ExpertChoice hold = ChooseExperts(config, 6e9, 3.6e9, v5e);
+  EXPECT_EQ(hold.mode, ExpertMode::kHoldBoth);
+  EXPECT_TRUE(hold.fits);
+  EXPECT_DOUBLE_EQ(hold.resident_peak, 9.6e9);
+  EXPECT_EQ(hold.swap_per_step_s, 0);
+  // Peak 10e9 with a 7.2e9 shard: 17.2e9 > 16e9, so one resident (10e9) and
+  // per video 2 x 7.2e9 / 1.6e10 = 0.9 s of loads, 0.9 / 40 = 0.0225 s per step.
+  ExpertChoice swap = ChooseExperts(config, 10e9, 7.2e9, v5e);
+  EXPECT_EQ(swap.mode, ExpertMode::kSwap);
+  EXPECT_TRUE(swap.fits);
+  EXPECT_DOUBLE_EQ(swap.resident_peak, 10e9);
+  EXPECT_DOUBLE_EQ(swap.swap_per_video_s, 0.9);
+  EXPECT_DOUBLE_EQ(swap.swap_per_step_s, 0.0225);
+  EXPECT_NE(swap.reason.find("host link"), std::string::npos) << swap.reason;
+  // H100's host link, PCIe Gen5 128 GB/s bidirectional = 64e9 per direction:
+  // 2 x 7.2e9 / 64e9 = 0.225 s per video (80 GB HBM: a 75e9 peak + 7.2e9 does not fit).
+  EXPECT_DOUBLE_EQ(ChooseExperts(config, 75e9, 7.2e9, Topo("h100:8").chip).swap_per_video_s, 0.225);
+  // Peak 17e9: not even one expert fits.
+  ExpertChoice neither = ChooseExperts(config, 17e9, 7.2e9, v5e);
+  EXPECT_FALSE(neither.fits);
+  // One expert: nothing to choose, nothing added.
+  ExpertChoice single = ChooseExperts(Config("wan2.1-t2v-14b", 832, 480, 17), 10e9, 7.2e9, v5e);
+  EXPECT_EQ(single.mode, ExpertMode::kSingle);
+  EXPECT_DOUBLE_EQ(single.resident_peak, 10e9);
+  EXPECT_EQ(single.swap_per_step_s, 0);
+}
+
+// The planner on Wan 2.2 T2V-A14B (832x480, 17 frames: 5 x 30 x 52 = 7,800
+// tokens), pinned to ulysses=8 with FSDP over all 8 v5e chips, default
+// placement: each expert's shard is about 2 B x 14,288,491,584 / 8 = 3.57 GB
+// per device, so both experts fit 16 GB and the plan holds both. Cutting the
+// HBM to the one-expert peak plus half a shard makes it swap, priced at
+// 2 x shard / 1.6e10 B/s over 40 steps on top of the same step; cutting it
+// below the one-expert peak fails with an error that names the experts.
+TEST(Planner, HoldsBothExpertsOrSwapsThem) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 832, 480, 17);
+  PlanOptions options = Options(t);
+  options.pinned = "ulysses=8,fsdp=8";
+  options.search_placement = false;
+  auto hold = MakePlan(config, t, options);
+  ASSERT_TRUE(hold.ok()) << hold.status().message();
+  const Configuration& held = hold->best;
+  EXPECT_EQ(held.experts_mode, "hold-both");
+  EXPECT_EQ(held.experts, 2);
+  EXPECT_NEAR(static_cast<double>(held.expert_bytes), 2.0 * 14'288'491'584 / 8, 0.01 * 3.57e9);
+  EXPECT_EQ(held.parameter_bytes, 2 * held.expert_bytes);
+  EXPECT_EQ(held.expert_swap_s_per_step, 0);
+  EXPECT_LE(held.peak_memory_bytes, t.chip.hbm.value());
+  const int64_t one_expert_peak = held.peak_memory_bytes - held.expert_bytes;
+
+  hw::Topology small = t;
+  small.chip.hbm = Bytes(one_expert_peak + held.expert_bytes / 2);
+  auto swap = MakePlan(config, small, options);
+  ASSERT_TRUE(swap.ok()) << swap.status().message();
+  const Configuration& swapped = swap->best;
+  EXPECT_EQ(swapped.experts_mode, "swap");
+  EXPECT_EQ(swapped.peak_memory_bytes, one_expert_peak);
+  EXPECT_EQ(swapped.parameter_bytes, swapped.expert_bytes);
+  const double per_step = 2.0 * static_cast<double>(held.expert_bytes) / 1.6e10 / 40;
+  EXPECT_NEAR(swapped.expert_swap_s_per_step, per_step, 1e-12);
+  EXPECT_NEAR(swapped.step_latency_s, held.step_latency_s + per_step, 1e-9);
+  EXPECT_NEAR(swap->video_latency_s, hold->video_latency_s + 40 * per_step, 1e-7);
+
+  hw::Topology tiny = t;
+  tiny.chip.hbm = Bytes(one_expert_peak / 2);
+  auto neither = MakePlan(config, tiny, options);
+  ASSERT_FALSE(neither.ok());
+  EXPECT_EQ(neither.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(neither.status().message().find("one of its 2 experts resident"), std::string::npos)
+      << neither.status().message();
+}
+
+// A real slice where both do not fit: the default 720p, 81-frame video on 4
+// v5e chips, ring=4 with FSDP over 4. One expert's shard is about 2 B x
+// 14,288,491,584 / 4 = 7.14 GB, and the forward at 75,600 tokens needs about
+// 14 GiB with one expert, so two do not fit 16 GB: swap, 2 x 7.15e9 / 1.6e10
+// = 0.89 s per video, 22 ms per step of 40.
+TEST(Planner, SwapsExpertsOnASmallSlice) {
+  hw::Topology t = Topo("v5e:2x2");
+  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 1280, 720, 81);
+  PlanOptions options = Options(t);
+  options.pinned = "ring=4,fsdp=4";
+  options.search_placement = false;
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const Configuration& best = plan->best;
+  EXPECT_EQ(best.experts_mode, "swap") << best.experts_reason;
+  EXPECT_NEAR(static_cast<double>(best.expert_bytes), 2.0 * 14'288'491'584 / 4, 0.01 * 7.14e9);
+  EXPECT_GT(best.peak_memory_bytes + best.expert_bytes, t.chip.hbm.value());
+  EXPECT_LE(best.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_NEAR(best.expert_swap_s_per_video, 2.0 * static_cast<double>(best.expert_bytes) / 1.6e10, 1e-9);
+  EXPECT_NEAR(best.expert_swap_s_per_video, 0.89, 0.01);
+  EXPECT_NEAR(best.expert_swap_s_per_step, best.expert_swap_s_per_video / 40, 1e-12);
 }
 
 }  // namespace

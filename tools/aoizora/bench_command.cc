@@ -42,7 +42,9 @@ int RunBench(const BenchArgs& args) {
   if (args.models.empty()) {
     models = {{"wan2.1-t2v-14b", 832, 480, 81},   {"wan2.1-t2v-14b", 1280, 720, 81},
               {"wan2.1-t2v-1.3b", 832, 480, 81},  {"hunyuanvideo-13b", 1280, 720, 129},
-              {"hunyuanvideo-13b", 960, 544, 129}};
+              {"hunyuanvideo-13b", 960, 544, 129},
+              {"wan2.2-t2v-a14b", 1280, 720, 81},  // two experts: the plan holds or swaps them
+              {"cogvideox-5b", 720, 480, 49}};
   } else {
     for (const std::string& text : args.models) {
       auto c = ParseModelCase(text);
@@ -108,7 +110,7 @@ void RegisterBench(CLI::App& app, CommandContext& ctx) {
       "bench", "The table of record: AoiZora vs expert vs Alpa over models and slices (Markdown and SVG)");
   cmd->add_option("--out,-o", args->out, "Write bench.md and bench.svg into this folder");
   cmd->add_option("--model,-m", args->models,
-                  "MODEL or MODEL@WIDTHxHEIGHTxFRAMES, repeatable (default: the five of record)");
+                  "MODEL or MODEL@WIDTHxHEIGHTxFRAMES, repeatable (default: the cases of record)");
   cmd->add_option("--topology,-t", args->topologies,
                   "Repeatable (default: v5e:2x2, v5e:2x4, v5e:4x4, h100:8)");
   cmd->add_option("--threads", args->threads, "Worker threads")->check(CLI::Range(1, 256));

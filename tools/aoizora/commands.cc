@@ -88,6 +88,7 @@ int RunModels(const ModelsArgs& args) {
                       {"default_width", m.default_width}, {"default_height", m.default_height},
                       {"default_frames", m.default_frames}, {"default_steps", m.default_steps},
                       {"default_cfg", std::string(zoo::CfgModeName(m.default_cfg))}});
+      if (config->experts > 1) list.back()["experts"] = config->experts;  // params: of one expert
     } else {
       fmt::print("{:<18} {:>16}  {:<12} {}\n", m.name, WithCommas(params), size, m.description);
     }
@@ -141,6 +142,12 @@ int RunInspect(const InspectArgs& args) {
         {"forward_ops", fwd.num_ops},
         {"step_ops", stp.num_ops},
     };
+    if (c.experts > 1) {
+      // `params` is one expert's (the graph); all experts' weights exist.
+      j["experts"] = c.experts;
+      j["expert_switch_step"] = c.expert_switch_step;
+      j["params_all_experts"] = fwd.num_params * c.experts;
+    }
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -151,10 +158,28 @@ int RunInspect(const InspectArgs& args) {
              c.steps, pir::DTypeName(c.dtype));
   fmt::print("cfg              {} ({} forward{} of batch {} per step)\n", zoo::CfgModeName(c.cfg),
              c.forwards_per_step(), c.forwards_per_step() > 1 ? "s" : "", c.forward_batch());
-  fmt::print("tokens           video {} ({}x{}x{} patches), text {}\n", WithCommas(tokens.video), c.latent_frames(),
-             c.height / 16, c.width / 16, tokens.text);
-  fmt::print("parameters       {} ({}), {} in {}\n", WithCommas(fwd.num_params), FormatCount(fwd.num_params),
-             FormatBytes(fwd.param_bytes), pir::DTypeName(c.dtype));
+  // Patches along time: the latent frames over the temporal patch (CogVideoX1.5: 22 / 2).
+  const int64_t patch_rows = c.latent_height() / 2, patch_cols = c.latent_width() / 2;
+  const int64_t patch_frames =
+      patch_rows * patch_cols > 0 ? tokens.video / (patch_rows * patch_cols) : c.latent_frames();
+  fmt::print("tokens           video {} ({}x{}x{} patches), text {}\n", WithCommas(tokens.video), patch_frames,
+             patch_rows, patch_cols, tokens.text);
+  if (c.experts > 1) {
+    fmt::print("parameters       {} ({}) per expert, {} in {}; {} experts: {} ({}), {}\n", WithCommas(fwd.num_params),
+               FormatCount(fwd.num_params), FormatBytes(fwd.param_bytes), pir::DTypeName(c.dtype), c.experts,
+               WithCommas(fwd.num_params * c.experts), FormatCount(fwd.num_params * c.experts),
+               FormatBytes(fwd.param_bytes * c.experts));
+    if (c.expert_switch_step < c.steps) {
+      fmt::print("experts          one active per step: expert 1 runs steps 1-{}, expert 2 steps {}-{}\n",
+                 c.expert_switch_step, c.expert_switch_step + 1, c.steps);
+    } else {
+      fmt::print("experts          one active per step: expert 1 runs all {} steps (the switch is not reached)\n",
+                 c.steps);
+    }
+  } else {
+    fmt::print("parameters       {} ({}), {} in {}\n", WithCommas(fwd.num_params), FormatCount(fwd.num_params),
+               FormatBytes(fwd.param_bytes), pir::DTypeName(c.dtype));
+  }
   fmt::print("FLOPs / forward  {}  attention {} ({}), matmul {} ({})\n", FormatFlops(f),
              FormatFlops(fwd.cost.attention), Percent(fwd.cost.attention, f), FormatFlops(fwd.cost.matmul),
              Percent(fwd.cost.matmul, f));

@@ -22,6 +22,14 @@ class DitFamily {
   virtual int64_t latent_channels() const = 0;
   // Block units of the full model (zoo.h: ModelConfig::depth_units).
   virtual int64_t depth_units() const = 0;
+  // The VAE's spatial stride (zoo.h: ModelConfig::vae_stride).
+  virtual int64_t vae_stride() const { return 8; }
+  // Latent frames are padded up to a multiple of this (zoo.h: ModelConfig::latent_frames).
+  virtual int64_t latent_frame_multiple() const { return 1; }
+  // Denoising experts and the step the second takes over at, for `steps`
+  // steps (zoo.h: ModelConfig::experts).
+  virtual int64_t experts() const { return 1; }
+  virtual int64_t ExpertSwitchStep(int64_t steps) const { return steps; }
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
   virtual std::vector<pir::ValueId> DeclareConditioning(pir::GraphBuilder& b, const ModelConfig& config,
@@ -33,7 +41,9 @@ class DitFamily {
 };
 
 // Families, defined in their own files.
-const DitFamily& WanFamily(std::string_view model);  // wan2.1-t2v-1.3b, -t2v-14b, -i2v-14b
+// wan2.1-t2v-1.3b, -t2v-14b, -i2v-14b; wan2.2-t2v-a14b, -i2v-a14b, -ti2v-5b
+const DitFamily& WanFamily(std::string_view model);
 const DitFamily& HunyuanVideoFamily();
+const DitFamily& CogVideoXFamily(std::string_view model);  // cogvideox-2b, -5b, cogvideox1.5-5b
 
 }  // namespace az::zoo

@@ -1,5 +1,20 @@
-// Wan 2.1 DiTs (T2V-1.3B, T2V-14B, I2V-14B), built as wan/modules/model.py runs
-// them; reference/models.md §1.2 lists the ops in order.
+// Wan DiTs, built as wan/modules/model.py runs them; reference/models.md §1.2
+// lists the ops in order.
+//   Wan 2.1  T2V-1.3B, T2V-14B, I2V-14B [Wan2.1 9737cba9].
+//   Wan 2.2  T2V-A14B, I2V-A14B, TI2V-5B [Wan2.2 42bf4cfa: wan/configs/*.py,
+//            wan/modules/model.py, wan/text2video.py, wan/textimage2video.py].
+//
+// Wan 2.2 keeps the Wan 2.1 block and differs in four ways:
+//  * The timestep is per token: WanModel.forward expands t [B] to
+//    [B, seq_len] before the sinusoid, so the time MLP and projection run on
+//    L rows, e0 is [B, L, 6, d] (f32) and every modulation is per token
+//    (TI2V sets t = 0 on the first latent frame's tokens; A14B repeats t).
+//    Here the sinusoid of t [B] is broadcast to [B, L, 256]: the same values
+//    for A14B, the same shapes and FLOPs for TI2V.
+//  * A14B has two experts (high-noise, low-noise) of this structure, one per
+//    step; the graph is one expert (zoo.h: ModelConfig::experts).
+//  * I2V-A14B has no CLIP branch: only the 20-channel y is concatenated (36 in).
+//  * TI2V-5B's VAE has stride (4, 16, 16) and 48 channels (C_in = C_out = 48).
 //
 // Numerics follow the official code: weights are stored in the model dtype
 // (bf16); the time embedding and all modulation / gating math run in f32, so the
@@ -19,7 +34,13 @@ namespace {
 
 struct WanShape {
   int64_t dim, ffn_dim, num_layers, num_heads, in_channels;
-  bool image_branch;  // I2V: CLIP image tokens and a second cross-attention
+  bool image_branch;  // Wan 2.1 I2V: CLIP image tokens and a second cross-attention
+  // Wan 2.2 fields; the Wan 2.1 values are the defaults.
+  int64_t out_channels = 16;
+  int64_t vae_stride = 8;
+  bool per_token_time = false;
+  int64_t experts = 1;
+  double shift = 0, boundary = 0;  // A14B: sample_shift, boundary (wan/configs/wan_*_A14B.py)
 };
 
 constexpr int64_t kHeadDim = 128;
@@ -28,32 +49,65 @@ constexpr int64_t kTextDim = 4096;
 constexpr int64_t kTextLen = 512;
 constexpr int64_t kClipDim = 1280;
 constexpr int64_t kClipTokens = 257;  // 16 x 16 patches + class token
-constexpr int64_t kOutChannels = 16;
+constexpr int64_t kTrainTimesteps = 1000;  // shared_config.py num_train_timesteps
 constexpr double kEps = 1e-6;
 
 class Wan final : public DitFamily {
  public:
   explicit Wan(WanShape shape) : s_(shape) {}
 
-  Status Validate(const ModelConfig&) const override { return Status::Ok(); }
-
-  TokenCounts Tokens(const ModelConfig& c) const override {
-    return {c.latent_frames() * (c.height / 16) * (c.width / 16), s_.image_branch ? kClipTokens + kTextLen : kTextLen};
+  Status Validate(const ModelConfig& c) const override {
+    const int64_t multiple = 2 * s_.vae_stride;  // VAE stride x patch 2
+    if (c.width % multiple != 0 || c.height % multiple != 0) {
+      return InvalidArgument(c.model + ": width and height must be multiples of " + std::to_string(multiple) +
+                             " (VAE stride " + std::to_string(s_.vae_stride) + " x patch 2), got " +
+                             std::to_string(c.width) + "x" + std::to_string(c.height));
+    }
+    return Status::Ok();
   }
 
-  int64_t latent_channels() const override { return kOutChannels; }
+  TokenCounts Tokens(const ModelConfig& c) const override {
+    return {c.latent_frames() * (c.latent_height() / 2) * (c.latent_width() / 2),
+            s_.image_branch ? kClipTokens + kTextLen : kTextLen};
+  }
+
+  int64_t latent_channels() const override { return s_.out_channels; }
   int64_t depth_units() const override { return s_.num_layers; }
+  int64_t vae_stride() const override { return s_.vae_stride; }
+  int64_t experts() const override { return s_.experts; }
+
+  // wan/text2video.py `_prepare_model_for_timestep`: step i runs the
+  // high-noise expert while its timestep t_i >= boundary * 1000. The UniPC
+  // schedule (wan/utils/fm_solvers_unipc.py, set_timesteps) takes
+  // sigma_i = linspace(0.999, 0, steps + 1)[i], shifts it to
+  // shift * sigma / (1 + (shift - 1) * sigma) and truncates 1000x that to an
+  // integer. t_i falls with i, so the switch step is the count of high-noise
+  // steps: T2V (shift 12, boundary 0.875) 26 of 40, I2V (5, 0.900) 15 of 40.
+  int64_t ExpertSwitchStep(int64_t steps) const override {
+    if (s_.experts == 1) return steps;
+    const double start = 0.999, delta = -0.999 / static_cast<double>(steps);
+    int64_t high = 0;
+    for (int64_t i = 0; i < steps; ++i) {
+      double sigma = start + static_cast<double>(i) * delta;
+      double shifted = s_.shift * sigma / (1 + (s_.shift - 1) * sigma);
+      auto t = static_cast<int64_t>(shifted * kTrainTimesteps);
+      if (static_cast<double>(t) < s_.boundary * kTrainTimesteps) break;
+      ++high;
+    }
+    return high;
+  }
 
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& c, int64_t batch,
                                            const std::string& pass) const override {
     // The umT5 output, trimmed to the prompt and zero-padded to 512 rows.
     std::string suffix = pass == "uncond" ? ".uncond" : "";
     std::vector<ValueId> cond{b.Input("context" + suffix, c.dtype, {batch, kTextLen, kTextDim})};
-    if (s_.image_branch) {
-      // Both passes see the same image: CLIP features and the first-frame latent y.
-      cond.push_back(b.Input("clip_fea", c.dtype, {batch, kClipTokens, kClipDim}));
-      cond.push_back(b.Input("y", DType::kF32, {batch, s_.in_channels - kOutChannels, c.latent_frames(),
-                                                c.height / 8, c.width / 8}));
+    // Both passes see the same image: CLIP features (Wan 2.1) and the
+    // first-frame latent y concatenated onto the noise (I2V).
+    if (s_.image_branch) cond.push_back(b.Input("clip_fea", c.dtype, {batch, kClipTokens, kClipDim}));
+    if (s_.in_channels > s_.out_channels) {
+      cond.push_back(b.Input("y", DType::kF32, {batch, s_.in_channels - s_.out_channels, c.latent_frames(),
+                                                c.latent_height(), c.latent_width()}));
     }
     return cond;
   }
@@ -80,22 +134,26 @@ ValueId Modulate(GraphBuilder& b, const std::string& name, ValueId x, ValueId sh
   return b.Binary(OpKind::kAdd, "shift", sum, shift);
 }
 
-// Chunk `index` of `count` along axis 1 of [B, count, d] -> [B, 1, d].
+// Chunk `index` of a modulation table: [B, count, d] -> [B, 1, d] (Wan 2.1),
+// or per token [B, L, count, d] -> [B, L, d] (Wan 2.2).
 ValueId Chunk(GraphBuilder& b, const std::string& name, ValueId x, int64_t index) {
-  return b.SliceAxis(name, x, 1, index, index + 1);
+  const Shape shape = b.type(x).shape;
+  if (shape.size() == 3) return b.SliceAxis(name, x, 1, index, index + 1);
+  ValueId slice = b.SliceAxis(name, x, 2, index, index + 1);
+  return b.Reshape(name + ".squeeze", slice, {shape[0], shape[1], shape[3]});
 }
 
 ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t,
                      const std::vector<ValueId>& cond) const {
   const int64_t batch = b.type(x).shape[0];
   const int64_t d = s_.dim;
-  const int64_t grid_t = c.latent_frames(), grid_h = c.height / 16, grid_w = c.width / 16;
+  const int64_t grid_t = c.latent_frames(), grid_h = c.latent_height() / 2, grid_w = c.latent_width() / 2;
   const int64_t tokens = grid_t * grid_h * grid_w;
   const DType dt = c.dtype;
   b.set_param_dtype(dt);
 
   // 1. I2V: concatenate the 20-channel y onto the noise -> 36 channels.
-  if (s_.image_branch) x = b.Concat("concat_y", {x, cond[2]}, 1);
+  if (s_.in_channels > s_.out_channels) x = b.Concat("concat_y", {x, cond.back()}, 1);
 
   // 2. Patch embedding: Conv3d(C_in -> d), kernel = stride = (1,2,2); flatten to [B, L, d].
   ValueId tokens_x;
@@ -112,18 +170,26 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
   // The residual stream is f32 (modulation and gating are f32).
   ValueId h = b.CastTo("residual_f32", tokens_x, DType::kF32);
 
-  // 3. Time: e = MLP(sinusoidal(t)) in f32; e0 = Linear(d, 6d)(SiLU(e)) -> [B, 6, d].
+  // 3. Time: e = MLP(sinusoidal(t)) in f32; e0 = Linear(d, 6d)(SiLU(e)) -> [B, 6, d];
+  //    Wan 2.2: on every token, e [B, L, d] and e0 [B, L, 6, d].
   ValueId e, e0;
   {
     GraphBuilder::Scope scope(b, "time_embedding");
     ValueId sin = b.Custom("sinusoidal", "sinusoidal_embedding", {t}, {DType::kF32, {batch, kFreqDim}});
+    if (s_.per_token_time) {
+      pir::Attributes attrs;
+      attrs.Set("shape", std::vector<int64_t>{batch, tokens, kFreqDim});
+      attrs.Set("dims", std::vector<int64_t>{0, 2});
+      sin = b.AddOp1(OpKind::kBroadcast, "per_token", {sin}, attrs);
+    }
     ValueId h0 = b.Linear("0", sin, d);
     e = b.Linear("2", b.Unary(OpKind::kSilu, "1", h0), d);
   }
   {
     GraphBuilder::Scope scope(b, "time_projection");
     ValueId proj = b.Linear("1", b.Unary(OpKind::kSilu, "0", e), 6 * d);
-    e0 = b.Reshape("unflatten", proj, {batch, 6, d});
+    e0 = s_.per_token_time ? b.Reshape("unflatten", proj, {batch, tokens, 6, d})
+                           : b.Reshape("unflatten", proj, {batch, 6, d});
   }
 
   // 4. Text: Linear(4096, d) -> GELU(tanh) -> Linear(d, d) on all 512 rows.
@@ -157,17 +223,20 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
   {
     GraphBuilder::Scope scope(b, "head");
     ValueId table = b.Param("modulation", dt, {1, 2, d});
-    ValueId e_row = b.Reshape("e_row", e, {batch, 1, d});
+    // e [B, d] -> [B, 1, d] + [1, 2, d]; Wan 2.2: e [B, L, d] -> [B, L, 1, d] + [1, 2, d].
+    ValueId e_row = s_.per_token_time ? b.Reshape("e_row", e, {batch, tokens, 1, d})
+                                      : b.Reshape("e_row", e, {batch, 1, d});
     ValueId mod = b.Binary(OpKind::kAdd, "modulation_add", table, e_row);
     ValueId shift = Chunk(b, "shift", mod, 0);
     ValueId scale = Chunk(b, "scale", mod, 1);
     ValueId n = b.LayerNorm("norm", h, /*affine=*/false, kEps);
     ValueId m = Modulate(b, "modulate", n, shift, scale);
-    ValueId y = b.Linear("head", b.CastTo("cast", m, dt), 1 * 2 * 2 * kOutChannels);
-    // Unpatchify: [B, L, (1,2,2,16)] -> [B, 16, T, 2H', 2W'].
-    ValueId grid = b.Reshape("unpatchify.split", y, {batch, grid_t, grid_h, grid_w, 1, 2, 2, kOutChannels});
+    const int64_t c_out = s_.out_channels;
+    ValueId y = b.Linear("head", b.CastTo("cast", m, dt), 1 * 2 * 2 * c_out);
+    // Unpatchify: [B, L, (1,2,2,C_out)] -> [B, C_out, T, 2H', 2W'].
+    ValueId grid = b.Reshape("unpatchify.split", y, {batch, grid_t, grid_h, grid_w, 1, 2, 2, c_out});
     ValueId moved = b.Transpose("unpatchify.permute", grid, {0, 7, 1, 4, 2, 5, 3, 6});
-    ValueId video = b.Reshape("unpatchify.merge", moved, {batch, kOutChannels, grid_t, grid_h * 2, grid_w * 2});
+    ValueId video = b.Reshape("unpatchify.merge", moved, {batch, c_out, grid_t, grid_h * 2, grid_w * 2});
     out = b.CastTo("velocity_f32", video, DType::kF32);
   }
   return out;
@@ -179,7 +248,8 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
   const int64_t d = s_.dim;
   const Shape x_shape = b.type(x).shape;  // [B, L, d]
 
-  // 1. Modulation: the block's [1, 6, d] table + e0, split into six [B, 1, d].
+  // 1. Modulation: the block's [1, 6, d] table + e0, split into six [B, 1, d]
+  //    (Wan 2.2: + e0 [B, L, 6, d], six [B, L, d]).
   ValueId mod = b.Binary(OpKind::kAdd, "modulation_add", b.Param("modulation", dt, {1, 6, d}), e0);
   const char* names[] = {"shift_sa", "scale_sa", "gate_sa", "shift_ffn", "scale_ffn", "gate_ffn"};
   ValueId chunk[6];
@@ -248,8 +318,17 @@ const DitFamily& WanFamily(std::string_view model) {
   static const Wan kT2V13B({1536, 8960, 30, 12, 16, false});
   static const Wan kT2V14B({5120, 13824, 40, 40, 16, false});
   static const Wan kI2V14B({5120, 13824, 40, 40, 36, true});
+  // [Wan2.2: wan/configs/wan_t2v_A14B.py, wan_i2v_A14B.py, wan_ti2v_5B.py]:
+  // A14B experts have the Wan 2.1 14B shape; I2V concatenates y (36 in) and
+  // has no CLIP branch; TI2V-5B: d 3072 = 24 x 128, VAE (4, 16, 16) z_dim 48.
+  static const Wan kT2VA14B({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875});
+  static const Wan kI2VA14B({5120, 13824, 40, 40, 36, false, 16, 8, true, 2, 5.0, 0.900});
+  static const Wan kTI2V5B({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0});
   if (model == "wan2.1-t2v-1.3b") return kT2V13B;
   if (model == "wan2.1-t2v-14b") return kT2V14B;
+  if (model == "wan2.2-t2v-a14b") return kT2VA14B;
+  if (model == "wan2.2-i2v-a14b") return kI2VA14B;
+  if (model == "wan2.2-ti2v-5b") return kTI2V5B;
   AZ_CHECK_MSG(model == "wan2.1-i2v-14b", "WanFamily asked for '" + std::string(model) + "'");
   return kI2V14B;
 }

@@ -218,5 +218,159 @@ TEST(WanZoo, DefaultsFollowOfficialCode) {
   EXPECT_EQ(small->height, 480);
 }
 
+// ---------------------------------------------------------------- Wan 2.2
+// reference/models.md §3 (the Wan 2.2 rows and the notes under the table),
+// checked against [Wan2.2 42bf4cfa: wan/configs/wan_t2v_A14B.py,
+// wan_i2v_A14B.py, wan_ti2v_5B.py, wan/modules/model.py].
+
+// Wan 2.2 runs the time MLP and projection on every token (model.py expands t
+// to [B, seq_len]), so outside the blocks, batch 1, L tokens:
+//   patch embedding  2 * L * d * (4 * C_in)
+//   head             2 * L * d * (4 * C_out)
+//   text MLP         2 * 512 * 4096 * d + 2 * 512 * d * d
+//   time MLP         2 * L * 256 * d + 2 * L * d * d ; time projection 2 * L * d * 6d
+int64_t OutsideBlocks22(int64_t L, int64_t d, int64_t c_in, int64_t c_out) {
+  return 2 * L * d * 4 * c_in + 2 * L * d * 4 * c_out + 2 * 512 * 4096 * d + 2 * 512 * d * d + 2 * L * 256 * d +
+         2 * L * d * d + 2 * L * d * 6 * d;
+}
+
+TEST(Wan22Zoo, ParameterCountsMatchReference) {
+  // One A14B expert is the Wan 2.1 14B shape (d 5120, f 13824, 40 blocks):
+  //   T2V: §1.3 T2V closed form with C_in 16 = 14,288,491,584 (the T2V-14B count);
+  //   I2V: the same plus 4 * (36 - 16) * 5120 = 409,600 patch weights (no CLIP
+  //        branch, no k_img / v_img) = 14,288,901,184.
+  // TI2V-5B (d 3072, f 14336, 30 blocks, C_in = C_out = 48):
+  //   blocks  30 * (8d^2 + 2df + f + 21d) = 30 * 163,656,704 = 4,909,701,120
+  //   patch   4 * 48 * d + d = 592,896;  text d^2 + 4098d = 22,026,240
+  //   time    d^2 + 258d = 10,229,760;   projection 6d^2 + 6d = 56,641,536
+  //   head    Linear(d, 4 * 48) + modulation 2d = 192d + 192 + 2d = 596,160
+  //   total   4,999,787,712 (the §3 note's computed size).
+  EXPECT_EQ(pir::SummarizeGraph(Forward("wan2.2-t2v-a14b")).num_params, 14'288'491'584);
+  EXPECT_EQ(pir::SummarizeGraph(Forward("wan2.2-i2v-a14b")).num_params, 14'288'901'184);
+  EXPECT_EQ(pir::SummarizeGraph(Forward("wan2.2-ti2v-5b")).num_params, 4'999'787'712);
+  pir::Graph ti2v = Forward("wan2.2-ti2v-5b");
+  EXPECT_EQ(ParamsWithPrefix(ti2v, "blocks.0."), 163'656'704);
+  EXPECT_EQ(ParamsWithPrefix(ti2v, "patch_embedding."), 592'896);
+  EXPECT_EQ(ParamsWithPrefix(ti2v, "head."), 596'160);
+  pir::Graph i2v = Forward("wan2.2-i2v-a14b");
+  EXPECT_EQ(ParamsWithPrefix(i2v, "img_emb."), 0);
+  EXPECT_EQ(ParamsWithPrefix(i2v, "blocks.0."), 351'394'304);  // the T2V block: 8d^2 + 2df + f + 21d
+}
+
+TEST(Wan22Zoo, Ti2vLatentAndTokens) {
+  // VAE stride (4, 16, 16), z_dim 48: 1280x704, 121 frames -> latent
+  // 48 x ((121-1)/4 + 1) x 704/16 x 1280/16 = 48 x 31 x 44 x 80; patch (1,2,2)
+  // -> 31 x 22 x 40 = 27,280 tokens.
+  auto config = ResolveConfig("wan2.2-ti2v-5b", {});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->width, 1280);
+  EXPECT_EQ(config->height, 704);
+  EXPECT_EQ(config->frames, 121);
+  EXPECT_EQ(config->steps, 50);
+  EXPECT_EQ(config->vae_stride, 16);
+  EXPECT_EQ(CountTokens(*config).video, 27'280);
+  EXPECT_EQ(CountTokens(*config).text, 512);
+  auto step = BuildStep(*config);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_TRUE(pir::VerifyGraph(*step).ok()) << pir::VerifyGraph(*step).ToString();
+  EXPECT_EQ(step->type(step->outputs()[0]), (pir::TensorType{pir::DType::kF32, {1, 48, 31, 44, 80}}));
+  // The Wan 2.1 models keep stride 8: 1280x720, 81 f -> 16 x 21 x 90 x 160.
+  pir::Graph wan21 = Forward("wan2.1-t2v-14b");
+  EXPECT_EQ(wan21.type(wan21.outputs()[0]).shape, (pir::Shape{1, 16, 21, 90, 160}));
+  // 720 / 16 = 45 latent rows cannot be split by the 2x2 patch: a clear error.
+  auto odd = ResolveConfig("wan2.2-ti2v-5b", Size(1280, 720, 121));
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("multiples of 32"), std::string::npos) << odd.status().message();
+}
+
+TEST(Wan22Zoo, I2vConcatenatesYWithoutClip) {
+  // wan/image2video.py (Wan 2.2): y = 4 mask channels + 16 latent channels,
+  // concatenated onto the 16-channel noise: 36 in; model.py has no img_emb.
+  pir::Graph g = Forward("wan2.2-i2v-a14b", Size(832, 480));
+  bool has_y = false, has_clip = false;
+  for (const pir::Value& v : g.values()) {
+    if (v.role != pir::ValueRole::kInput) continue;
+    if (v.name == "y") {
+      has_y = true;
+      EXPECT_EQ(v.type.shape, (pir::Shape{1, 20, 21, 60, 104}));
+    }
+    has_clip |= v.name == "clip_fea";
+  }
+  EXPECT_TRUE(has_y);
+  EXPECT_FALSE(has_clip);
+  EXPECT_EQ(CountTokens(*ResolveConfig("wan2.2-i2v-a14b", {})).text, 512);
+}
+
+// §1.5's F_fwd with T = 512 (the A14B block is the Wan 2.1 T2V block, the I2V
+// expert included: no image cross-attention), plus OutsideBlocks22.
+TEST(Wan22Zoo, FlopsMatchHandDerivation) {
+  struct Case {
+    std::string model;
+    int64_t w, h, frames, L, d, c_in, c_out;
+    int64_t f_fwd;
+  };
+  const Case cases[] = {
+      // 40 * F_block(L 75,600, d 5120, f 13824): the §1.5 T2V-14B 720P figure.
+      {"wan2.2-t2v-a14b", 1280, 720, 81, 75'600, 5120, 16, 16, 6'523'288'813'568'000},
+      {"wan2.2-i2v-a14b", 1280, 720, 81, 75'600, 5120, 36, 16, 6'523'288'813'568'000},
+      // 30 * (12 L d^2 + 4*512 d^2 + 4 L^2 d + 4*512 L d + 4 L d f), L 27,280,
+      // d 3072, f 14336: 30 * 17,230,690,516,992 = 516,920,715,509,760 (0.517 PF).
+      {"wan2.2-ti2v-5b", 1280, 704, 121, 27'280, 3072, 48, 48, 516'920'715'509'760},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.model);
+    pir::GraphSummary s = pir::SummarizeGraph(Forward(c.model, Size(c.w, c.h, c.frames)));
+    EXPECT_EQ(s.model_flops().value(), c.f_fwd + OutsideBlocks22(c.L, c.d, c.c_in, c.c_out));
+    // The per-token time MLP keeps the outside share under 1% (A14B 0.43%, TI2V 0.72%).
+    EXPECT_NEAR(static_cast<double>(s.model_flops().value()) / static_cast<double>(c.f_fwd), 1.0, 0.01);
+  }
+}
+
+TEST(Wan22Zoo, ExpertsSwitchAtTheBoundary) {
+  // Step i's timestep: int(1000 * shift * s / (1 + (shift - 1) * s)),
+  // s = 0.999 * (1 - i / steps). T2V (shift 12, boundary 875), 40 steps:
+  // step 25 -> 877 (high), step 26 -> 865 (low): 26 high-noise steps.
+  // I2V (shift 5, boundary 900): step 14 -> 902, step 15 -> 892: 15.
+  auto t2v = ResolveConfig("wan2.2-t2v-a14b", {});
+  ASSERT_TRUE(t2v.ok());
+  EXPECT_EQ(t2v->experts, 2);
+  EXPECT_EQ(t2v->steps, 40);
+  EXPECT_EQ(t2v->cfg, CfgMode::kTwoPass);
+  EXPECT_EQ(t2v->expert_switch_step, 26);
+  auto i2v = ResolveConfig("wan2.2-i2v-a14b", {});
+  ASSERT_TRUE(i2v.ok());
+  EXPECT_EQ(i2v->expert_switch_step, 15);
+  // 50 steps: T2V step 31 -> 880, 32 -> 870; I2V step 17 -> 906, 18 -> 898.
+  ModelOptions fifty;
+  fifty.steps = 50;
+  EXPECT_EQ(ResolveConfig("wan2.2-t2v-a14b", fifty)->expert_switch_step, 32);
+  EXPECT_EQ(ResolveConfig("wan2.2-i2v-a14b", fifty)->expert_switch_step, 18);
+  // One step: t = 999, high noise only, no switch.
+  ModelOptions one;
+  one.steps = 1;
+  EXPECT_EQ(ResolveConfig("wan2.2-t2v-a14b", one)->expert_switch_step, 1);
+  // Single-expert models.
+  EXPECT_EQ(ResolveConfig("wan2.2-ti2v-5b", {})->experts, 1);
+  EXPECT_EQ(ResolveConfig("wan2.1-t2v-14b", {})->experts, 1);
+  // The step graph is one expert: its parameters once, and it says how many exist.
+  auto step = BuildStep(*ResolveConfig("wan2.2-t2v-a14b", Size(832, 480)));
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(pir::SummarizeGraph(*step).num_params, 14'288'491'584);
+  EXPECT_EQ(step->attrs().GetInt("experts"), 2);
+  EXPECT_EQ(step->attrs().GetInt("expert_switch_step"), 26);
+}
+
+TEST(Wan22Zoo, TimeEmbeddingIsPerToken) {
+  // model.py: e0 = time_projection(e).unflatten(2, (6, dim)) -> [B, L, 6, d] in f32.
+  pir::Graph g = Forward("wan2.2-ti2v-5b", Size(256, 256, 5));  // 2 x 8 x 8 = 128 tokens
+  bool found = false;
+  for (const pir::Op& op : g.ops()) {
+    if (op.name != "time_projection.unflatten") continue;
+    found = true;
+    EXPECT_EQ(g.type(op.results[0]), (pir::TensorType{pir::DType::kF32, {1, 128, 6, 3072}}));
+  }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace az::zoo

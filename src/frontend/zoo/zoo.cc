@@ -38,6 +38,22 @@ const std::vector<ModelEntry>& ListModels() {
        81, 40, CfgMode::kTwoPass, 16'394'878'784},
       {"hunyuanvideo-13b", "HunyuanVideo 13B cfg-distilled (20 dual-stream + 40 single-stream blocks, d 3072)",
        1280, 720, 129, 50, CfgMode::kNone, 12'821'012'544},
+      // Wan 2.2 (§3 and the notes under its table; wan.cc derives the counts).
+      // A14B: parameters of one of its two experts.
+      {"wan2.2-t2v-a14b", "Wan 2.2 text-to-video A14B (two 14B experts, high-noise then low-noise, one per step)",
+       1280, 720, 81, 40, CfgMode::kTwoPass, 14'288'491'584},
+      {"wan2.2-i2v-a14b", "Wan 2.2 image-to-video A14B (two 14B experts, 36 input channels, no CLIP branch)", 1280,
+       720, 81, 40, CfgMode::kTwoPass, 14'288'901'184},
+      {"wan2.2-ti2v-5b", "Wan 2.2 text/image-to-video 5B (d 3072, 30 blocks; VAE 4x16x16, 48 channels)", 1280, 704,
+       121, 50, CfgMode::kTwoPass, 4'999'787'712},
+      // CogVideoX (§3; cogvideox.cc derives the counts from the diffusers
+      // configs): diffusers' pipeline runs CFG as one batch-2 forward.
+      {"cogvideox-2b", "CogVideoX 2B (d 1920, 30 blocks, 30 heads; expert adaLN, joint text+video attention)", 720,
+       480, 49, 50, CfgMode::kBatch2, 1'693'783'872},
+      {"cogvideox-5b", "CogVideoX 5B (d 3072, 42 blocks, 48 heads; 3D RoPE)", 720, 480, 49, 50, CfgMode::kBatch2,
+       5'570'283'072},
+      {"cogvideox1.5-5b", "CogVideoX1.5 5B (CogVideoX-5B with temporal patch 2; frames 16n+1)", 1360, 768, 81, 50,
+       CfgMode::kBatch2, 5'570'676'352},
   };
   return kModels;
 }
@@ -53,6 +69,7 @@ StatusOr<const ModelEntry*> FindModel(std::string_view name) {
 
 static const DitFamily& FamilyOf(std::string_view model) {
   if (model == "hunyuanvideo-13b") return HunyuanVideoFamily();
+  if (model.starts_with("cogvideox")) return CogVideoXFamily(model);
   return WanFamily(model);
 }
 
@@ -67,6 +84,9 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
   c.batch = options.batch;
   c.cfg = options.cfg.value_or(entry->default_cfg);
   c.dtype = options.dtype;
+  const DitFamily& family = FamilyOf(c.model);
+  c.vae_stride = family.vae_stride();
+  c.latent_frame_multiple = family.latent_frame_multiple();
   // Limits keep every count far inside int64 (a 16K x 16K, 4097-frame video is
   // already 10^10 tokens; nobody serves that).
   constexpr int64_t kMaxSide = 16384, kMaxFrames = 4097, kMaxBatch = 1024, kMaxSteps = 100000;
@@ -89,7 +109,9 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
   if (c.dtype != DType::kBF16 && c.dtype != DType::kF16 && c.dtype != DType::kF32) {
     return InvalidArgument("dtype must be bf16, f16 or f32, got " + std::string(pir::DTypeName(c.dtype)));
   }
-  AZ_RETURN_IF_ERROR(FamilyOf(c.model).Validate(c));
+  c.experts = family.experts();
+  c.expert_switch_step = family.ExpertSwitchStep(c.steps);
+  AZ_RETURN_IF_ERROR(family.Validate(c));
   return c;
 }
 
@@ -117,10 +139,14 @@ static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   g.attrs().Set("text_tokens", tokens.text);
   g.attrs().Set("forwards_per_step", c.forwards_per_step());
   if (c.depth_units > 0) g.attrs().Set("depth_units", c.depth_units);
+  if (c.experts > 1) {
+    g.attrs().Set("experts", c.experts);
+    g.attrs().Set("expert_switch_step", c.expert_switch_step);
+  }
 }
 
 static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t channels) {
-  return {batch, channels, c.latent_frames(), c.height / 8, c.width / 8};
+  return {batch, channels, c.latent_frames(), c.latent_height(), c.latent_width()};
 }
 
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {

@@ -48,7 +48,25 @@ struct ModelConfig {
   CfgMode cfg = CfgMode::kNone;
   pir::DType dtype = pir::DType::kBF16;
 
-  int64_t latent_frames() const { return (frames - 1) / 4 + 1; }
+  // Latent frames: the VAE's 4x temporal stride, padded up to a multiple of
+  // latent_frame_multiple (CogVideoX1.5 patches 2 latent frames at once; its
+  // pipeline pads 81 frames' 21 latent frames to 22).
+  int64_t latent_frame_multiple = 1;
+  int64_t latent_frames() const {
+    const int64_t latent = (frames - 1) / 4 + 1;
+    return (latent + latent_frame_multiple - 1) / latent_frame_multiple * latent_frame_multiple;
+  }
+  // The VAE's spatial stride (8; Wan 2.2 TI2V-5B's VAE: 16): latent rows and columns.
+  int64_t vae_stride = 8;
+  int64_t latent_height() const { return height / vae_stride; }
+  int64_t latent_width() const { return width / vae_stride; }
+  // Denoising experts (Wan 2.2 A14B: 2, a high-noise and a low-noise one) of
+  // identical structure, exactly one active per step: the first runs steps
+  // [0, expert_switch_step), the second the rest. BuildForward and BuildStep
+  // build one expert (its parameters, one step's FLOPs); the weights of all
+  // `experts` exist, and the planner holds them all or swaps them (search/experts.h).
+  int64_t experts = 1;
+  int64_t expert_switch_step = 0;  // with one expert: steps
   // Batch of one forward pass (batch2 doubles it).
   int64_t forward_batch() const { return cfg == CfgMode::kBatch2 ? 2 * batch : batch; }
   int64_t forwards_per_step() const { return cfg == CfgMode::kTwoPass ? 2 : 1; }
@@ -75,7 +93,7 @@ struct ModelEntry {
   std::string description;  // one line
   int64_t default_width, default_height, default_frames, default_steps;
   CfgMode default_cfg;
-  int64_t published_params;  // the exact count derived in reference/models.md
+  int64_t published_params;  // the exact count derived in reference/models.md (of one expert)
 };
 
 // The zoo, in a fixed order.

@@ -1,0 +1,382 @@
+// CogVideoX-2B, CogVideoX-5B and CogVideoX1.5-5B: one DiT forward as an exact
+// PIR graph, op by op as diffusers' CogVideoXTransformer3DModel runs it
+// (models/transformers/cogvideox_transformer_3d.py, CogVideoXAttnProcessor2_0,
+// embeddings.py CogVideoXPatchEmbed, normalization.py CogVideoXLayerNormZero
+// and AdaLayerNorm; reference/models.md §3).
+//
+// Configuration (the THUDM transformer configs, as diffusers'
+// scripts/convert_cogvideox_to_diffusers.py writes them): head dim 64,
+// time_embed_dim 512, text_embed_dim 4096 (T5-XXL), 226 text tokens
+// (max_text_seq_length), 16 latent channels in and out, patch 2x2,
+// attention_bias true, LayerNorm eps 1e-5 (qk norms 1e-6), GELU-tanh FFN 4d.
+//   2B     30 heads (d 1920), 30 blocks, 3D sin-cos position embedding added
+//          to the video tokens (a buffer), no RoPE;
+//   5B     48 heads (d 3072), 42 blocks, 3D RoPE on the video q/k rows;
+//   1.5-5B as 5B with patch_size_t 2: the patch embedding is a Linear over
+//          (C, 2, 2, 2) = 128 values, the head emits 128 per token, and the
+//          pipeline pads the latent frames to even (81 frames: 21 -> 22).
+// The text-to-video 1.5 checkpoint has no ofs embedding: the convert script
+// gives ofs_embed_dim 512 only to CogVideoX1.5-5B-I2V.
+//
+// Shape of the forward, B = batch, L = video tokens, T = 226, N = T + L:
+//   emb  = time_embedding(sinusoidal(t, d))                  [B, 512]
+//   x    = [text_proj(text); patch_embed(latent)] (+ pos 2B) [B, N, d], text first
+//   per block (the "expert" adaLN: one Linear(512, 6d) modulates both streams,
+//   each with its own shift/scale/gate, through one shared LayerNorm):
+//     video, text = LN(video) * (1 + scale) + shift, LN(text) * (1 + enc_scale) + enc_shift
+//     q, k, v     = to_q/k/v([text; video]), LayerNorm per head (64), RoPE on video rows (5B)
+//     attn        = joint attention over N; to_out; split; gated residuals per stream
+//     ffn         = the same modulation (norm2), FFN on [text; video], split, gated residuals
+//   out  = proj_out(norm_out(norm_final(video), emb)), unpatchified, f32    [B, 16, T_lat, H/8, W/8]
+//
+// Layout: the zoo's latent is [B, C, T, H/8, W/8]; diffusers keeps
+// [B, T, C, H, W]. The 1.0 patch embedding, a Conv2d(16, d, 2, stride 2) over
+// every frame, is written as a Conv3d with kernel (1, 2, 2) on the zoo's
+// layout: the same weights, the same FLOPs, the same token order (frame, row,
+// column). The head writes the zoo's layout back.
+//
+// Parallel layouts (reference/models.md §4.3, §4.7): a Ulysses degree must
+// divide the heads (2B: 30, so 1, 2, 3, 5, 6, 10, 15, 30; 5B: 48), which
+// shard/templates.cc checks. Sequence splits need not divide the tokens (the
+// compiler pads): 17,550 video tokens = 2 * 3^3 * 5^2 * 13 pad at 4 and 8,
+// while 17,776 joint tokens = 2^4 * 11 * 101 split evenly. The templates split the video stream and the joint
+// [text; video] activations (as HunyuanVideo's single-stream blocks); the
+// 226-row text stream between blocks is not seeded. xDiT's runner
+// (examples/cogvideox_usp_example.py) splits the text only when sp divides
+// 226 = 2 * 113 and chunks each frame's patch rows by sp.
+//
+// Numerics: the pipeline loads the model in bf16 and runs it there; the f32
+// latent and sinusoidal embedding are cast once (config.dtype). Position
+// tables (sin-cos and RoPE) are buffers (graph constants), never parameters.
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "frontend/zoo/family.h"
+
+namespace az::zoo {
+namespace {
+
+using pir::Attributes;
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::TensorType;
+using pir::ValueId;
+
+struct CogShape {
+  int64_t heads, layers;
+  bool rope;        // 3D RoPE on video q/k (5B, 1.5); else sin-cos PE added to the video tokens (2B)
+  int64_t patch_t;  // temporal patch: 1 (1.0), 2 (1.5)
+  int64_t frame_step;  // frames = frame_step * n + 1 (model cards: 8N+1 for 1.0, 16N+1 for 1.5)
+};
+
+constexpr int64_t kHeadDim = 64;
+constexpr int64_t kTimeEmbedDim = 512;
+constexpr int64_t kTextDim = 4096;
+constexpr int64_t kTextTokens = 226;
+constexpr int64_t kChannels = 16;  // in_channels = out_channels
+constexpr int64_t kPatch = 2;
+constexpr double kNormEps = 1e-5;
+constexpr double kQkNormEps = 1e-6;
+
+// The latent patch grid of one sample.
+struct PatchGrid {
+  int64_t frames, rows, cols;
+  int64_t tokens() const { return frames * rows * cols; }
+};
+
+class ForwardBuilder {
+ public:
+  ForwardBuilder(GraphBuilder& b, const CogShape& s, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
+      : b_(b), s_(s), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), d_(s.heads * kHeadDim),
+        depth_(depth) {}
+
+  ValueId Build(ValueId latent, ValueId timestep, ValueId text);
+
+ private:
+  int64_t joint() const { return kTextTokens + video_; }
+  ValueId TimeEmbedding(ValueId timestep);
+  ValueId PatchEmbed(ValueId latent);
+  // Returns {video, text}.
+  std::pair<ValueId, ValueId> Block(int64_t index, ValueId video, ValueId text);
+  // CogVideoXLayerNormZero: Linear(512, 6d)(SiLU(emb)) -> shift, scale, gate,
+  // enc_shift, enc_scale, enc_gate; one LayerNorm (one weight) for both
+  // streams. Returns {video, text, gate, enc_gate}.
+  std::vector<ValueId> NormZero(const std::string& module, ValueId video, ValueId text);
+  // LayerNorm with the module's affine weight (shared when called twice).
+  ValueId SharedLayerNorm(const std::string& module, const std::string& op, ValueId x, double eps);
+  // x * (1 + scale) + shift.
+  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
+  ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
+  ValueId Heads(const std::string& name, ValueId x);
+  // RoPE on the video rows [T, N) of q or k [B, N, heads, 64]; text rows pass through.
+  ValueId RopeVideoRows(const std::string& name, ValueId x);
+  // [B, N, *] -> {text [B, T, *], video [B, L, *]}.
+  std::pair<ValueId, ValueId> Split(const std::string& name, ValueId x);
+  ValueId Head(ValueId video);
+
+  GraphBuilder& b_;
+  const CogShape& s_;
+  DType dtype_;
+  int64_t batch_;
+  PatchGrid grid_;
+  int64_t video_;
+  int64_t d_;
+  int64_t depth_;  // blocks to build
+  ValueId emb_ = -1;
+  ValueId one_ = -1;
+  ValueId rope_table_ = -1;
+};
+
+ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
+  one_ = b_.Constant("scalar.one", dtype_, {});
+  // get_3d_rotary_pos_embed: cos and sin over the video tokens, head-dim
+  // sections t : h : w = 64/4 : 64/8*3 : 64/8*3 = 16 : 24 : 24.
+  if (s_.rope) rope_table_ = b_.Constant("rope.table", DType::kF32, {video_, kHeadDim});
+  emb_ = TimeEmbedding(timestep);
+
+  // CogVideoXPatchEmbed: [text_proj(text); proj(latent)], + the joint sin-cos table (2B).
+  ValueId x;
+  {
+    GraphBuilder::Scope scope(b_, "patch_embed");
+    ValueId text_tokens = b_.Linear("text_proj", text, d_);
+    ValueId video_tokens = PatchEmbed(latent);
+    x = b_.Concat("concat_text_video", {text_tokens, video_tokens}, 1);
+    if (!s_.rope) {
+      // Zeros on the text rows, the 3D sin-cos embedding on the video rows
+      // (recomputed for sizes other than the config's sample size).
+      ValueId table = b_.Constant("pos_embedding", dtype_, {1, joint(), d_});
+      x = b_.Binary(OpKind::kAdd, "add_pos_embedding", x, table);
+    }
+  }
+  std::pair<ValueId, ValueId> text_video = Split("split_embeds", x);
+  ValueId text_h = text_video.first, video_h = text_video.second;
+  for (int64_t i = 0; i < depth_; ++i) std::tie(video_h, text_h) = Block(i, video_h, text_h);
+  return Head(video_h);
+}
+
+ValueId ForwardBuilder::TimeEmbedding(ValueId timestep) {
+  // Timesteps(d): flip_sin_to_cos, shift 0, f32, no parameters; cast to the model dtype.
+  ValueId freq = b_.Custom("time_proj", "sinusoidal_embedding", {timestep}, TensorType{DType::kF32, {batch_, d_}});
+  GraphBuilder::Scope scope(b_, "time_embedding");
+  ValueId h = b_.Linear("linear_1", b_.CastTo("cast", freq, dtype_), kTimeEmbedDim);
+  return b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act", h), kTimeEmbedDim);
+}
+
+ValueId ForwardBuilder::PatchEmbed(ValueId latent) {
+  ValueId x = b_.CastTo("cast", latent, dtype_);
+  if (s_.patch_t == 1) {
+    // Conv2d(16, d, 2, stride 2, bias) per frame == Conv3d kernel (1, 2, 2).
+    ValueId weight = b_.Param("proj.weight", dtype_, {d_, kChannels, 1, kPatch, kPatch});
+    ValueId bias = b_.Param("proj.bias", dtype_, {d_});
+    Attributes attrs;
+    attrs.Set("stride", std::vector<int64_t>{1, kPatch, kPatch});
+    ValueId conv = b_.AddOp1(OpKind::kConv3d, "proj", {x, weight, bias}, std::move(attrs));
+    ValueId flat = b_.Reshape("flatten", conv, {batch_, d_, video_});
+    return b_.Transpose("to_tokens", flat, {0, 2, 1});
+  }
+  // 1.5: [B, C, T, H, W] -> [B, (T', H', W'), (C, p_t, p, p)] -> Linear(128, d).
+  // The Linear has a bias: diffusers builds it with nn.Linear's default
+  // (patch_bias applies to the 1.0 Conv2d only). The tokens come out of a
+  // transpose, as the convolution's do: [B, 128, L] -> [B, L, 128], so that
+  // a sequence sharding of the tokens is one factor L, whatever divides the
+  // frame count (11 patches of time at 81 frames).
+  const int64_t patch_values = kChannels * s_.patch_t * kPatch * kPatch;
+  ValueId split = b_.Reshape("patchify.split", x,
+                             {batch_, kChannels, grid_.frames, s_.patch_t, grid_.rows, kPatch, grid_.cols, kPatch});
+  ValueId moved = b_.Transpose("patchify.permute", split, {0, 1, 3, 5, 7, 2, 4, 6});
+  ValueId merged = b_.Reshape("patchify.merge", moved, {batch_, patch_values, video_});
+  ValueId patches = b_.Transpose("patchify.to_tokens", merged, {0, 2, 1});
+  return b_.Linear("proj", patches, d_);
+}
+
+std::pair<ValueId, ValueId> ForwardBuilder::Block(int64_t index, ValueId video, ValueId text) {
+  GraphBuilder::Scope scope(b_, "transformer_blocks." + std::to_string(index));
+  // 1. Attention over [text; video].
+  std::vector<ValueId> n1 = NormZero("norm1", video, text);
+  ValueId attn_out;
+  {
+    GraphBuilder::Scope attn_scope(b_, "attn1");
+    ValueId joint_in = b_.Concat("concat_text_video", {n1[1], n1[0]}, 1);
+    ValueId q = Heads("to_q.heads", b_.Linear("to_q", joint_in, d_));
+    ValueId k = Heads("to_k.heads", b_.Linear("to_k", joint_in, d_));
+    ValueId v = Heads("to_v.heads", b_.Linear("to_v", joint_in, d_));
+    q = b_.LayerNorm("norm_q", q, /*affine=*/true, kQkNormEps);
+    k = b_.LayerNorm("norm_k", k, /*affine=*/true, kQkNormEps);
+    if (s_.rope) {
+      q = RopeVideoRows("q", q);
+      k = RopeVideoRows("k", k);
+    }
+    ValueId attn = b_.Attention("attention", q, k, v, "joint");
+    ValueId merged = b_.Reshape("merge_heads", attn, {batch_, joint(), d_});
+    attn_out = b_.Linear("to_out.0", merged, d_);
+  }
+  auto [attn_text, attn_video] = Split("attn1.split", attn_out);
+  video = GatedResidual("attn_residual", video, attn_video, n1[2]);
+  text = GatedResidual("attn_residual_text", text, attn_text, n1[3]);
+
+  // 2. Feed-forward on [text; video].
+  std::vector<ValueId> n2 = NormZero("norm2", video, text);
+  ValueId ff_out;
+  {
+    GraphBuilder::Scope ff_scope(b_, "ff");
+    ValueId joint_in = b_.Concat("concat_text_video", {n2[1], n2[0]}, 1);
+    ValueId h = b_.Linear("net.0.proj", joint_in, 4 * d_);
+    ValueId act = b_.Unary(OpKind::kGeluTanh, "net.0.act", h);
+    ff_out = b_.Linear("net.2", act, d_);
+  }
+  auto [ff_text, ff_video] = Split("ff.split", ff_out);
+  video = GatedResidual("ff_residual", video, ff_video, n2[2]);
+  text = GatedResidual("ff_residual_text", text, ff_text, n2[3]);
+  return {video, text};
+}
+
+std::vector<ValueId> ForwardBuilder::NormZero(const std::string& module, ValueId video, ValueId text) {
+  ValueId act = b_.Unary(OpKind::kSilu, module + ".silu", emb_);
+  ValueId mod = b_.Linear(module + ".linear", act, 6 * d_);
+  ValueId rows = b_.Reshape(module + ".chunks", mod, {batch_, 6, d_});
+  const char* names[] = {"shift", "scale", "gate", "enc_shift", "enc_scale", "enc_gate"};
+  ValueId chunk[6];
+  for (int64_t i = 0; i < 6; ++i) chunk[i] = b_.SliceAxis(module + "." + names[i], rows, 1, i, i + 1);
+  ValueId video_norm = SharedLayerNorm(module + ".norm", module + ".norm_video", video, kNormEps);
+  ValueId video_mod = Modulate(module + ".modulate_video", video_norm, chunk[0], chunk[1]);
+  ValueId text_norm = SharedLayerNorm(module + ".norm", module + ".norm_text", text, kNormEps);
+  ValueId text_mod = Modulate(module + ".modulate_text", text_norm, chunk[3], chunk[4]);
+  return {video_mod, text_mod, chunk[2], chunk[5]};
+}
+
+ValueId ForwardBuilder::SharedLayerNorm(const std::string& module, const std::string& op, ValueId x, double eps) {
+  ValueId weight, bias;
+  {
+    GraphBuilder::Scope scope(b_, module);
+    weight = b_.Param("weight", dtype_, {d_});
+    bias = b_.Param("bias", dtype_, {d_});
+  }
+  Attributes attrs;
+  attrs.Set("eps", eps);
+  return b_.AddOp1(OpKind::kLayerNorm, op, {x, weight, bias}, std::move(attrs));
+}
+
+ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
+  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
+  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
+  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
+}
+
+ValueId ForwardBuilder::GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate) {
+  ValueId gated = b_.Binary(OpKind::kMul, name + ".gate", x, gate);
+  return b_.Binary(OpKind::kAdd, name, residual, gated);
+}
+
+ValueId ForwardBuilder::Heads(const std::string& name, ValueId x) {
+  return b_.Reshape(name, x, {batch_, joint(), s_.heads, kHeadDim});
+}
+
+ValueId ForwardBuilder::RopeVideoRows(const std::string& name, ValueId x) {
+  ValueId text_rows = b_.SliceAxis(name + "_text", x, 1, 0, kTextTokens);
+  ValueId video_rows = b_.SliceAxis(name + "_video", x, 1, kTextTokens, joint());
+  ValueId rotated = b_.Rope(name + "_rope", video_rows, rope_table_, {16, 24, 24});
+  return b_.Concat(name + "_cat", {text_rows, rotated}, 1);
+}
+
+std::pair<ValueId, ValueId> ForwardBuilder::Split(const std::string& name, ValueId x) {
+  ValueId text = b_.SliceAxis(name + ".text", x, 1, 0, kTextTokens);
+  ValueId video = b_.SliceAxis(name + ".video", x, 1, kTextTokens, joint());
+  return {text, video};
+}
+
+ValueId ForwardBuilder::Head(ValueId video) {
+  // norm_final, then norm_out (AdaLayerNorm, chunk_dim 1: shift, scale), then
+  // proj_out. Older diffusers ran norm_final over [text; video] for the 5B; a
+  // LayerNorm is per token, so the video rows come out the same.
+  ValueId h = b_.LayerNorm("norm_final", video, /*affine=*/true, kNormEps);
+  {
+    GraphBuilder::Scope scope(b_, "norm_out");
+    ValueId act = b_.Unary(OpKind::kSilu, "silu", emb_);
+    ValueId mod = b_.Linear("linear", act, 2 * d_);
+    ValueId rows = b_.Reshape("chunks", mod, {batch_, 2, d_});
+    ValueId shift = b_.SliceAxis("shift", rows, 1, 0, 1);
+    ValueId scale = b_.SliceAxis("scale", rows, 1, 1, 2);
+    h = b_.LayerNorm("norm", h, /*affine=*/true, kNormEps);
+    h = Modulate("modulate", h, shift, scale);
+  }
+  const int64_t patch_values = kChannels * s_.patch_t * kPatch * kPatch;  // 64 (1.0), 128 (1.5)
+  ValueId patches = b_.Linear("proj_out", h, patch_values);
+  // Unpatchify: [B, L, (C, p_t, p, p)] -> [B, T', H', W', C, p_t, p, p]
+  //   -> [B, C, T', p_t, H', p, W', p] -> [B, C, T' p_t, H' p, W' p].
+  ValueId grid = b_.Reshape("unpatchify.split", patches,
+                            {batch_, grid_.frames, grid_.rows, grid_.cols, kChannels, s_.patch_t, kPatch, kPatch});
+  ValueId moved = b_.Transpose("unpatchify.permute", grid, {0, 4, 1, 5, 2, 6, 3, 7});
+  ValueId latent = b_.Reshape("unpatchify.merge", moved,
+                              {batch_, kChannels, grid_.frames * s_.patch_t, grid_.rows * kPatch, grid_.cols * kPatch});
+  return b_.CastTo("to_f32", latent, DType::kF32);
+}
+
+class CogVideoX final : public DitFamily {
+ public:
+  explicit CogVideoX(CogShape shape) : s_(shape) {}
+
+  // The common checks passed: sizes multiples of 16, frames 4n+1. The model
+  // cards ask for 8N+1 frames (1.0: 49 = 13 latent frames) and 16N+1 (1.5:
+  // 81 = 21 latent frames, padded to 22); the card's bounds (N <= 6, N <= 10)
+  // are what the models were trained at, not what the code can run, so they
+  // are not enforced.
+  Status Validate(const ModelConfig& config) const override {
+    if ((config.frames - 1) % s_.frame_step != 0) {
+      return InvalidArgument(config.model + ": frames must be " + std::to_string(s_.frame_step) + "n+1 (" +
+                             (s_.patch_t == 1 ? "49 by default" : "81 by default") + "), got " +
+                             std::to_string(config.frames));
+    }
+    return Status::Ok();
+  }
+
+  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+
+  int64_t latent_channels() const override { return kChannels; }
+  int64_t depth_units() const override { return s_.layers; }
+  int64_t latent_frame_multiple() const override { return s_.patch_t; }
+
+  // encoder_hidden_states: the T5-XXL output padded to 226 rows [B, 226, 4096].
+  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
+                                           const std::string& pass) const override {
+    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim})};
+  }
+
+  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
+                  const std::vector<ValueId>& conditioning) const override {
+    AZ_CHECK_MSG(conditioning.size() == 1, "CogVideoX takes encoder_hidden_states only");
+    const pir::Shape shape = b.type(x).shape;
+    PatchGrid grid = GridOf(config);
+    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames * s_.patch_t &&
+                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
+                 "latent " + b.type(x).ToString() + " does not match the configuration");
+    ForwardBuilder forward(b, s_, config.dtype, shape[0], grid,
+                           config.depth_units > 0 ? config.depth_units : s_.layers);
+    return forward.Build(x, t, conditioning[0]);
+  }
+
+ private:
+  PatchGrid GridOf(const ModelConfig& config) const {
+    return {config.latent_frames() / s_.patch_t, config.height / 8 / kPatch, config.width / 8 / kPatch};
+  }
+  CogShape s_;
+};
+
+}  // namespace
+
+const DitFamily& CogVideoXFamily(std::string_view model) {
+  // [diffusers: scripts/convert_cogvideox_to_diffusers.py; THUDM/CogVideoX-2b,
+  // -5b, CogVideoX1.5-5B transformer/config.json]
+  static const CogVideoX k2B({30, 30, false, 1, 8});
+  static const CogVideoX k5B({48, 42, true, 1, 8});
+  static const CogVideoX k15_5B({48, 42, true, 2, 16});
+  if (model == "cogvideox-2b") return k2B;
+  if (model == "cogvideox-5b") return k5B;
+  AZ_CHECK_MSG(model == "cogvideox1.5-5b", "CogVideoXFamily asked for '" + std::string(model) + "'");
+  return k15_5B;
+}
+
+}  // namespace az::zoo

@@ -1,0 +1,78 @@
+// Denoising experts in a plan: hold them all in HBM, or swap them in from host
+// memory.
+//
+// A model with E > 1 experts (zoo.h: ModelConfig::experts; Wan 2.2 A14B: a
+// high-noise and a low-noise 14B expert) runs exactly one expert per step, all
+// of identical structure: a step costs one expert's forwards, but the weights
+// of all E exist. The planner compiles one expert; per device the compiled
+// forward needs `peak` bytes, `expert` of them the expert's parameter shard.
+// Every expert is sharded the same way, so each has the same shard size.
+//
+//   hold-both  all E experts resident, each sharded as the plan shards the
+//              compiled one: resident peak = peak + (E - 1) x expert. Nothing
+//              moves. (Named for E = 2, the only case in the zoo.)
+//   swap       one expert resident: resident peak = peak. The host keeps every
+//              expert (weights are read-only, so dropping the resident shard
+//              is free); at a switch the next expert's shard is loaded over the
+//              chip's host link, every device its own shard in parallel. In
+//              steady serving each video starts again with the first expert,
+//              so a video loads E shards (at the switch, then the first expert
+//              again before the next video):
+//                swap_per_video = E x expert / host_bandwidth,
+//              not overlapped with compute (the HBM that would hold the
+//              prefetch is what swapping saves), amortized over the steps:
+//                swap_per_step = swap_per_video / steps.
+//              This is what the official code does with --offload_model
+//              (wan/text2video.py `_prepare_model_for_timestep`: the inactive
+//              expert .to('cpu'), the needed one .to(device)).
+//
+// Choice: hold-both when it fits the HBM (it costs nothing), else swap when one
+// expert fits, else the configuration does not fit. With one expert the mode
+// is kSingle and nothing changes.
+//
+// Host link bandwidth per direction (HostLinkBandwidth), from
+// reference/hardware.md:
+//   TPU v4, v5e, v5p  1.6e10 B/s per chip ("PCIe host link ~1.6e10 B/s per TPU", SB, §2.1)
+//   TPU v6e           3.2e10 B/s (the same line)
+//   H100              64 GB/s: "PCIe Gen5 128 GB/s" bidirectional (§1.2 H100 row) / 2
+//   H200, H800, H20   64 GB/s: assumed the H100's PCIe Gen5 x16 host link (same HGX
+//                     Hopper baseboard; the reference gives no row)
+//   B200              64 GB/s: assumed PCIe Gen5 x16, MLE "Gen5 ~63" GB/s per direction (§4.2)
+//   A100, A800        32 GB/s: assumed PCIe Gen4 x16, MLE "Gen4 ~31" GB/s per direction (§4.2)
+//   L40S, L40, L20,   32 GB/s: the PCIe Gen4 x16 port of hw/chip.cc
+//   RTX 4090
+//   other chips       TPU 1.6e10, GPU 32 GB/s (the slowest above), said so in `source`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "frontend/zoo/zoo.h"
+#include "hw/chip.h"
+#include "support/units.h"
+
+namespace az::search {
+
+enum class ExpertMode { kSingle, kHoldBoth, kSwap };
+std::string_view ExpertModeName(ExpertMode mode);  // "single", "hold-both", "swap"
+
+// The chip's host link, one direction, and where the figure comes from.
+Bandwidth HostLinkBandwidth(const hw::ChipSpec& chip, std::string* source = nullptr);
+
+struct ExpertChoice {
+  ExpertMode mode = ExpertMode::kSingle;
+  bool fits = true;
+  int64_t experts = 1;
+  double expert_bytes = 0;    // one expert's parameters per device
+  double resident_peak = 0;   // per device, what the HBM must hold
+  double swap_per_video_s = 0;
+  double swap_per_step_s = 0;  // added to the step latency
+  Bandwidth host_bandwidth;
+  std::string reason;          // one sentence: which mode and why
+};
+
+// `peak`: the compiled forward's peak per device (one expert resident);
+// `expert_bytes`: its parameter bytes per device.
+ExpertChoice ChooseExperts(const zoo::ModelConfig& config, double peak, double expert_bytes, const hw::ChipSpec& chip);
+
+}  // namespace az::search
