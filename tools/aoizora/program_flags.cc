@@ -2,38 +2,16 @@
 // zoo model, for every command that takes --model (inspect, compile, plan).
 #include <fmt/core.h>
 
-#include <charconv>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "frontend/onnx/import.h"
-#include "frontend/stablehlo/import.h"
+#include "frontend/import/program_load.h"
 #include "pir/analysis/summary.h"
 #include "pir/text/printer.h"
 #include "support/units.h"
 #include "tools/aoizora/cli.h"
 
 namespace az::cli {
-
-namespace {
-
-StatusOr<frontend::ImportOptions> ImportOptionsFrom(const ModelFlags& flags) {
-  frontend::ImportOptions options;
-  options.latent = flags.latent;
-  for (const std::string& dim : flags.dims) {
-    size_t eq = dim.find('=');
-    int64_t size = 0;
-    const char* end = dim.data() + dim.size();
-    if (eq == std::string::npos || eq == 0 ||
-        std::from_chars(dim.data() + eq + 1, end, size).ptr != end || size <= 0) {
-      return InvalidArgument("--dim '" + dim + "': expected NAME=SIZE with a positive size (e.g. video_tokens=75600)");
-    }
-    options.dims[dim.substr(0, eq)] = size;
-  }
-  return options;
-}
-
-}  // namespace
 
 bool HasProgram(const ModelFlags& flags) { return !flags.stablehlo.empty() || !flags.onnx.empty(); }
 
@@ -46,29 +24,22 @@ StatusOr<ImportedModel> ResolveProgram(const ModelFlags& flags) {
         "--width, --height, --frames and --cfg describe a zoo model; an imported program has its shapes already "
         "(bind symbolic dims with --dim NAME=SIZE)");
   }
-  AZ_ASSIGN_OR_RETURN(frontend::ImportOptions options, ImportOptionsFrom(flags));
-  ImportedModel out;
-  if (!flags.stablehlo.empty()) {
-    AZ_ASSIGN_OR_RETURN(out.program, frontend::ImportStableHloFile(flags.stablehlo, options));
-  } else {
-    AZ_ASSIGN_OR_RETURN(out.program, frontend::ImportOnnxFile(flags.onnx, options));
-  }
-  for (const std::string& warning : out.program.warnings) fmt::print(stderr, "aoizora: {}\n", warning);
-  const pir::Graph& graph = out.program.graph;
-  zoo::ModelConfig& c = out.config;
-  c.model = flags.stablehlo.empty() ? flags.onnx : flags.stablehlo;
-  c.batch = graph.attrs().GetInt("batch").value_or(1);
-  c.steps = flags.steps.value_or(1);
-  c.cfg = zoo::CfgMode::kNone;
-  // The dtype the program's matmuls run in (the first einsum's), for reports.
-  for (const pir::Op& op : graph.ops()) {
-    if (op.kind == pir::OpKind::kEinsum) {
-      c.dtype = graph.type(op.operands[0]).dtype;
-      break;
+  frontend::ProgramRequest request;
+  request.format = flags.stablehlo.empty() ? frontend::ProgramRequest::Format::kOnnx
+                                           : frontend::ProgramRequest::Format::kStableHlo;
+  request.file = flags.stablehlo.empty() ? flags.onnx : flags.stablehlo;
+  request.latent = flags.latent;
+  request.steps = flags.steps;
+  for (const std::string& dim : flags.dims) {
+    // Checked here first so that the message names the flag.
+    if (auto binding = frontend::ParseDimBinding(dim); !binding.ok()) {
+      return InvalidArgument("--dim " + binding.status().message());
     }
+    request.dims.push_back(dim);
   }
-  c.program = std::make_shared<const pir::Graph>(graph);
-  return out;
+  AZ_ASSIGN_OR_RETURN(frontend::LoadedProgram loaded, frontend::LoadProgram(request));
+  for (const std::string& warning : loaded.program.warnings) fmt::print(stderr, "aoizora: {}\n", warning);
+  return ImportedModel{std::move(loaded.program), std::move(loaded.config)};
 }
 
 int InspectProgram(const InspectArgs& args) {
