@@ -15,6 +15,7 @@ struct ValueState {
   std::vector<bool> closed;            // dims a seed fixed
   bool seeded = false;                 // a seed with at least one sharded dim
   bool storage_only = false;
+  bool source = false;  // storage-only, yet a propagation source with its use sharding (Seeds::used)
 };
 
 struct OpState {
@@ -141,6 +142,28 @@ Status Propagator::Init(const Seeds& seeds) {
     }
     values_[static_cast<size_t>(id)].storage_only = true;
   }
+  for (const auto& [id, use] : seeds.used) {
+    if (!seeds.storage_only.count(id)) {
+      return InvalidArgument("value %" + std::to_string(id) + " has a use sharding but is not storage-only");
+    }
+    const TensorSharding& stored = seeds.values.at(id);
+    ValueState& state = values_[static_cast<size_t>(id)];
+    const std::string label = pir::ValueLabel(graph_, id);
+    if (use.dims.size() != stored.dims.size() || !use.partial.empty()) {
+      return InvalidArgument("the use sharding of " + label + " has rank " + std::to_string(use.dims.size()) +
+                             " or partial axes; stored: " + stored.ToString(mesh_));
+    }
+    for (size_t d = 0; d < use.dims.size(); ++d) {
+      const auto& have = stored.dims[d];
+      if (use.dims[d].size() > have.size() || !std::equal(use.dims[d].begin(), use.dims[d].end(), have.begin())) {
+        return InvalidArgument("the use sharding " + use.ToString(mesh_) + " of " + label +
+                               " is not its stored sharding " + stored.ToString(mesh_) + " with minor axes gathered");
+      }
+      state.dims[d] = use.dims[d];
+    }
+    state.seeded = !use.IsReplicated();
+    state.source = true;
+  }
 
   for (const auto& [id, factors] : seeds.op_factors) {
     if (id < 0 || id >= graph_.num_ops()) {
@@ -242,7 +265,7 @@ bool Propagator::Visit(pir::OpId id) {
       const std::vector<pir::ValueId>& tensors = results ? op.results : op.operands;
       for (size_t i = 0; i < tensors.size(); ++i) {
         const ValueState& value = values_[static_cast<size_t>(tensors[i])];
-        if (value.storage_only || value.seeded != seeded_pass) continue;
+        if ((value.storage_only && !value.source) || value.seeded != seeded_pass) continue;
         const pir::TensorFactors& factors = results ? rule.results[i] : rule.operands[i];
         for (auto& [factor, axes] : ProjectOntoFactors(rule, factors, value.dims, mesh_)) {
           changed |= Offer(rule, state, used, factor, std::move(axes), results);

@@ -68,8 +68,15 @@ struct Seeds {
   std::map<pir::OpId, std::map<std::string, std::vector<int>>> op_factors;
   // Seeded leaves whose seed fixes only how they are stored, not how their
   // consumers run: FSDP weights, stored sharded and all-gathered before use.
-  // They are never read as a propagation source.
+  // They are never read as a propagation source, unless `used` says how their
+  // consumers use them, and nothing propagates into them.
   std::set<pir::ValueId> storage_only;
+  // For storage-only leaves gathered over some axes only (FSDP x TP inside a
+  // shard_map: stored on ("y", "x"), gathered over "x", used split on "y"):
+  // the sharding their consumers use, a propagation source. Each dim's axes
+  // must lead the stored dim's (the gather drops the minor axes). The plan
+  // holds the leaf as stored; the compiler gathers the rest before use.
+  std::map<pir::ValueId, TensorSharding> used;
 };
 
 // `graph` must be a verified graph (pir/verify); seed errors are returned.

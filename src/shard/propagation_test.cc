@@ -181,6 +181,35 @@ TEST(Propagate, NeedReplicationFactorsStayUnsharded) {
   EXPECT_EQ(checked, 1);  // the attention's head dim d
 }
 
+// FSDP x TP as a shard_map writes it: the weight stored on (y, x), gathered
+// over x before use, so the matmul contracts features split on y. The use
+// sharding is a source (the input follows it); the plan stores the weight as
+// stored, and nothing propagates into it.
+TEST(Propagate, StorageOnlyLeavesPropagateTheirUse) {
+  GraphBuilder b("fsdp_tp");
+  ValueId in = b.Input("in", DType::kF32, {8, 16});
+  b.Output(b.Linear("fc", in, 32, /*bias=*/false));
+  pir::Graph g = b.Finish();
+  ValueId w = FindValue(g, "fc.weight");
+  Seeds seeds;
+  seeds.values[w] = Sharded({{kY, kX}, {}});
+  seeds.storage_only.insert(w);
+  seeds.used[w] = Sharded({{kY}, {}});
+  ShardingPlan plan = MustPropagate(g, TwoByFour(), seeds);
+  EXPECT_EQ(ShardingOf(g, plan, "fc.weight"), R"([{"y","x"}, {}])");
+  EXPECT_EQ(ShardingOf(g, plan, "in"), R"([{}, {"y"}])");
+  EXPECT_EQ(ShardingOf(g, plan, "fc"), R"([{}, {}] partial={"y"})");
+  // A use that is not the stored sharding with its minor axes dropped.
+  seeds.used[w] = Sharded({{kX}, {}});
+  auto bad = Propagate(g, TwoByFour(), seeds);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("is not its stored sharding"), std::string::npos) << bad.status().message();
+  seeds.storage_only.clear();
+  bad = Propagate(g, TwoByFour(), seeds);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("is not storage-only"), std::string::npos) << bad.status().message();
+}
+
 TEST(Propagate, SeedsAreNeverOverridden) {
   pir::Graph g = Mlp();
   Seeds seeds;

@@ -14,11 +14,13 @@ void Remap(ImportedProgram& program, const std::vector<pir::ValueId>& map) {
   auto at = [&](pir::ValueId v) { return v >= 0 && v < static_cast<pir::ValueId>(map.size()) ? map[static_cast<size_t>(v)] : -1; };
   for (ImportedArgument& a : program.arguments) a.value = at(a.value);
   for (ImportedResult& r : program.results) r.value = at(r.value);
-  std::map<pir::ValueId, pir::TensorSharding> pinned;
-  for (auto& [v, s] : program.pinned) {
-    if (at(v) >= 0) pinned[at(v)] = s;
+  for (auto* held : {&program.pinned, &program.gathered}) {
+    std::map<pir::ValueId, pir::TensorSharding> remapped;
+    for (auto& [v, s] : *held) {
+      if (at(v) >= 0) remapped[at(v)] = s;
+    }
+    *held = std::move(remapped);
   }
-  program.pinned = std::move(pinned);
 }
 
 }  // namespace

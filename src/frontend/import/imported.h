@@ -55,6 +55,11 @@ struct ImportedProgram {
   // Values whose sharding a constraint in the program fixes (sdy.sharding_constraint,
   // @Sharding custom calls): the planner keeps them, never overrides them.
   std::map<pir::ValueId, pir::TensorSharding> pinned;
+  // Values a manual computation (shard_map) all-gathers before every use
+  // (FSDP inside the body: a weight stored split on ("y", "x") and gathered
+  // over "x"): how the body uses them. `pinned` holds how they are stored;
+  // shard/propagation.h's Seeds::used takes both.
+  std::map<pir::ValueId, pir::TensorSharding> gathered;
   // Rendered warnings ("file:line:col: warning: unsupported op 'stablehlo.fft'
   // imported as custom"), in source order.
   std::vector<std::string> warnings;

@@ -48,6 +48,10 @@ struct ManualValue {
 
 struct ManualState {
   const pir::Mesh* mesh = nullptr;
+  // Per body argument: the all_gathers that read it (their result's value
+  // index), and whether anything else does.
+  std::vector<std::vector<int>> arg_gathers;
+  std::vector<bool> arg_other_use;
   std::set<std::string> manual_axes;
   std::vector<int> parent;
   std::vector<std::optional<std::vector<std::string>>> bound;
@@ -118,6 +122,7 @@ class Importer {
                           const pir::TensorType& type, int64_t flops, const std::string& warning);
 
   // manual.cc
+  std::optional<pir::TensorSharding> GatheredUse(ManualState& state, size_t arg, const pir::TensorSharding& stored);
   Status ImportManual(const Operation& op, const Block& body, const std::vector<BlockArg>& args,
                       std::vector<Binding> operands, const std::vector<pir::TensorSharding>& in_shardings,
                       const std::vector<pir::TensorSharding>& out_shardings, const std::set<std::string>& manual_axes,

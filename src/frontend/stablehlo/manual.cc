@@ -126,6 +126,14 @@ void Importer::AnalyzeOp(const Operation& op, const std::vector<Binding>& operan
     return m >= 0 && m < static_cast<int>(st.values.size()) ? &st.values[m] : nullptr;
   };
   auto result = [&](int k) -> ManualValue& { return st.values[static_cast<size_t>(first + k)]; };
+  for (const Binding& b : operands) {
+    if (b.manual < 0 || b.manual >= static_cast<int>(st.arg_gathers.size())) continue;
+    if (name == "all_gather" && operands.size() == 1 && n == 1) {
+      st.arg_gathers[static_cast<size_t>(b.manual)].push_back(first);
+    } else {
+      st.arg_other_use[static_cast<size_t>(b.manual)] = true;
+    }
+  }
   uint64_t partial = 0;
   for (size_t i = 0; i < operands.size(); ++i) {
     if (ManualValue* v = operand(i)) partial |= v->partial;
@@ -361,6 +369,33 @@ void Importer::AnalyzeOp(const Operation& op, const std::vector<Binding>& operan
 
 // ---------------------------------------------------------------- import
 
+// How a body argument that only all_gathers read is used: its in_sharding
+// without the axes the gathers remove (the same for every gather, else none).
+std::optional<pir::TensorSharding> Importer::GatheredUse(ManualState& state, size_t arg,
+                                                         const pir::TensorSharding& stored) {
+  if (state.arg_other_use[arg] || state.arg_gathers[arg].empty()) return std::nullopt;
+  const ManualValue& in = state.values[arg];
+  std::optional<pir::TensorSharding> used;
+  for (int gathered : state.arg_gathers[arg]) {
+    const ManualValue& out = state.values[static_cast<size_t>(gathered)];
+    if (out.vars.size() != in.vars.size() || stored.dim_axes.size() != in.vars.size()) return std::nullopt;
+    pir::TensorSharding s = stored;
+    for (size_t d = 0; d < in.vars.size(); ++d) {
+      std::vector<std::string> kept = state.Axes(out.vars[d]), had = state.Axes(in.vars[d]);
+      std::vector<std::string>& axes = s.dim_axes[d];
+      axes.erase(std::remove_if(axes.begin(), axes.end(),
+                                [&](const std::string& a) {
+                                  return std::count(had.begin(), had.end(), a) &&
+                                         !std::count(kept.begin(), kept.end(), a);
+                                }),
+                 axes.end());
+    }
+    if (used && used->dim_axes != s.dim_axes) return std::nullopt;
+    used = std::move(s);
+  }
+  return used;
+}
+
 Status Importer::ImportManual(const Operation& op, const Block& body, const std::vector<BlockArg>& args,
                               std::vector<Binding> operands, const std::vector<pir::TensorSharding>& in_shardings,
                               const std::vector<pir::TensorSharding>& out_shardings,
@@ -404,6 +439,8 @@ Status Importer::ImportManual(const Operation& op, const Block& body, const std:
   mode_ = Mode::kAnalyze;
   manual_ = &state;
   manual_seq_ = 0;
+  state.arg_gathers.resize(args.size());
+  state.arg_other_use.assign(args.size(), false);
   Scope scope;
   for (size_t i = 0; i < args.size(); ++i) {
     ManualValue value;
@@ -474,12 +511,18 @@ Status Importer::ImportManual(const Operation& op, const Block& body, const std:
   }
 
   if (!state.failed) {
+    for (const Binding& r : returned) {
+      if (r.manual >= 0 && r.manual < static_cast<int>(args.size())) state.arg_other_use[static_cast<size_t>(r.manual)] = true;
+    }
     // Walk 2: import at global shapes.
     mode_ = Mode::kEmitGlobal;
     manual_seq_ = 0;
     Scope global_scope;
     for (size_t i = 0; i < args.size(); ++i) {
       if (!in_shardings[i].mesh.empty()) Pin(operands[i].id, in_shardings[i], op.line, op.col);
+      if (!in_shardings[i].mesh.empty()) {
+        if (auto used = GatheredUse(state, i, in_shardings[i])) program_.gathered.emplace(operands[i].id, *used);
+      }
       Binding b;
       b.id = operands[i].id;
       b.type = args[i].type;

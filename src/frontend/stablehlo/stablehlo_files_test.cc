@@ -120,6 +120,16 @@ TEST(StableHloFilesTest, FsdpTensorParallelShardy) {
   EXPECT_EQ(Pinned(*l, 0), (Axes{{"y", "x"}, {}}));
   EXPECT_EQ(Pinned(*l, 1), (Axes{{"y", "x"}}));
   EXPECT_EQ(Pinned(*l, 12), (Axes{{"x"}, {"y"}}));
+  // The body reads every weight and bias only through an all_gather over x:
+  // it uses them split on y alone. The input x is read as it comes.
+  auto gathered = [&](size_t arg) {
+    auto it = l->program.gathered.find(l->program.arguments.at(arg).value);
+    return it == l->program.gathered.end() ? Axes{{"none"}} : it->second.dim_axes;
+  };
+  EXPECT_EQ(gathered(0), (Axes{{"y"}, {}}));
+  EXPECT_EQ(gathered(1), (Axes{{"y"}}));
+  EXPECT_EQ(gathered(12), (Axes{{"none"}}));
+  EXPECT_EQ(l->program.gathered.size(), 12u);
   // 12 all_gather + 6 reduce_scatter + 2 all_reduce = 20: the 12 gathers and one
   // all_reduce over x ([[0,4],[1,5],[2,6],[3,7]]), the 6 reduce_scatters and the
   // other all_reduce over y ([[0,1,2,3],[4,5,6,7]]).
