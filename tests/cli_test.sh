@@ -86,6 +86,22 @@ fi
 # CogVideoX-2B's 30 heads: no Ulysses degree of 4 or 8.
 run cog2b_ulysses8 1 "$bin" plan --model cogvideox-2b --topology l40:8 --template ulysses=8 --no-alpa -q &&
   expect cog2b_ulysses8 err "a Ulysses degree must divide the 30 attention heads of cogvideox-2b"
+# xDiT splits CogVideoX's 60 latent rows (480p) in 2-row patch bands per rank: sp must divide 30, so
+# on 8 GPUs no xDiT combination runs (sp 8, or 4 with cfg 2); the plan says so and pads its own split.
+if run cog5b_no_expert 0 "$bin" plan --model cogvideox-5b --topology l40:8 --template ring=4,cfg=2 --no-alpa -q \
+    --out "$tmp/cog5b_plan"; then
+  expect cog5b_no_expert out "expert  no plan: xDiT splits every CogVideoX frame's latent rows"
+  expect cog5b_no_expert out "at most 6 of the 8 chips (e.g. ring=3,cfg=2"
+  grep -qF "so it would refuse to run" "$tmp/cog5b_plan/plan_torch.py" && passed=$((passed + 1)) ||
+    { echo "FAIL cog5b_no_expert: plan_torch.py lacks the refusal"; failed=$((failed + 1)); }
+fi
+# On 6 GPUs cfg=2,ring=3 runs: the xDiT command is cogvideox_example.py.
+if run cog5b_six 0 "$bin" plan --model cogvideox-5b --topology l40:6 --template ring=3,cfg=2 --no-alpa -q \
+    --out "$tmp/cog5b_six"; then
+  grep -qF "examples/cogvideox_example.py --model THUDM/CogVideoX-5b --height 480 --width 720 --num_frames 49" \
+    "$tmp/cog5b_six/plan_torch.py" && passed=$((passed + 1)) ||
+    { echo "FAIL cog5b_six: no xDiT command"; failed=$((failed + 1)); }
+fi
 
 # Determinism: the same command twice prints the same bytes.
 run det_a 0 "$bin" inspect --model hunyuanvideo-13b --json && run det_b 0 "$bin" inspect --model hunyuanvideo-13b --json

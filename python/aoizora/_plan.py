@@ -58,10 +58,11 @@ class Plan:
     """What aoizora.plan() returns.
 
     best            the chosen Configuration (also mesh, device_order, shardings, ... below)
-    baselines       {"expert": Configuration, "alpa": Configuration or None, and for an
-                    imported program "annotated": Configuration or None}
+    baselines       {"expert": Configuration or None (None where the model's deployed code
+                    runs no xDiT configuration on these chips), "alpa": Configuration or
+                    None, and for an imported program "annotated": Configuration or None}
     baseline_notes  {label: why a baseline is missing}
-    speedups        {"over_expert": x, "over_alpa": x or None}
+    speedups        {"over_expert": x or None, "over_alpa": x or None}
     inputs          what was planned (model, sizes, topology, chip, ...)
     warnings        the importer's warnings for a program (unsupported ops, ...)
     data            plan.json as a dict

@@ -32,9 +32,13 @@ std::string BenchMarkdown(const std::vector<BenchRow>& rows) {
       continue;
     }
     const search::Plan& p = r.plan;
-    out += p.best.description + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " + p.expert.description + " | " +
-           Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
-           Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
+    out += p.best.description + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | ";
+    if (p.has_expert) {
+      out += p.expert.description + " | " + Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
+             Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
+    } else {
+      out += "none: " + p.expert_note + " | | | ";
+    }
     if (p.has_alpa) {
       out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
              "x | ";
@@ -51,7 +55,9 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
   double max_ratio = 1.0;
   for (const BenchRow& r : rows) {
     if (!r.planned) continue;
-    max_ratio = std::max(max_ratio, Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s));
+    if (r.plan.has_expert) {
+      max_ratio = std::max(max_ratio, Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s));
+    }
     if (r.plan.has_alpa) max_ratio = std::max(max_ratio, Ratio(r.plan.alpa.step_latency_s, r.plan.best.step_latency_s));
   }
   max_ratio = std::ceil(max_ratio * 10) / 10;
@@ -84,7 +90,7 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
       out += "<text x=\"" + Fixed(x + 4, 1) + "\" y=\"" + Fixed(y + dy + 9, 1) + "\" font-size=\"10\">" +
              Fixed(ratio, 2) + "x</text>\n";
     };
-    bar(Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s), 4, "#4e79a7");
+    if (r.plan.has_expert) bar(Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s), 4, "#4e79a7");
     if (r.plan.has_alpa) bar(Ratio(r.plan.alpa.step_latency_s, r.plan.best.step_latency_s), 16, "#f28e2b");
   }
   out += "</svg>\n";

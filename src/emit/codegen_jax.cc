@@ -170,6 +170,7 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
   Line(out, "    from jax.sharding import NamedSharding, PartitionSpec as P");
   Line(out);
   Line(out, "    return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(*ACTIVATION_SPECS[name])))");
+  out += ExpertsPython(plan, config, "shard_experts", "shard_params");
   return out;
 }
 

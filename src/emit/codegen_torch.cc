@@ -85,6 +85,10 @@ constexpr Runner kRunners[] = {
      "./Wan2.1-I2V-14B-720P", true},
     {"hunyuanvideo-13b", "examples/hunyuan_video_usp_example.py", "", "tencent/HunyuanVideo", Repo::kHunyuan, "", "",
      false},
+    // xDiT examples/run_cogvideo.sh; CogVideoX has no parallel runner of its own.
+    {"cogvideox-2b", "examples/cogvideox_example.py", "", "THUDM/CogVideoX-2b", Repo::kNone, "", "", false},
+    {"cogvideox-5b", "examples/cogvideox_example.py", "", "THUDM/CogVideoX-5b", Repo::kNone, "", "", false},
+    {"cogvideox1.5-5b", "examples/cogvideox_example.py", "", "THUDM/CogVideoX1.5-5B", Repo::kNone, "", "", false},
 };
 
 const Runner* FindRunner(const std::string& model) {
@@ -319,6 +323,10 @@ XditLaunch PlanXditLaunch(const Plan& plan, const Configuration& config) {
     launch.notes.push_back("the sharding '" + config.sharding + "' has no xDiT form");
     return launch;
   }
+  if (!config.xdit_refused.empty()) {
+    launch.notes.push_back(config.xdit_refused + ", so it would refuse to run; AoiZora's own program pads instead");
+    return launch;
+  }
   int64_t world = static_cast<int64_t>(config.placement.size());
   int64_t product = 1;
   for (int role = 0; role < kXditRoles; ++role) {
@@ -488,6 +496,7 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out);
   Line(out);
   out += ParallelizePython(config);
+  out += ExpertsPython(plan, config, "distribute_experts", "distribute_params");
   Line(out);
   Line(out);
 

@@ -44,7 +44,8 @@ namespace az::emit {
 // How a configuration launches under xDiT and the model's repository.
 struct XditLaunch {
   // The degrees are a valid xDiT configuration for this plan (a GPU plan,
-  // expressible_in_xdit, degrees multiplying to the device count, axis roles
+  // expressible_in_xdit, a sequence split the model's code accepts
+  // (xdit_refused empty), degrees multiplying to the device count, axis roles
   // consistent with the mesh).
   bool expressible = false;
   // The placement can be reproduced with CUDA_VISIBLE_DEVICES (each node's

@@ -60,7 +60,8 @@ struct Bar {
 }  // namespace
 
 std::string CompareSvg(const Plan& plan) {
-  std::vector<Bar> bars = {{"aoizora", &plan.best, ""}, {"expert", &plan.expert, ""}};
+  std::vector<Bar> bars = {{"aoizora", &plan.best, ""}};
+  bars.push_back(plan.has_expert ? Bar{"expert", &plan.expert, ""} : Bar{"expert", nullptr, plan.expert_note});
   bars.push_back(plan.has_alpa ? Bar{"alpa", &plan.alpa, ""} : Bar{"alpa", nullptr, plan.alpa_note});
 
   double longest = Finite(plan.roofline_bound_s);

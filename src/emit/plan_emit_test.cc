@@ -609,6 +609,38 @@ TEST(PlanJson, MissingAlpaIsNullWithItsNote) {
   EXPECT_TRUE(doc["best"]["xdit"]["command"].is_null());
 }
 
+// No expert configuration runs (search/plan.h: has_expert): every output says
+// so with the note instead of showing a latency; a best whose xDiT form the
+// deployed code refuses gets no command line, with the reason.
+TEST(PlanJson, MissingExpertIsNullWithItsNoteEverywhere) {
+  Plan plan = MakePlan(/*tpu=*/false);
+  plan.has_expert = false;
+  plan.expert_note = "xDiT splits every frame's rows | refused";
+  plan.best.xdit_refused = "60 latent rows are not a multiple of 2 x 8";
+  Json doc = Json::parse(PlanJson(plan));
+  const Json& expert = doc["baselines"]["expert"];
+  EXPECT_TRUE(expert["step_latency_s"].is_null());
+  EXPECT_EQ(expert["note"], plan.expert_note);
+  EXPECT_TRUE(doc["speedups"]["over_expert"].is_null());
+  EXPECT_TRUE(doc["best"]["xdit"]["command"].is_null());
+  XditLaunch launch = PlanXditLaunch(plan, plan.best);
+  EXPECT_TRUE(launch.xdit_commands.empty());
+  ASSERT_FALSE(launch.notes.empty());
+  EXPECT_NE(launch.notes.back().find("not a multiple of 2 x 8, so it would refuse to run"), std::string::npos);
+
+  std::string report = PlanReport(plan);
+  EXPECT_NE(report.find("| expert | - | no plan: xDiT splits every frame's rows \\| refused |"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("No expert configuration runs here; aoizora is 1.22x as fast as Alpa's"), std::string::npos);
+  std::string summary = PlanSummary(plan);
+  EXPECT_NE(summary.find("  expert  no plan: xDiT splits"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("(aoizora 1.62x)"), std::string::npos);
+  std::string svg = CompareSvg(plan);
+  EXPECT_EQ(CheckTagBalance(svg), "") << svg;
+  EXPECT_NE(svg.find("no plan: xDiT splits"), std::string::npos);
+  EXPECT_EQ(svg.find("200.0 ms"), std::string::npos);
+}
+
 // ---- Generated Python. ----
 
 TEST(CodegenJax, DeviceOrderIsThePlacement) {
@@ -907,6 +939,48 @@ TEST(PlanJson, ExpertsSayHoldOrSwap) {
   std::string report = PlanReport(plan);
   EXPECT_NE(report.find("Experts: swap (2 experts of 7.00 GiB per device"), std::string::npos) << report;
   EXPECT_NE(PlanSummary(plan).find("experts swap: holding both"), std::string::npos);
+}
+
+// The generated files hold or swap the experts as the plan says: run
+// expert_of_step and the placing function with the single-expert placer
+// replaced by a marker (no JAX or PyTorch needed). Wan 2.2 T2V-A14B switches
+// at step 20 of 40 in this plan.
+TEST(CodegenPython, ExpertsAreHeldOrSwappedAsPlanned) {
+  REQUIRE_PYTHON();
+  Plan plan = MakePlan(/*tpu=*/false);
+  plan.expert_switch_step = 20;
+  plan.best.experts = 2;
+  EXPECT_EQ(PlanJax(plan, plan.best).find("EXPERTS"), std::string::npos) << "experts mode unset: one expert";
+  plan.best.experts = 1;
+  EXPECT_EQ(PlanJax(plan, plan.best).find("EXPERTS"), std::string::npos);
+  EXPECT_EQ(Json::parse(PlanJson(plan))["best"]["memory"].contains("experts"), false);
+  plan.best.experts = 2;
+  for (const char* mode : {"swap", "hold-both"}) {
+    SCOPED_TRACE(mode);
+    plan.best.experts_mode = mode;
+    EXPECT_EQ(Json::parse(PlanJson(plan))["best"]["memory"]["experts"]["switch_step"], 20);
+    TempDir dir(std::string("experts_") + mode);
+    WriteText(dir.path() / "plan_jax.py", PlanJax(plan, plan.best));
+    WriteText(dir.path() / "plan_torch.py", PlanTorch(plan, plan.best));
+    const bool swap = std::string(mode) == "swap";
+    // Under swap only the step's expert is placed: step 0 -> expert 0, step 25 -> expert 1.
+    const std::string expected = swap ? "[['placed', 'a'], 'b'] ['a', ['placed', 'b']]"
+                                      : "[['placed', 'a'], ['placed', 'b']] [['placed', 'a'], ['placed', 'b']]";
+    for (const auto& [file, place] : {std::pair<std::string, std::string>{"plan_jax", "shard"},
+                                      std::pair<std::string, std::string>{"plan_torch", "distribute"}}) {
+      std::string script = "import sys; sys.path.insert(0, " + PyString(dir.path().string()) + ")\n" +
+                           "import " + file + " as p\n" +
+                           "p." + place + "_params = lambda mesh, params, strict: ['placed', params]\n"
+                           "assert [p.expert_of_step(s) for s in (0, 19, 20, 39)] == [0, 0, 1, 1]\n"
+                           "got = '%s %s' % (p." + place + "_experts(None, ['a', 'b'], 0), p." + place +
+                           "_experts(None, ['a', 'b'], 25))\n"
+                           "assert got == " + PyString(expected) + ", got\n"
+                           "try:\n    p." + place + "_experts(None, ['a'])\n    raise SystemExit(1)\n"
+                           "except ValueError:\n    pass\n";
+      WriteText(dir.path() / "check_experts.py", script);
+      EXPECT_EQ(RunPython(ShellWord((dir.path() / "check_experts.py").string())), 0) << file;
+    }
+  }
 }
 
 }  // namespace

@@ -353,4 +353,46 @@ std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const sear
               FormatBytes(config.peak_memory_bytes) + " per device."};
 }
 
+std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,
+                          const std::string& place_experts, const std::string& place_one) {
+  if (config.experts <= 1 || config.experts_mode.empty()) return "";
+  const bool swap = config.experts_mode == "swap";
+  std::string out;
+  auto line = [&out](const std::string& text = "") { out += text + "\n"; };
+  line();
+  line();
+  line("# Denoising experts: " + std::to_string(config.experts) + " of identical structure, one running per step:");
+  line("# the first runs steps [0, " + std::to_string(plan.expert_switch_step) +
+       "), the second the rest. Each is sharded as the table above");
+  line("# (the plan compiled one). Mode " + PyString(config.experts_mode) + ": " +
+       (swap ? "one expert on the devices; at the switch the next is"
+             : "every expert resident (the peak memory counts them"));
+  line(swap ? "# loaded from host memory (" + FormatSeconds(config.expert_swap_s_per_video) +
+                  " per video, in the prediction)."
+            : "# all). Nothing moves between steps.");
+  line("# Diffusers' Wan 2.2 pipeline holds them as pipe.transformer and pipe.transformer_2.");
+  line("EXPERTS = " + std::to_string(config.experts));
+  line("EXPERT_SWITCH_STEP = " + std::to_string(plan.expert_switch_step));
+  line("EXPERT_MODE = " + PyString(config.experts_mode));
+  line();
+  line();
+  line("def expert_of_step(step):");
+  line("    \"\"\"Index of the expert that runs denoising step `step` (0-based).\"\"\"");
+  line("    return 0 if step < EXPERT_SWITCH_STEP else EXPERTS - 1");
+  line();
+  line();
+  line("def " + place_experts + "(mesh, experts, step=0, strict=True):");
+  line("    \"\"\"[{name: tensor}] per expert -> the list with the experts the plan keeps on the");
+  line("    devices placed (all under hold-both; under swap only expert_of_step(step), the");
+  line("    others returned as given, on the host). Under swap call it again at the switch.\"\"\"");
+  line("    if len(experts) != EXPERTS:");
+  line("        raise ValueError(f\"this plan has {EXPERTS} experts, got {len(experts)}\")");
+  line("    active = expert_of_step(step)");
+  line("    return [");
+  line("        " + place_one + "(mesh, params, strict) if EXPERT_MODE != \"swap\" or k == active else params");
+  line("        for k, params in enumerate(experts)");
+  line("    ]");
+  return out;
+}
+
 }  // namespace az::emit

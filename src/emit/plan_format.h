@@ -62,6 +62,14 @@ std::string WorkloadText(const search::Plan& plan);
 // The docstring lines every generated Python file opens with (model and
 // video, the configuration, the prediction), escaped for a docstring.
 std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config);
+// The Python block both generated files carry for a model with denoising
+// experts (config.experts > 1; "" otherwise): EXPERTS, EXPERT_SWITCH_STEP,
+// EXPERT_MODE, expert_of_step(step), and `<place_experts>(mesh, experts,
+// step=0, strict=True)` placing each expert's {name: tensor} with
+// `place_one` (shard_params / distribute_params): all of them under
+// hold-both, only the step's expert under swap (the others stay on the host).
+std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,
+                          const std::string& place_experts, const std::string& place_one);
 // The product of the mesh axis sizes (1 for an empty mesh).
 int64_t MeshDevices(const search::Configuration& config);
 // Row-major mesh coordinates of logical rank `rank` (the last axis fastest).

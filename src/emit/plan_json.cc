@@ -86,6 +86,7 @@ Json Memory(const Plan& plan, const Configuration& config) {
     // Denoising experts (search/experts.h): all resident, or one swapped in at the switch.
     memory["experts"] = Json{{"mode", config.experts_mode},
                              {"count", config.experts},
+                             {"switch_step", plan.expert_switch_step},
                              {"expert_bytes", config.expert_bytes},
                              {"swap_s_per_video", Number(config.expert_swap_s_per_video)},
                              {"swap_s_per_step", Number(config.expert_swap_s_per_step)},
@@ -200,7 +201,11 @@ std::string PlanJson(const Plan& plan, bool timing) {
   doc["inputs"] = Inputs(plan);
   doc["best"] = ConfigurationJson(plan, plan.best);
   Json baselines;
-  baselines["expert"] = ConfigurationJson(plan, plan.expert);
+  if (plan.has_expert) {
+    baselines["expert"] = ConfigurationJson(plan, plan.expert);
+  } else {
+    baselines["expert"] = Json{{"step_latency_s", nullptr}, {"note", plan.expert_note}};
+  }
   if (plan.has_alpa) {
     baselines["alpa"] = ConfigurationJson(plan, plan.alpa);
   } else {
@@ -213,7 +218,8 @@ std::string PlanJson(const Plan& plan, bool timing) {
   }
   doc["baselines"] = std::move(baselines);
   double over_alpa = plan.has_alpa ? Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s) : std::nan("");
-  doc["speedups"] = Json{{"over_expert", Number(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s))},
+  double over_expert = plan.has_expert ? Speedup(plan.expert.step_latency_s, plan.best.step_latency_s) : std::nan("");
+  doc["speedups"] = Json{{"over_expert", Number(over_expert)},
                          {"over_alpa", Number(over_alpa)}};
   doc["video_latency_s"] = Number(plan.video_latency_s);
   if (timing) doc["plan_time_s"] = Number(plan.plan_time_s);

@@ -54,7 +54,11 @@ void Summary(std::string& out, const Plan& plan) {
                    FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s))}));
   };
   row(plan.best, "**aoizora**");
-  row(plan.expert, "expert");
+  if (plan.has_expert) {
+    row(plan.expert, "expert");
+  } else {
+    Line(out, Row({"expert", "-", "no plan: " + MarkdownCell(plan.expert_note), "-", "-", "-", "-", "-"}));
+  }
   if (plan.has_alpa) {
     row(plan.alpa, "alpa");
   } else {
@@ -62,10 +66,13 @@ void Summary(std::string& out, const Plan& plan) {
   }
   if (plan.has_annotated) row(plan.annotated, "as annotated");
   Line(out);
-  std::string sentence = "aoizora is " + FormatRatio(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s)) +
-                         " as fast as the expert configuration (" + MarkdownCell(plan.expert.description) + ")";
+  std::string sentence =
+      plan.has_expert ? "aoizora is " + FormatRatio(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s)) +
+                            " as fast as the expert configuration (" + MarkdownCell(plan.expert.description) + ")"
+                      : "No expert configuration runs here";
   if (plan.has_alpa) {
-    sentence += " and " + FormatRatio(Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s)) +
+    sentence += std::string(plan.has_expert ? " and " : "; aoizora is ") +
+                FormatRatio(Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s)) +
                 " as fast as Alpa's (" + MarkdownCell(plan.alpa.description) + ")";
   }
   Line(out, sentence + ". Speedup = the configuration's step latency / aoizora's.");
@@ -258,11 +265,11 @@ std::string PlanSummary(const Plan& plan) {
     if (text.size() < width) text.append(width - text.size(), ' ');
     return text;
   };
-  size_t mesh_width = std::max({MeshText(plan.best).size(), MeshText(plan.expert).size(),
+  size_t mesh_width = std::max({MeshText(plan.best).size(), plan.has_expert ? MeshText(plan.expert).size() : size_t{0},
                                 plan.has_alpa ? MeshText(plan.alpa).size() : size_t{0},
                                 plan.has_annotated ? MeshText(plan.annotated).size() : size_t{0}});
   size_t sharding_width =
-      std::max({plan.best.sharding.size(), plan.expert.sharding.size(),
+      std::max({plan.best.sharding.size(), plan.has_expert ? plan.expert.sharding.size() : size_t{0},
                 plan.has_alpa ? plan.alpa.sharding.size() : size_t{0},
                 plan.has_annotated ? plan.annotated.sharding.size() : size_t{0}});
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
@@ -274,7 +281,11 @@ std::string PlanSummary(const Plan& plan) {
     Line(out, text);
   };
   line("aoizora", plan.best, true);
-  line("expert", plan.expert, false);
+  if (plan.has_expert) {
+    line("expert", plan.expert, false);
+  } else {
+    Line(out, "  expert  no plan: " + plan.expert_note);
+  }
   if (plan.has_alpa) {
     line("alpa", plan.alpa, false);
   } else {

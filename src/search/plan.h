@@ -54,6 +54,9 @@ struct Configuration {
   // (ulysses, ring, cfg, tp, dp, fsdp; absent ones are 1 / 0).
   int ulysses = 1, ring = 1, cfg = 1, tp = 1, dp = 1, fsdp = 0;
   bool expressible_in_xdit = false;
+  // Why the model's deployed code (xDiT, the official repository) would refuse
+  // these degrees (zoo.h: DeployedSequenceSplit); empty when it runs them.
+  std::string xdit_refused;
   // Per mesh axis (the order of `mesh`), the strategy bound to it: "ulysses",
   // "ring", "cfg", "tp", "dp" or "fsdp"; "" for an axis nothing binds. xDiT
   // fixes its own rank order (tp fastest, then ulysses, ring, cfg, dp), so the
@@ -75,6 +78,9 @@ struct Plan {
   std::string model;          // "wan2.1-t2v-14b", or the imported program's file
   std::string program_format; // "onnx" / "stablehlo" for an imported program, else empty
   int64_t width = 0, height = 0, frames = 0, steps = 0, batch = 1;
+  // With denoising experts (Configuration::experts > 1): the step the second
+  // takes over at (zoo.h: ModelConfig::expert_switch_step); else 0.
+  int64_t expert_switch_step = 0;
   std::string cfg_mode;       // "two-pass", "batch2", "none"
   std::string topology;       // "v5e:2x4"
   std::string chip;           // "v5e"
@@ -85,6 +91,11 @@ struct Plan {
   // Results.
   Configuration best;
   Configuration expert;       // best xDiT-style configuration, default placement
+  // False when the model's deployed code runs no xDiT-style configuration on
+  // these chips (zoo.h: DeployedSequenceSplit); expert_note says why, and
+  // `expert` then repeats `best`.
+  bool has_expert = true;
+  std::string expert_note;
   Configuration alpa;         // the ILP's pick, default placement
   bool has_alpa = false;      // false when the ILP found nothing feasible (alpa_note says why)
   std::string alpa_note;

@@ -294,9 +294,10 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
     // Leaves by their own names (checkpoint FQNs, what plan_torch.py and
     // plan_jax.py key on); activations, often unnamed, by their label.
     spec.name = v.name.empty() ? pir::ValueLabel(graph, id) : v.name;
-    spec.role = v.role == pir::ValueRole::kParameter ? "parameter"
-                : v.role == pir::ValueRole::kInput   ? "input"
-                                                     : "activation";
+    spec.role = v.role == pir::ValueRole::kParameter        ? "parameter"
+                : v.role == pir::ValueRole::kInput          ? "input"
+                : v.role == pir::ValueRole::kOptimizerState ? "optimizer_state"
+                                                            : "activation";
     spec.shape = v.type.shape;
     for (const auto& dim : plan.values[static_cast<size_t>(id)].dims) {
       std::vector<std::string> axes;
@@ -580,6 +581,48 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
 
 // Stage 1: every combination scored on truncated compiles; the feasible top K
 // and the expert combinations survive.
+// An expert configuration the model's deployed code runs: xDiT's degrees
+// (Combo::IsExpert) with a sequence split that code accepts.
+bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo) {
+  return combo.IsExpert() && zoo::DeployedSequenceSplit(config, combo.ulysses * combo.ring).ok();
+}
+
+// Why no expert configuration was priced: the deployed code's split rule
+// (with the most chips it would run on), or that none fit or compiled.
+std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo>& combos, int64_t chips) {
+  Status refused = Status::Ok();
+  bool any_expert = false;
+  for (const Combo& c : combos) {
+    if (!c.IsExpert()) continue;
+    any_expert = true;
+    Status split = zoo::DeployedSequenceSplit(config, c.ulysses * c.ring);
+    if (!split.ok()) {
+      if (refused.ok()) refused = split;
+    } else {
+      return "no expert configuration fits or compiles";
+    }
+  }
+  if (!any_expert) {
+    return "no combination of Ulysses, Ring and CFG degrees covers the " + std::to_string(chips) + " chips";
+  }
+  // Every expert combination was refused: the largest chip count the code
+  // runs on (CFG 2 x ring sp, or ring sp alone; ring takes any head count).
+  const bool has_cfg = config.cfg != zoo::CfgMode::kNone;
+  for (int64_t k = chips - 1; k >= 1; --k) {
+    for (int64_t cfg : {int64_t{2}, int64_t{1}}) {
+      if ((cfg == 2 && !has_cfg) || k % cfg != 0) continue;
+      if (!zoo::DeployedSequenceSplit(config, k / cfg).ok()) continue;
+      Combo c;
+      c.cfg = cfg;
+      c.ring = k / cfg;
+      return refused.message() + ": the deployed code runs on at most " + std::to_string(k) + " of the " +
+             std::to_string(chips) + " chips (e.g. " + c.ToString() + "; plan on " + std::to_string(k) +
+             " chips to price it)";
+    }
+  }
+  return refused.message();
+}
+
 Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& combos, const hw::Topology& topology,
                       const PlanOptions& options, int64_t chips, std::vector<int>& survivors, std::vector<int>& expert,
                       double& frugal_peak, Status& first_error) {
@@ -628,7 +671,7 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& 
   }
   for (int i : feasible) {
     const Combo& c = combos[static_cast<size_t>(i)];
-    if (!c.IsExpert()) continue;
+    if (!RunsAsExpert(config, c)) continue;
     if (c.fsdp > 0) {
       Combo plain = c;
       plain.fsdp = 0;
@@ -683,6 +726,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   plan.frames = config.frames;
   plan.steps = config.steps;
   plan.batch = config.batch;
+  if (config.experts > 1) plan.expert_switch_step = config.expert_switch_step;
   plan.cfg_mode = std::string(zoo::CfgModeName(config.cfg));
   plan.topology = topology.name;
   plan.chip = topology.chip.name;
@@ -709,7 +753,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     for (size_t i = 0; i < combos.size(); ++i) {
       if (!std::filesystem::is_regular_file(HloPath(options.hlo_dir, combos[i]))) continue;
       survivors.push_back(static_cast<int>(i));
-      if (combos[i].IsExpert()) expert.push_back(static_cast<int>(i));
+      if (RunsAsExpert(config, combos[i])) expert.push_back(static_cast<int>(i));
     }
     if (survivors.empty()) {
       return NotFound("no candidate's HLO dump in '" + options.hlo_dir + "' (looked for <id>.hlo among " +
@@ -806,8 +850,13 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   if (best_expert) {
     plan.expert = MakeConfiguration("expert", "xDiT " + best_expert->combo.ToString(), *best_expert, false);
   } else {
+    // Kept equal to the best so that code reading plan.expert stays safe;
+    // has_expert tells the emitters there is none.
     plan.expert = plan.best;
     plan.expert.label = "expert";
+    plan.has_expert = false;
+    plan.expert_note = NoExpertNote(config, combos, chips);
+    say("expert: none: " + plan.expert_note);
   }
   if (alpa) {
     plan.has_alpa = true;
@@ -853,6 +902,14 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   }
   if (alpa) AZ_RETURN_IF_ERROR(Describe(plan.alpa, *alpa, topology, options.calibration, false));
   if (annotated) AZ_RETURN_IF_ERROR(Describe(plan.annotated, *annotated, topology, options.calibration, false));
+
+  // The xDiT form of a configuration may still be one the model's deployed
+  // code refuses (AoiZora's compiled program pads where that code would not).
+  for (Configuration* c : {&plan.best, &plan.expert}) {
+    if (!c->expressible_in_xdit) continue;
+    Status split = zoo::DeployedSequenceSplit(config, int64_t{c->ulysses} * c->ring);
+    if (!split.ok()) c->xdit_refused = split.message();
+  }
 
   plan.video_latency_s = static_cast<double>(config.steps) * plan.best.step_latency_s;
   plan.roofline_bound_s = RooflineBound(config, topology);

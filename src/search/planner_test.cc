@@ -150,6 +150,38 @@ TEST(Planner, PinnedConfiguration) {
 // Wan 14B at 1280x720 with 641 frames (161 latent frames, 579,600 tokens) on
 // 4 v5e chips: even FSDP over all 4 with Ring sequence parallelism needs about
 // 16.5 GiB per chip against 14.9; the error names the next slice (8 chips).
+
+// CogVideoX-5B at 720x480 has 60 latent rows; xDiT splits them in bands of
+// whole 2-row patches per rank (zoo.h: DeployedSequenceSplit), so sp must
+// divide 30. On 8 GPUs the xDiT combinations have sp 8 (cfg 1) or 4 (cfg 2):
+// none runs, and the largest count it runs on is 6 = cfg 2 x ring 3. On 6
+// GPUs cfg=2,ring=3 is an expert again.
+TEST(Planner, NoExpertWhereTheDeployedCodeRefusesTheSplit) {
+  zoo::ModelConfig config = Config("cogvideox-5b", 720, 480, 49);
+  hw::Topology eight = Topo("l40:8");
+  PlanOptions options = Options(eight);
+  options.pinned = "ring=4,cfg=2";
+  options.search_placement = false;
+  auto plan = MakePlan(config, eight, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_FALSE(plan->has_expert);
+  EXPECT_NE(plan->expert_note.find("not a multiple of 2 x 4"), std::string::npos) << plan->expert_note;
+  EXPECT_NE(plan->expert_note.find("at most 6 of the 8 chips (e.g. ring=3,cfg=2"), std::string::npos)
+      << plan->expert_note;
+  // AoiZora's own program pads the split; its xDiT form is marked refused.
+  EXPECT_TRUE(plan->best.expressible_in_xdit);
+  EXPECT_NE(plan->best.xdit_refused.find("not a multiple of 2 x 4"), std::string::npos);
+
+  hw::Topology six = Topo("l40:6");
+  options = Options(six);
+  options.pinned = "ring=3,cfg=2";
+  options.search_placement = false;
+  plan = MakePlan(config, six, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_TRUE(plan->has_expert);
+  EXPECT_EQ(plan->expert.description, "xDiT ring=3,cfg=2");
+  EXPECT_TRUE(plan->best.xdit_refused.empty());
+}
 TEST(Planner, TooLargeNamesTheSmallestSliceThatFits) {
   hw::Topology t = Topo("v5e:2x2");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 641);

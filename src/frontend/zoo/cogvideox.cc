@@ -332,6 +332,20 @@ class CogVideoX final : public DitFamily {
     return Status::Ok();
   }
 
+  // xDiT's runner gives each sequence-parallel rank a band of every frame's
+  // latent rows (xfuser/core/distributed/runtime_state.py,
+  // `_calc_cogvideox_patches_metadata`: the latent height must be a multiple
+  // of patch_size x sp, else ValueError). 720x480: 60 latent rows = 30 patch rows, so sp 1, 2, 3, 5,
+  // 6, 10, 15, 30, never 4 or 8 (its docs run CogVideoX on 1-6 and 12 GPUs).
+  Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
+    const int64_t rows = config.latent_height();
+    if (rows % (kPatch * sp) == 0) return Status::Ok();
+    return InvalidArgument("xDiT splits every CogVideoX frame's latent rows over ulysses x ring = " +
+                           std::to_string(sp) + " ranks in bands of whole patches, and " + std::to_string(rows) +
+                           " latent rows (" + std::to_string(config.height) + " px / 8) are not a multiple of " +
+                           std::to_string(kPatch) + " x " + std::to_string(sp));
+  }
+
   TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
 
   int64_t latent_channels() const override { return kChannels; }

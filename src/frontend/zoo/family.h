@@ -30,6 +30,11 @@ class DitFamily {
   // steps (zoo.h: ModelConfig::experts).
   virtual int64_t experts() const { return 1; }
   virtual int64_t ExpertSwitchStep(int64_t steps) const { return steps; }
+  // Whether the model's deployed parallel code (xDiT, or the official
+  // repository) runs sequence parallelism of degree sp = ulysses x ring on
+  // this configuration, else why not (zoo.h: DeployedSequenceSplit). The
+  // default: that code pads the sequence, so every degree runs (Wan).
+  virtual Status DeployedSequenceSplit(const ModelConfig&, int64_t) const { return Status::Ok(); }
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
   virtual std::vector<pir::ValueId> DeclareConditioning(pir::GraphBuilder& b, const ModelConfig& config,

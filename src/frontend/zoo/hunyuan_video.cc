@@ -350,8 +350,20 @@ class HunyuanVideo final : public DitFamily {
  public:
   // The common checks (sizes multiple of 16, frames 4n+1) are all the model
   // needs. The official code's sequence-parallel latent split rule
-  // (models.md §4.2) constrains sharding, not the model, so it lives there.
+  // constrains its parallel runs, not the model (DeployedSequenceSplit).
   Status Validate(const ModelConfig&) const override { return Status::Ok(); }
+
+  // hyvideo/inference.py (models.md §4.2) splits the latent along H when its
+  // patch rows divide by sp, else along W when its patch columns do, else
+  // refuses. 720p: 45 x 80 patches, so sp 2, 4, 5, 8 (along W), 3, 5 (H); not 6.
+  Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
+    const PatchGrid grid = GridOf(config);
+    if (grid.rows % sp == 0 || grid.cols % sp == 0) return Status::Ok();
+    return InvalidArgument("HunyuanVideo's sequence parallelism splits the latent along patch rows or columns, and "
+                           "neither its " + std::to_string(grid.rows) + " rows nor its " + std::to_string(grid.cols) +
+                           " columns at " + std::to_string(config.width) + "x" + std::to_string(config.height) +
+                           " divide by ulysses x ring = " + std::to_string(sp));
+  }
 
   TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
 

@@ -123,6 +123,11 @@ TokenCounts CountTokens(const ModelConfig& config) {
   return FamilyOf(config.model).Tokens(config);
 }
 
+Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) {
+  if (config.program || sp <= 1) return Status::Ok();
+  return FamilyOf(config.model).DeployedSequenceSplit(config, sp);
+}
+
 int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
 
 static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {

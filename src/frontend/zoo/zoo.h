@@ -113,4 +113,14 @@ TokenCounts CountTokens(const ModelConfig& config);
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config);
 StatusOr<pir::Graph> BuildStep(const ModelConfig& config);
 
+// Whether the code people deploy the model with runs sequence parallelism of
+// degree sp = ulysses x ring at this configuration: Ok, or an error saying
+// which rule of that code refuses it. Wan's code pads the sequence (any sp);
+// HunyuanVideo's splits the latent along patch rows or columns
+// (models.md §4.2); xDiT's CogVideoX runner splits every frame's latent rows
+// (xfuser/core/distributed/runtime_state.py). It bounds the expert baseline
+// (search/planner.cc), not AoiZora's own plans, whose compiled programs split
+// the flattened tokens and pad. Imported programs: Ok.
+Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp);
+
 }  // namespace az::zoo
