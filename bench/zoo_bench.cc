@@ -28,6 +28,8 @@ BENCHMARK_CAPTURE(BM_BuildForward, wan14b_720p, "wan2.1-t2v-14b")->Unit(benchmar
 BENCHMARK_CAPTURE(BM_BuildForward, hunyuan_720p, "hunyuanvideo-13b")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BuildForward, wan22_a14b_720p, "wan2.2-t2v-a14b")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BuildForward, cogvideox5b_480p, "cogvideox-5b")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BuildForward, stepvideo_544p, "step-video-t2v")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BuildForward, mochi_480p, "mochi-1")->Unit(benchmark::kMillisecond);
 
 // Everything `aoizora inspect --model wan2.1-t2v-14b` computes: both graphs and their summaries.
 void BM_Inspect(benchmark::State& state, const char* model) {

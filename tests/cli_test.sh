@@ -40,6 +40,13 @@ if run models 0 "$bin" models; then
   expect models out "cogvideox-2b          1,693,783,872"
   expect models out "cogvideox-5b          5,570,283,072"
   expect models out "cogvideox1.5-5b       5,570,676,352"
+  # Step-Video-T2V and LTX-Video (§3): counts derived in step_video_test.cc, ltx_video_test.cc.
+  expect models out "step-video-t2v       29,342,478,400"
+  expect models out "ltx-video-2b          1,923,385,472"
+  expect models out "ltx-video-13b        13,042,569,344"
+  # Mochi 1 and Open-Sora 2.0 (§3): counts derived in mochi_test.cc, open_sora_test.cc.
+  expect models out "mochi-1              10,027,677,744"
+  expect models out "open-sora-2.0        11,891,390,528"
 fi
 
 # inspect --json carries the keys with the reference values.
@@ -102,6 +109,53 @@ if run cog5b_six 0 "$bin" plan --model cogvideox-5b --topology l40:6 --template 
     "$tmp/cog5b_six/plan_torch.py" && passed=$((passed + 1)) ||
     { echo "FAIL cog5b_six: no xDiT command"; failed=$((failed + 1)); }
 fi
+# Step-Video: 204 frames -> 12 x 3 = 36 latent frames, 544x992 / 16 -> 36 x 34 x 62 = 75,888 tokens
+# (patch 1); 77 CLIP + 320 Step-LLM text rows.
+if run inspect_step 0 "$bin" inspect --model step-video-t2v; then
+  expect inspect_step out "tokens           video 75,888 (36x34x62 patches), text 397"
+  expect inspect_step out "parameters       29,342,478,400"
+  expect inspect_step out "cfg              batch2 (1 forward of batch 2 per step)"
+fi
+run step_frames 1 "$bin" inspect --model step-video-t2v --frames 205 && expect step_frames err "frames must be 17n"
+# LTX-Video 2B: 161 frames -> 21 latent frames, 704x512 / 32 -> 21 x 16 x 22 = 7,392 tokens; 128 T5 rows.
+if run inspect_ltx 0 "$bin" inspect --model ltx-video-2b; then
+  expect inspect_ltx out "tokens           video 7,392 (21x16x22 patches), text 128"
+  expect inspect_ltx out "parameters       1,923,385,472"
+fi
+if run inspect_ltx13 0 "$bin" inspect --model ltx-video-13b --json; then
+  expect inspect_ltx13 out '"video_tokens": 13376'
+  expect inspect_ltx13 out '"params": 13042569344'
+fi
+run ltx_height 1 "$bin" inspect --model ltx-video-2b --height 720 && expect ltx_height err "multiples of 32"
+run ltx_frames 1 "$bin" inspect --model ltx-video-2b --frames 45 && expect ltx_frames err "frames must be 8n+1"
+# Mochi 1: VAE 6x in time, 163 frames -> 28 latent frames, 28 x 30 x 53 = 44,520 tokens + 256 text.
+if run inspect_mochi 0 "$bin" inspect --model mochi-1; then
+  expect inspect_mochi out "tokens           video 44,520 (28x30x53 patches), text 256"
+  expect inspect_mochi out "parameters       10,027,677,744"
+  expect inspect_mochi out "cfg              batch2 (1 forward of batch 2 per step)"
+fi
+run mochi_frames 1 "$bin" inspect --model mochi-1 --frames 161 && expect mochi_frames err "frames must be 6n+1"
+# mochi-xdit's U3xR2 and U3+CFG on 6 GPUs; 24 heads: no Ulysses 5.
+run mochi_u3r2 0 "$bin" plan --model mochi-1 --topology h100:6 --template ulysses=3,ring=2 --no-alpa -q &&
+  expect mochi_u3r2 out "ring=2,ulysses=3"
+run mochi_u3cfg 0 "$bin" plan --model mochi-1 --topology h100:6 --template ulysses=3,cfg=2 --no-alpa -q &&
+  expect mochi_u3cfg out "cfg=2,ulysses=3"
+run mochi_ulysses5 1 "$bin" plan --model mochi-1 --topology h100:5 --template ulysses=5 --no-alpa -q &&
+  expect mochi_ulysses5 err "a Ulysses degree must divide the 24 attention heads of mochi-1"
+# Open-Sora 2.0 at 768px (16:9: 1024x576), 129 frames: 33 x 36 x 64 = 76,032 tokens + 512 T5 rows;
+# its 768px deployment is sp 8 with ring attention.
+if run inspect_osora 0 "$bin" inspect --model open-sora-2.0 --json; then
+  expect inspect_osora out '"video_tokens": 76032'
+  expect inspect_osora out '"text_tokens": 512'
+  expect inspect_osora out '"params": 11891390528'
+fi
+run osora_ring8 0 "$bin" plan --model open-sora-2.0 --topology h100:8 --template ring=8 --no-alpa -q &&
+  expect osora_ring8 out "ring=8"
+# LTX-Video's 32 heads: no Ulysses degree of 6. Step-Video's deployment vocabulary, tp x ulysses (README).
+run ltx_ulysses6 1 "$bin" plan --model ltx-video-2b --topology h100:6 --template ulysses=6 --no-alpa -q &&
+  expect ltx_ulysses6 err "a Ulysses degree must divide the 32 attention heads of ltx-video-2b"
+run step_tp_ulysses 0 "$bin" plan --model step-video-t2v --topology h100:8 --template tp=2,ulysses=4 --no-alpa -q &&
+  expect step_tp_ulysses out "aoizora ulysses=4,tp=2"
 
 # Determinism: the same command twice prints the same bytes.
 run det_a 0 "$bin" inspect --model hunyuanvideo-13b --json && run det_b 0 "$bin" inspect --model hunyuanvideo-13b --json

@@ -263,11 +263,18 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
 
 // ---------------------------------------------------------------- the graph
 
+// A name segment starting with "txt" (HunyuanVideo, Open-Sora 2.0), or one of
+// Mochi's text-stream modules: "*_context" (norm1_context, ff_context, ...)
+// and its attention's add_q/k/v_proj and to_add_out.
 bool InTextStream(const std::string& op_name) {
   size_t start = 0;
   while (start <= op_name.size()) {
     size_t dot = op_name.find('.', start);
-    if (op_name.compare(start, 3, "txt") == 0) return true;
+    std::string_view segment(op_name.data() + start, (dot == std::string::npos ? op_name.size() : dot) - start);
+    if (segment.starts_with("txt") || segment.ends_with("_context") || segment == "add_q_proj" ||
+        segment == "add_k_proj" || segment == "add_v_proj" || segment == "to_add_out") {
+      return true;
+    }
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
@@ -370,14 +377,28 @@ StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
 // Megatron linears of the zoo's blocks, by the suffix of the op name. Fused
 // q/k/v projections (HunyuanVideo's qkv and linear1) are absent: their
 // (q, k, v) x heads layout puts the 3 major to the heads, so a column split
-// is not a head split and cannot be expressed (sharding.h).
+// is not a head split and cannot be expressed (sharding.h). Step-Video's
+// wqkv and wkv are viewed heads x (q, k, v), heads major: a column split is a
+// head split, as xDiT's TensorParallelApplicator shards them. Mochi's SwiGLU
+// net.0.proj emits [hidden; gate]: its column split leaves each half on half
+// the ranks, which the compiler regathers (a pessimistic TP, which no Mochi
+// deployment runs).
 constexpr const char* kColumnLinears[] = {".self_attn.q",  ".self_attn.k",  ".self_attn.v",      ".cross_attn.q",
                                           ".cross_attn.k", ".cross_attn.v", ".cross_attn.k_img", ".cross_attn.v_img",
                                           ".ffn.0",        "mlp.fc1",
-                                          // CogVideoX (diffusers names)
-                                          ".attn1.to_q", ".attn1.to_k", ".attn1.to_v", ".ff.net.0.proj"};
+                                          // CogVideoX, LTX-Video (diffusers names)
+                                          ".attn1.to_q", ".attn1.to_k", ".attn1.to_v", ".ff.net.0.proj",
+                                          ".attn2.to_q", ".attn2.to_k", ".attn2.to_v",
+                                          // Step-Video
+                                          ".attn1.wqkv", ".attn2.wq", ".attn2.wkv",
+                                          // Mochi's text stream; Open-Sora 2.0 (unfused q/k/v; its
+                                          // single blocks' v_mlp is fused, so absent)
+                                          ".attn1.add_q_proj", ".attn1.add_k_proj", ".attn1.add_v_proj",
+                                          ".ff_context.net.0.proj", ".q_proj", ".k_proj", ".v_proj", "_mlp.0"};
 constexpr const char* kRowLinears[] = {".self_attn.o", ".cross_attn.o", ".ffn.2", "mlp.fc2", "_attn_proj", ".linear2",
-                                       ".attn1.to_out.0", ".ff.net.2"};
+                                       ".attn1.to_out.0", ".ff.net.2", ".attn2.to_out.0", ".attn1.wo", ".attn2.wo",
+                                       // Mochi's text stream; Open-Sora 2.0
+                                       ".attn1.to_add_out", ".ff_context.net.2", "_attn.proj", "_mlp.2"};
 
 enum class LinearKind { kNone, kColumn, kRow };
 

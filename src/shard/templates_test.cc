@@ -17,13 +17,14 @@ struct Options {
   zoo::CfgMode cfg = zoo::CfgMode::kNone;
   bool step = false;
   int64_t batch = 1;
+  int64_t frames = 5;  // 2 latent frames x 16 x 16 patches = 512 video tokens (Mochi: 6n+1)
 };
 
 pir::Graph Zoo(const Options& o) {
   zoo::ModelOptions options;
   options.width = 256;
   options.height = 256;
-  options.frames = 5;  // 2 latent frames x 16 x 16 patches = 512 video tokens
+  options.frames = o.frames;
   options.cfg = o.cfg;
   options.batch = o.batch;
   auto config = zoo::ResolveConfig(o.model, options);
@@ -233,6 +234,62 @@ TEST(TemplatePlans, UspOnHunyuanVideoKeepsTheTextStreamReplicated) {
   EXPECT_EQ(OpShardingToString(p.plan.rules[static_cast<size_t>(refiner[0])],
                                p.plan.ops[static_cast<size_t>(refiner[0])], p.plan.mesh),
             "{}");
+}
+
+// Mochi's asymmetric streams: the joint attention splits like HunyuanVideo's,
+// the 256-row, 1536-wide text stream stays whole, and Megatron splits the text
+// projections (add_q/k/v_proj, to_add_out) with the visual ones.
+TEST(TemplatePlans, MochiKeepsItsTextStreamReplicated) {
+  Planned p = Plan(Options{.model = "mochi-1", .frames = 7}, "r=2,u=2", "usp:ulysses=u,ring=r");
+  const pir::Graph& g = p.graph;
+  std::vector<pir::OpId> joint = OpsEndingWith(g, ".attn1.attention");
+  ASSERT_EQ(joint.size(), 48u);
+  for (pir::OpId op : joint) {
+    EXPECT_EQ(FactorAxes(p, op, "h"), R"([{"u"}])") << g.op(op).name;
+    EXPECT_EQ(FactorAxes(p, op, "q"), R"([{"r"}])");
+  }
+  for (pir::OpId op : OpsEndingWith(g, ".ff.net.0.proj"))
+    EXPECT_EQ(ValueText(p, g.op(op).operands[0]), R"([{}, {"r","u"}, {}])");
+  for (pir::OpId op : OpsEndingWith(g, ".ff_context.net.0.proj"))
+    EXPECT_EQ(ValueText(p, g.op(op).operands[0]), "[{}, {}, {}]");
+
+  Planned tp = Plan(Options{.model = "mochi-1", .frames = 7}, "t=4", "tp=4");
+  for (const char* column : {".attn1.add_q_proj", ".attn1.add_k_proj", ".attn1.add_v_proj", ".attn1.to_q"}) {
+    std::vector<pir::OpId> ops = OpsEndingWith(tp.graph, column);
+    ASSERT_EQ(ops.size(), 48u) << column;
+    for (pir::OpId op : ops) EXPECT_EQ(FactorAxes(tp, op, "y"), R"([{"t"}])") << tp.graph.op(op).name;
+  }
+  std::vector<pir::OpId> rows = OpsEndingWith(tp.graph, ".attn1.to_add_out");
+  ASSERT_EQ(rows.size(), 47u);  // none in the last block (context_pre_only)
+  for (pir::OpId op : rows) EXPECT_EQ(FactorAxes(tp, op, "z"), R"([{"t"}])") << tp.graph.op(op).name;
+}
+
+// Open-Sora 2.0: Flux-style double and single blocks; the txt_* stream stays
+// whole, the unfused q/k/v and MLP linears are Megatron's.
+TEST(TemplatePlans, OpenSoraSplitsImageTokensAndLinears) {
+  Planned p = Plan(Options{.model = "open-sora-2.0", .frames = 9}, "r=2,u=2", "usp:ulysses=u,ring=r");
+  const pir::Graph& g = p.graph;
+  std::vector<pir::OpId> joint = OpsEndingWith(g, ".attn");
+  ASSERT_EQ(joint.size(), 57u);  // 19 double + 38 single blocks
+  for (pir::OpId op : joint) {
+    EXPECT_EQ(FactorAxes(p, op, "h"), R"([{"u"}])") << g.op(op).name;
+    EXPECT_EQ(FactorAxes(p, op, "kv"), R"([{"r"}])");
+  }
+  for (pir::OpId op : OpsEndingWith(g, ".img_mlp.0"))
+    EXPECT_EQ(ValueText(p, g.op(op).results[0]), R"([{}, {"r","u"}, {}])");
+  for (pir::OpId op : OpsEndingWith(g, ".txt_mlp.0")) EXPECT_EQ(ValueText(p, g.op(op).results[0]), "[{}, {}, {}]");
+
+  Planned tp = Plan(Options{.model = "open-sora-2.0", .frames = 9}, "t=4", "tp=4");
+  for (const char* column : {".img_attn.q_proj", ".txt_attn.v_proj", ".img_mlp.0", "single_blocks.3.k_proj"}) {
+    std::vector<pir::OpId> ops = OpsEndingWith(tp.graph, column);
+    ASSERT_FALSE(ops.empty()) << column;
+    for (pir::OpId op : ops) EXPECT_EQ(FactorAxes(tp, op, "y"), R"([{"t"}])") << tp.graph.op(op).name;
+  }
+  for (const char* row : {".img_attn.proj", ".txt_mlp.2", ".linear2"}) {
+    std::vector<pir::OpId> ops = OpsEndingWith(tp.graph, row);
+    ASSERT_FALSE(ops.empty()) << row;
+    for (pir::OpId op : ops) EXPECT_EQ(FactorAxes(tp, op, "z"), R"([{"t"}])") << tp.graph.op(op).name;
+  }
 }
 
 TEST(TemplatePlans, CfgSplitsTheBatch2Forward) {

@@ -159,7 +159,7 @@ int RunInspect(const InspectArgs& args) {
   fmt::print("cfg              {} ({} forward{} of batch {} per step)\n", zoo::CfgModeName(c.cfg),
              c.forwards_per_step(), c.forwards_per_step() > 1 ? "s" : "", c.forward_batch());
   // Patches along time: the latent frames over the temporal patch (CogVideoX1.5: 22 / 2).
-  const int64_t patch_rows = c.latent_height() / 2, patch_cols = c.latent_width() / 2;
+  const int64_t patch_rows = c.latent_height() / c.patch, patch_cols = c.latent_width() / c.patch;
   const int64_t patch_frames =
       patch_rows * patch_cols > 0 ? tokens.video / (patch_rows * patch_cols) : c.latent_frames();
   fmt::print("tokens           video {} ({}x{}x{} patches), text {}\n", WithCommas(tokens.video), patch_frames,
@@ -259,7 +259,7 @@ CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags) {
   cmd->add_option("--dim", flags->dims, "With --onnx: bind a symbolic dimension, NAME=SIZE (repeatable)");
   cmd->add_option("--width", flags->width, "Video width in pixels (multiple of 16)");
   cmd->add_option("--height", flags->height, "Video height in pixels (multiple of 16)");
-  cmd->add_option("--frames", flags->frames, "Frames (4n+1)");
+  cmd->add_option("--frames", flags->frames, "Frames (4n+1, or the model's VAE rule: 6n+1, 8n+1, 17n...)");
   cmd->add_option("--steps", flags->steps, "Denoising steps");
   cmd->add_option("--batch", flags->batch, "Videos per step")->capture_default_str();
   cmd->add_option("--cfg", flags->cfg, "CFG mode: two-pass, batch2 or none (default: the model's)");

@@ -26,6 +26,10 @@ class DitFamily {
   virtual int64_t vae_stride() const { return 8; }
   // Latent frames are padded up to a multiple of this (zoo.h: ModelConfig::latent_frames).
   virtual int64_t latent_frame_multiple() const { return 1; }
+  // The VAE's temporal rule (zoo.h: VaeTime; default 4n+1 -> n+1) and the
+  // DiT's spatial patch (zoo.h: ModelConfig::patch).
+  virtual VaeTime vae_time() const { return {}; }
+  virtual int64_t patch() const { return 2; }
   // Denoising experts and the step the second takes over at, for `steps`
   // steps (zoo.h: ModelConfig::experts).
   virtual int64_t experts() const { return 1; }
@@ -50,5 +54,9 @@ class DitFamily {
 const DitFamily& WanFamily(std::string_view model);
 const DitFamily& HunyuanVideoFamily();
 const DitFamily& CogVideoXFamily(std::string_view model);  // cogvideox-2b, -5b, cogvideox1.5-5b
+const DitFamily& StepVideoFamily();                        // step-video-t2v
+const DitFamily& LtxVideoFamily(std::string_view model);   // ltx-video-2b, -13b
+const DitFamily& MochiFamily();                            // mochi-1
+const DitFamily& OpenSoraFamily();                         // open-sora-2.0
 
 }  // namespace az::zoo

@@ -54,6 +54,27 @@ const std::vector<ModelEntry>& ListModels() {
        5'570'283'072},
       {"cogvideox1.5-5b", "CogVideoX1.5 5B (CogVideoX-5B with temporal patch 2; frames 16n+1)", 1360, 768, 81, 50,
        CfgMode::kBatch2, 5'570'676'352},
+      // Step-Video-T2V (§3; step_video.cc derives the count): stepvideo/config.py
+      // 992x544, 204 frames, 50 steps, CFG 9.0 as one batch-2 forward.
+      {"step-video-t2v", "Step-Video-T2V 30B (d 6144, 48 blocks, 48 heads; VAE 8x16x16, frames 17n)", 992, 544, 204,
+       50, CfgMode::kBatch2, 29'342'478'400},
+      // LTX-Video (§3; ltx_video.cc derives the counts). 2B: diffusers'
+      // LTXPipeline, 704x512, 161 frames, 50 steps, CFG 3.0 as one batch-2
+      // forward. 13B: Lightricks' inference.py, 1216x704, 121 frames; the
+      // distilled checkpoint's 8 steps without CFG (README).
+      {"ltx-video-2b", "LTX-Video 2B (d 2048, 28 blocks, 32 heads; VAE 8x32x32, 128 channels, patch 1)", 704, 512,
+       161, 50, CfgMode::kBatch2, 1'923'385'472},
+      {"ltx-video-13b", "LTX-Video 13B (d 4096, 48 blocks, 32 heads of 128; distilled defaults: 8 steps, no CFG)",
+       1216, 704, 121, 8, CfgMode::kNone, 13'042'569'344},
+      // Mochi 1 (§3; mochi.cc derives the count): diffusers' MochiPipeline at
+      // genmo's 848x480, 163 frames (6n+1), 64 steps, CFG as one batch-2 forward.
+      {"mochi-1", "Mochi 1 10B (asymmetric: visual d 3072, text 1536, 48 blocks, 24 heads; VAE 6x8x8, 12 channels)",
+       848, 480, 163, 64, CfgMode::kBatch2, 10'027'677'744},
+      // Open-Sora 2.0 (§3; open_sora.cc derives the count): 768px at 16:9,
+      // 129 frames, 50 steps. Its sampler runs one batch-3 forward (text and
+      // image guidance); the zoo's nearest mode is batch2 (open_sora.cc).
+      {"open-sora-2.0", "Open-Sora 2.0 11B (Flux-style: 19 double + 38 single blocks, d 3072; 2x2 packed latent)",
+       1024, 576, 129, 50, CfgMode::kBatch2, 11'891'390'528},
   };
   return kModels;
 }
@@ -70,6 +91,10 @@ StatusOr<const ModelEntry*> FindModel(std::string_view name) {
 static const DitFamily& FamilyOf(std::string_view model) {
   if (model == "hunyuanvideo-13b") return HunyuanVideoFamily();
   if (model.starts_with("cogvideox")) return CogVideoXFamily(model);
+  if (model == "step-video-t2v") return StepVideoFamily();
+  if (model.starts_with("ltx-video")) return LtxVideoFamily(model);
+  if (model == "mochi-1") return MochiFamily();
+  if (model == "open-sora-2.0") return OpenSoraFamily();
   return WanFamily(model);
 }
 
@@ -87,6 +112,8 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
   const DitFamily& family = FamilyOf(c.model);
   c.vae_stride = family.vae_stride();
   c.latent_frame_multiple = family.latent_frame_multiple();
+  c.vae_time = family.vae_time();
+  c.patch = family.patch();
   // Limits keep every count far inside int64 (a 16K x 16K, 4097-frame video is
   // already 10^10 tokens; nobody serves that).
   constexpr int64_t kMaxSide = 16384, kMaxFrames = 4097, kMaxBatch = 1024, kMaxSteps = 100000;
@@ -95,12 +122,25 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
                            std::to_string(c.width) + "x" + std::to_string(c.height));
   }
   if (c.width % 16 != 0 || c.height % 16 != 0) {
-    return InvalidArgument("width and height must be multiples of 16 (VAE stride 8 x patch 2), got " +
+    const std::string why = c.vae_stride * c.patch == 16 ? " (VAE stride " + std::to_string(c.vae_stride) +
+                                                              " x patch " + std::to_string(c.patch) + ")"
+                                                        : "";
+    return InvalidArgument("width and height must be multiples of 16" + why + ", got " +
                            std::to_string(c.width) + "x" + std::to_string(c.height));
   }
-  if (c.frames < 1 || c.frames > kMaxFrames || (c.frames - 1) % 4 != 0) {
-    return InvalidArgument("frames must be 4n+1 (VAE temporal stride 4) and at most " + std::to_string(kMaxFrames) +
-                           ", got " + std::to_string(c.frames));
+  // 4n+1 (a causal VAE of temporal stride 4: the first frame alone, then 4 per
+  // latent frame) or the family's rule (zoo.h: VaeTime).
+  const VaeTime& time = c.vae_time;
+  const int64_t first = time.causal_first_frame ? 1 : 0;
+  if (c.frames < 1 || c.frames > kMaxFrames || (c.frames - first) % time.frames_per_group != 0) {
+    const std::string group = std::to_string(time.frames_per_group);
+    const std::string rule =
+        time.causal_first_frame
+            ? group + "n+1 (VAE temporal stride " + group + ")"
+            : group + "n, n >= 1 (the VAE encodes every " + group + " frames into " +
+                  std::to_string(time.latents_per_group) + " latent frames)";
+    return InvalidArgument("frames must be " + rule + " and at most " + std::to_string(kMaxFrames) + ", got " +
+                           std::to_string(c.frames));
   }
   if (c.batch < 1 || c.batch > kMaxBatch) {
     return InvalidArgument("batch must be in 1.." + std::to_string(kMaxBatch) + ", got " + std::to_string(c.batch));

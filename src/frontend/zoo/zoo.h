@@ -41,6 +41,17 @@ struct ModelOptions {
   pir::DType dtype = pir::DType::kBF16;
 };
 
+// The VAE's temporal compression. A causal VAE encodes the first frame alone
+// and every `frames_per_group` frames after it into `latents_per_group` latent
+// frames: frames = 4n+1 -> n+1 (Wan, HunyuanVideo, CogVideoX), 8n+1 -> n+1
+// (LTX-Video). Step-Video's VAE encodes whole groups of 17 frames into 3
+// latent frames: frames = 17n -> 3n (stepvideo/diffusion/video_pipeline.py).
+struct VaeTime {
+  int64_t frames_per_group = 4;
+  int64_t latents_per_group = 1;
+  bool causal_first_frame = true;
+};
+
 // A validated configuration: every field set.
 struct ModelConfig {
   std::string model;
@@ -48,18 +59,23 @@ struct ModelConfig {
   CfgMode cfg = CfgMode::kNone;
   pir::DType dtype = pir::DType::kBF16;
 
-  // Latent frames: the VAE's 4x temporal stride, padded up to a multiple of
-  // latent_frame_multiple (CogVideoX1.5 patches 2 latent frames at once; its
+  // Latent frames: the VAE's temporal rule (VaeTime), padded up to a multiple
+  // of latent_frame_multiple (CogVideoX1.5 patches 2 latent frames at once; its
   // pipeline pads 81 frames' 21 latent frames to 22).
+  VaeTime vae_time;
   int64_t latent_frame_multiple = 1;
   int64_t latent_frames() const {
-    const int64_t latent = (frames - 1) / 4 + 1;
+    const int64_t first = vae_time.causal_first_frame ? 1 : 0;
+    const int64_t latent = (frames - first) / vae_time.frames_per_group * vae_time.latents_per_group + first;
     return (latent + latent_frame_multiple - 1) / latent_frame_multiple * latent_frame_multiple;
   }
   // The VAE's spatial stride (8; Wan 2.2 TI2V-5B's VAE: 16): latent rows and columns.
   int64_t vae_stride = 8;
   int64_t latent_height() const { return height / vae_stride; }
   int64_t latent_width() const { return width / vae_stride; }
+  // The DiT's spatial patch: latent rows (columns) per token row (column); 2,
+  // LTX-Video and Step-Video 1.
+  int64_t patch = 2;
   // Denoising experts (Wan 2.2 A14B: 2, a high-noise and a low-noise one) of
   // identical structure, exactly one active per step: the first runs steps
   // [0, expert_switch_step), the second the rest. BuildForward and BuildStep
@@ -100,7 +116,7 @@ struct ModelEntry {
 const std::vector<ModelEntry>& ListModels();
 StatusOr<const ModelEntry*> FindModel(std::string_view name);
 
-// Validates options against the model (frames 4n+1, sizes multiples of 16, ...).
+// Validates options against the model (frames 4n+1 or the VAE's rule, sizes multiples of 16, ...).
 StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options);
 
 // Tokens of one sample: video (patch grid) and text (what the DiT attends to).

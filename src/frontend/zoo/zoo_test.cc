@@ -19,7 +19,7 @@ TEST(Zoo, EveryModelRoundTripsThroughPirText) {
       // Small videos keep the test fast; the structure is the same at any size.
       o.width = 256;
       o.height = 256;
-      o.frames = 17;  // 4n+1, 8n+1 and 16n+1: every model's frame rule
+      o.frames = m.default_frames;  // valid under every model's own rule (4n+1, 6n+1, 16n+1, 17n...)
       auto config = ResolveConfig(m.name, o);
       ASSERT_TRUE(config.ok()) << config.status().ToString();
       for (bool step : {false, true}) {

@@ -1,0 +1,299 @@
+// LTX-Video 2B and 13B: one DiT forward as an exact PIR graph, op by op as
+// diffusers' LTXVideoTransformer3DModel runs it [diffusers 58eb52c0:
+// models/transformers/transformer_ltx.py (LTXVideoTransformerBlock,
+// LTXAttention, LTXVideoAttnProcessor, LTXVideoRotaryPosEmbed),
+// normalization.py AdaLayerNormSingle, embeddings.py PixArtAlphaTextProjection;
+// the same modules as Lightricks/LTX-Video 5260738
+// ltx_video/models/transformers/transformer3d.py and attention.py, whose
+// checkpoint names diffusers renames: patchify_proj -> proj_in, adaln_single
+// -> time_embed, q_norm / k_norm -> norm_q / norm_k].
+//
+// Configuration:
+//   2B   32 heads of 64 (d 2048), 28 blocks, cross_attention_dim 2048
+//        [diffusers LTXVideoTransformer3DModel defaults; Lightricks
+//        ltx_video/utils/diffusers_config_mapping.py];
+//   13B  32 heads of 128 (d 4096), 48 blocks, cross_attention_dim 4096
+//        [AI-Hypercomputer/maxdiffusion 7cfb8801:
+//        src/maxdiffusion/models/ltx_video/ltxv-13B.json];
+// both: 128 latent channels in and out, patch 1 x 1 x 1, caption_channels 4096
+// (T5-XXL), FFN 4d GELU-tanh, attention_bias and attention_out_bias true,
+// qk_norm RMSNorm across the heads (one weight of d, eps 1e-5), block norms
+// RMSNorm without weight (eps 1e-6), norm_out LayerNorm without affine.
+//
+// Shape of the forward, B = batch, L = video tokens, T = text tokens (2B: 128,
+// diffusers' LTXPipeline max_sequence_length; 13B: 256, Lightricks'
+// text_encoder_max_tokens and diffusers' LTXConditionPipeline):
+//   x    = proj_in(latent tokens)                                   [B, L, d], rows (frame, row, column)
+//   emb  = time_embed.emb(t): sinusoid(256) -> Linear -> SiLU -> Linear   [B, d]
+//   temb = time_embed.linear(SiLU(emb))                             [B, 6d]
+//   text = caption_projection(T5): Linear -> GELU-tanh -> Linear    [B, T, d]
+//   per block (table = the block's scale_shift_table [6, d] + temb):
+//     x = x + gate_msa * attn1(RMS(x) * (1 + scale_msa) + shift_msa), RoPE on q, k
+//     x = x + attn2(x, text)                                        (no norm, no gate)
+//     x = x + gate_mlp * ff(RMS(x) * (1 + scale_mlp) + shift_mlp)
+//   out  = proj_out(LN(x) * (1 + scale) + shift), (shift, scale) = scale_shift_table [2, d] + emb
+//
+// RoPE: LTXVideoRotaryPosEmbed builds cos and sin over the whole d (the three
+// axes' d/6 frequencies interleaved, two leading channels unrotated when 6
+// does not divide d) and rotates the pairs (2i, 2i + 1) of q and k before the
+// heads are split. No pair crosses a head, so it is the same element-wise op on
+// the heads view [B, L, heads, d_h], which is how it is written here: a head
+// split shards it (Ulysses, TP) without gathering d. The PIR table is
+// [L, d_h], LTX's [L, d] (a buffer, not a parameter).
+//
+// Layout: the zoo's latent is [B, C, T, H/32, W/32]; the pipeline packs it to
+// [B, L, 128] (_pack_latents, patch 1) and unpacks the output; the graph does
+// the same with a transpose, so that the token dim is one factor L.
+//
+// Parallel layouts (reference/models.md §4.5, §4.7): a Ulysses degree divides
+// the 32 heads; diffusers' _cp_plan splits the video tokens and the text rows
+// over ulysses x ring (DeployedSequenceSplit).
+//
+// Numerics: the DiT runs in bf16 (config.dtype); the f32 latent and sinusoid
+// are cast once; the RoPE table is f32 (LTX computes and applies it in f32).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/zoo/family.h"
+
+namespace az::zoo {
+namespace {
+
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::TensorType;
+using pir::ValueId;
+
+struct LtxShape {
+  int64_t head_dim, layers, text_tokens;
+};
+
+constexpr int64_t kHeads = 32;
+constexpr int64_t kChannels = 128;  // in_channels = out_channels
+constexpr int64_t kFreqDim = 256;   // Timesteps(num_channels=256)
+constexpr int64_t kTextDim = 4096;  // caption_channels (T5-XXL)
+constexpr double kNormEps = 1e-6;   // block RMSNorms, norm_out
+constexpr double kQkNormEps = 1e-5;
+
+struct PatchGrid {
+  int64_t frames, rows, cols;
+  int64_t tokens() const { return frames * rows * cols; }
+};
+
+PatchGrid GridOf(const ModelConfig& config) {
+  return {config.latent_frames(), config.latent_height(), config.latent_width()};
+}
+
+class ForwardBuilder {
+ public:
+  ForwardBuilder(GraphBuilder& b, const LtxShape& s, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
+      : b_(b), s_(s), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), d_(kHeads * s.head_dim),
+        depth_(depth) {}
+
+  ValueId Build(ValueId latent, ValueId timestep, ValueId text);
+
+ private:
+  ValueId PatchEmbed(ValueId latent);
+  // AdaLayerNormSingle: sets emb_ [B, d] and temb_ [B, 6, d].
+  void TimeEmbedding(ValueId timestep);
+  ValueId Block(int64_t index, ValueId x, ValueId text);
+  // LTXAttention: to_q/k/v, RMSNorm across the heads on q and k, to_out.0.
+  // Self-attention (no context) rotates q and k; cross-attention reads the text.
+  ValueId Attention(const std::string& module, ValueId x, std::optional<ValueId> context);
+  // x * (1 + scale) + shift.
+  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
+  ValueId Head(ValueId x);
+
+  GraphBuilder& b_;
+  const LtxShape& s_;
+  DType dtype_;
+  int64_t batch_;
+  PatchGrid grid_;
+  int64_t video_;
+  int64_t d_;
+  int64_t depth_;  // blocks to build
+  ValueId one_ = -1;
+  ValueId emb_ = -1;
+  ValueId temb_ = -1;
+  ValueId rope_table_ = -1;
+};
+
+ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
+  one_ = b_.Constant("scalar.one", dtype_, {});
+  rope_table_ = b_.Constant("rope.table", DType::kF32, {video_, s_.head_dim});
+  ValueId x = PatchEmbed(latent);
+  TimeEmbedding(timestep);
+  ValueId context;
+  {
+    GraphBuilder::Scope scope(b_, "caption_projection");
+    ValueId h = b_.Linear("linear_1", text, d_);
+    context = b_.Linear("linear_2", b_.Unary(OpKind::kGeluTanh, "act_1", h), d_);
+  }
+  for (int64_t i = 0; i < depth_; ++i) x = Block(i, x, context);
+  return Head(x);
+}
+
+ValueId ForwardBuilder::PatchEmbed(ValueId latent) {
+  // _pack_latents with patch 1: [B, C, T, H, W] -> [B, C, L] -> [B, L, C], then proj_in.
+  ValueId x = b_.CastTo("cast_latent", latent, dtype_);
+  ValueId flat = b_.Reshape("pack.flatten", x, {batch_, kChannels, video_});
+  ValueId tokens = b_.Transpose("pack.to_tokens", flat, {0, 2, 1});
+  return b_.Linear("proj_in", tokens, d_);
+}
+
+void ForwardBuilder::TimeEmbedding(ValueId timestep) {
+  GraphBuilder::Scope scope(b_, "time_embed");
+  // Timesteps(256, flip_sin_to_cos, shift 0) of the scheduler's t in [0, 1000], f32.
+  ValueId freq =
+      b_.Custom("emb.time_proj", "sinusoidal_embedding", {timestep}, TensorType{DType::kF32, {batch_, kFreqDim}});
+  {
+    GraphBuilder::Scope emb_scope(b_, "emb.timestep_embedder");
+    ValueId h = b_.Linear("linear_1", b_.CastTo("cast", freq, dtype_), d_);
+    emb_ = b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act", h), d_);
+  }
+  ValueId mod = b_.Linear("linear", b_.Unary(OpKind::kSilu, "silu", emb_), 6 * d_);
+  temb_ = b_.Reshape("chunks", mod, {batch_, 6, d_});
+}
+
+ValueId ForwardBuilder::Block(int64_t index, ValueId x, ValueId text) {
+  GraphBuilder::Scope scope(b_, "transformer_blocks." + std::to_string(index));
+  // scale_shift_table [6, d] + temb [B, 6, d] -> shift_msa, scale_msa,
+  // gate_msa, shift_mlp, scale_mlp, gate_mlp, each [B, 1, d].
+  ValueId table = b_.Binary(OpKind::kAdd, "modulation", b_.Param("scale_shift_table", dtype_, {6, d_}), temb_);
+  const char* names[] = {"shift_msa", "scale_msa", "gate_msa", "shift_mlp", "scale_mlp", "gate_mlp"};
+  ValueId chunk[6];
+  for (int64_t i = 0; i < 6; ++i) chunk[i] = b_.SliceAxis(names[i], table, 1, i, i + 1);
+
+  ValueId n1 = b_.RmsNorm("norm1", x, /*affine=*/false, kNormEps);
+  ValueId attn = Attention("attn1", Modulate("modulate_msa", n1, chunk[0], chunk[1]), std::nullopt);
+  x = b_.Binary(OpKind::kAdd, "attn1_residual", x, b_.Binary(OpKind::kMul, "attn1_gate", attn, chunk[2]));
+
+  // Cross-attention reads the residual stream itself: no norm, no modulation, no gate.
+  x = b_.Binary(OpKind::kAdd, "attn2_residual", x, Attention("attn2", x, text));
+
+  ValueId n2 = b_.RmsNorm("norm2", x, /*affine=*/false, kNormEps);
+  ValueId ff_in = Modulate("modulate_mlp", n2, chunk[3], chunk[4]);
+  ValueId ff_out;
+  {
+    GraphBuilder::Scope ff_scope(b_, "ff");
+    ValueId h = b_.Linear("net.0.proj", ff_in, 4 * d_);
+    ff_out = b_.Linear("net.2", b_.Unary(OpKind::kGeluTanh, "net.0.act", h), d_);
+  }
+  return b_.Binary(OpKind::kAdd, "ff_residual", x, b_.Binary(OpKind::kMul, "ff_gate", ff_out, chunk[5]));
+}
+
+ValueId ForwardBuilder::Attention(const std::string& module, ValueId x, std::optional<ValueId> context) {
+  GraphBuilder::Scope scope(b_, module);
+  const ValueId kv_in = context.value_or(x);
+  const int64_t kv_rows = b_.type(kv_in).shape[1];
+  ValueId q = b_.Linear("to_q", x, d_);
+  ValueId k = b_.Linear("to_k", kv_in, d_);
+  ValueId v = b_.Linear("to_v", kv_in, d_);
+  q = b_.RmsNorm("norm_q", q, /*affine=*/true, kQkNormEps);
+  k = b_.RmsNorm("norm_k", k, /*affine=*/true, kQkNormEps);
+  q = b_.Reshape("q_heads", q, {batch_, video_, kHeads, s_.head_dim});
+  k = b_.Reshape("k_heads", k, {batch_, kv_rows, kHeads, s_.head_dim});
+  v = b_.Reshape("v_heads", v, {batch_, kv_rows, kHeads, s_.head_dim});
+  if (!context) {
+    // The three axes' frequencies interleave along the channels: no sections.
+    q = b_.AddOp1(OpKind::kRope, "rope_q", {q, rope_table_});
+    k = b_.AddOp1(OpKind::kRope, "rope_k", {k, rope_table_});
+  }
+  ValueId attn = b_.Attention("attention", q, k, v, context ? "cross" : "self");
+  ValueId merged = b_.Reshape("merge_heads", attn, {batch_, video_, d_});
+  return b_.Linear("to_out.0", merged, d_);
+}
+
+ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
+  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
+  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
+  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
+}
+
+ValueId ForwardBuilder::Head(ValueId x) {
+  ValueId emb_row = b_.Reshape("emb_row", emb_, {batch_, 1, d_});
+  ValueId table = b_.Binary(OpKind::kAdd, "modulation", b_.Param("scale_shift_table", dtype_, {2, d_}), emb_row);
+  ValueId shift = b_.SliceAxis("shift", table, 1, 0, 1);
+  ValueId scale = b_.SliceAxis("scale", table, 1, 1, 2);
+  ValueId h = b_.LayerNorm("norm_out", x, /*affine=*/false, kNormEps);
+  h = Modulate("modulate_out", h, shift, scale);
+  ValueId out = b_.Linear("proj_out", h, kChannels);
+  // _unpack_latents: [B, L, 128] -> [B, T, H, W, 128] -> [B, 128, T, H, W].
+  ValueId grid = b_.Reshape("unpack.split", out, {batch_, grid_.frames, grid_.rows, grid_.cols, kChannels});
+  ValueId latent = b_.Transpose("unpack.permute", grid, {0, 4, 1, 2, 3});
+  return b_.CastTo("to_f32", latent, DType::kF32);
+}
+
+class LtxVideo final : public DitFamily {
+ public:
+  explicit LtxVideo(LtxShape shape) : s_(shape) {}
+
+  // The common checks passed: sizes multiples of 16, frames 8n+1 (VaeTime).
+  // LTXPipeline.check_inputs asks for multiples of 32 (VAE stride 32 x patch 1).
+  Status Validate(const ModelConfig& config) const override {
+    if (config.width % 32 != 0 || config.height % 32 != 0) {
+      return InvalidArgument(config.model +
+                             ": width and height must be multiples of 32 (VAE stride 32 x patch 1), got " +
+                             std::to_string(config.width) + "x" + std::to_string(config.height));
+    }
+    return Status::Ok();
+  }
+
+  // diffusers' _cp_plan splits the video tokens and the T5 rows (with their
+  // mask) over the ulysses x ring ranks, in equal chunks.
+  Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
+    const int64_t tokens = GridOf(config).tokens();
+    if (tokens % sp == 0 && s_.text_tokens % sp == 0) return Status::Ok();
+    return InvalidArgument("diffusers' LTX-Video context parallelism splits the " + std::to_string(tokens) +
+                           " video tokens and the " + std::to_string(s_.text_tokens) +
+                           " text rows over ulysses x ring = " + std::to_string(sp) +
+                           " ranks, and both must divide by it");
+  }
+
+  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), s_.text_tokens}; }
+
+  int64_t latent_channels() const override { return kChannels; }
+  int64_t depth_units() const override { return s_.layers; }
+  int64_t vae_stride() const override { return 32; }
+  // Causal VAE of temporal stride 8: (frames - 1) / 8 + 1 latent frames.
+  VaeTime vae_time() const override { return {8, 1, true}; }
+  int64_t patch() const override { return 1; }
+
+  // encoder_hidden_states: the T5-XXL output [B, T, 4096]; CFG concatenates
+  // [negative; positive] along the batch.
+  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
+                                           const std::string& pass) const override {
+    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, s_.text_tokens, kTextDim})};
+  }
+
+  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
+                  const std::vector<ValueId>& conditioning) const override {
+    AZ_CHECK_MSG(conditioning.size() == 1, "LTX-Video takes encoder_hidden_states only");
+    const pir::Shape shape = b.type(x).shape;
+    const PatchGrid grid = GridOf(config);
+    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames && shape[3] == grid.rows &&
+                     shape[4] == grid.cols,
+                 "latent " + b.type(x).ToString() + " does not match the configuration");
+    ForwardBuilder forward(b, s_, config.dtype, shape[0], grid,
+                           config.depth_units > 0 ? config.depth_units : s_.layers);
+    return forward.Build(x, t, conditioning[0]);
+  }
+
+ private:
+  LtxShape s_;
+};
+
+}  // namespace
+
+const DitFamily& LtxVideoFamily(std::string_view model) {
+  static const LtxVideo k2B({64, 28, 128});
+  static const LtxVideo k13B({128, 48, 256});
+  if (model == "ltx-video-2b") return k2B;
+  AZ_CHECK_MSG(model == "ltx-video-13b", "LtxVideoFamily asked for '" + std::string(model) + "'");
+  return k13B;
+}
+
+}  // namespace az::zoo

@@ -1,0 +1,337 @@
+// Open-Sora 2.0 (hpcaitech/Open-Sora, 11B): one DiT forward as an exact PIR
+// graph, op by op as opensora/models/mmdit/model.py (MMDiTModel, "Modified
+// from Flux") and layers.py run it, with the configuration of
+// configs/diffusion/inference/256px.py (768px.py inherits it).
+//
+// Configuration: hidden 3072 = 24 heads x 128, mlp_ratio 4 (12288), 19
+// double-stream + 38 single-stream blocks, in_channels 64 = 16 latent
+// channels x 2 x 2 (the sampler packs 2x2 latent patches into tokens; the
+// model's own patch is 1), T5-XXL context 4096-d x 512 tokens, CLIP-L pooled
+// vector 768, RoPE axes [16, 56, 56] (theta 10000) over (t, h, w) ids,
+// qkv_bias True, fused_qkv False (separate q/k/v projections; the single
+// blocks' v_mlp = v + MLP-in), guidance_embed False (no guidance_in),
+// cond_embed True: cond_in = Linear(64 + 4, d) adds the packed image
+// condition (a 1-channel mask and the 16-channel masked reference latent).
+//
+// Shape of the forward, B = batch, L = video tokens, T = 512, N = T + L:
+//   img  = img_in(pack(latent)) + cond_in(pack(cond))            [B, L, d]
+//   vec  = time_in(sinusoidal(1000 t)) + vector_in(clip_pooled)  [B, d]
+//   txt  = txt_in(t5)                                            [B, T, d]
+//   19 x double-stream block (img_* and txt_* weights, joint attention, text first)
+//   x    = concat(txt, img)                                      [B, N, d]
+//   38 x single-stream block (q_proj, k_proj, v_mlp; linear2 = proj + MLP-out)
+//   out  = final_layer(x[:, T:], vec), unpacked, f32             [B, 16, T_lat, H/8, W/8]
+//
+// RoPE: the reference rotates the joint q/k with one table over the text ids
+// (all zero) and the image ids. A rotation is per token, so the double blocks
+// rotate each stream with its rows of that table before the concat: the same
+// values and FLOPs, and the concat feeds the attention directly, as the
+// sharding templates expect of a joint attention (shard/templates.cc).
+//
+// Sampling (opensora/utils/sampling.py): 768px at 16:9 is 1024x576 (the
+// default aspect ratio of 256px.py; 256px: 336x192), 129 frames (4n+1, the
+// HunyuanVideo VAE: 4x8x8, 16 channels), 50 steps. 768px, 129 frames: 33 x 36
+// x 64 = 76,032 video tokens, as 768x768 (33 x 48 x 48) has. Guidance: the
+// I2VDenoiser runs one batch-3 forward per step (cond; text-uncond with the
+// image; fully uncond), text scale 7.5, image 3.0. The zoo has no batch-3 CFG
+// mode: the default is batch2; `--cfg none --batch 3` prices the official
+// step's compute.
+//
+// Assumption: all 512 text tokens are valid; the T5 output is padded to 512
+// rows and the model attends to all of them (no mask), so this is exact.
+//
+// Parallel layouts (reference/models.md §4.6, §4.7): 768px runs ColossalAI
+// sequence parallelism sp 8 with ring attention and ZeRO-2, which splits the
+// sequence in variable-length chunks (opensora/models/mmdit/distributed.py),
+// so every degree runs; a Ulysses degree must divide the 24 heads.
+#include <array>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "frontend/zoo/family.h"
+
+namespace az::zoo {
+namespace {
+
+using pir::Attributes;
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::TensorType;
+using pir::ValueId;
+
+constexpr int64_t kHidden = 3072;
+constexpr int64_t kHeads = 24;
+constexpr int64_t kHeadDim = 128;
+constexpr int64_t kMlpHidden = 4 * kHidden;  // 12288
+constexpr int64_t kDoubleBlocks = 19;
+constexpr int64_t kSingleBlocks = 38;
+constexpr int64_t kLatentChannels = 16;
+constexpr int64_t kPatch = 2;                                         // the sampler's pack
+constexpr int64_t kPacked = kLatentChannels * kPatch * kPatch;        // in_channels 64
+constexpr int64_t kCondChannels = 1 + kLatentChannels;                // mask + masked reference
+constexpr int64_t kCondPacked = kCondChannels * kPatch * kPatch;      // 68 = in_channels + patch^2
+constexpr int64_t kTextTokens = 512;
+constexpr int64_t kTextDim = 4096;      // T5-XXL
+constexpr int64_t kClipDim = 768;       // CLIP-L pooled (vec_in_dim)
+constexpr int64_t kFrequencyDim = 256;  // timestep_embedding(t, 256)
+constexpr double kNormEps = 1e-6;
+constexpr std::array<int64_t, 3> kRopeSections = {16, 56, 56};  // axes_dim
+
+static_assert(kHeads * kHeadDim == kHidden);
+static_assert(kCondPacked == kPacked + kPatch * kPatch);
+static_assert(kRopeSections[0] + kRopeSections[1] + kRopeSections[2] == kHeadDim);
+
+struct PatchGrid {
+  int64_t frames, rows, cols;
+  int64_t tokens() const { return frames * rows * cols; }
+};
+
+PatchGrid GridOf(const ModelConfig& config) {
+  return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
+}
+
+class ForwardBuilder {
+ public:
+  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth_units)
+      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), image_tokens_(grid.tokens()), depth_units_(depth_units) {}
+
+  ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
+
+ private:
+  int64_t joint_tokens() const { return kTextTokens + image_tokens_; }
+  // "b c t (h ph) (w pw) -> b (t h w) (c ph pw)", the tokens out of a transpose.
+  ValueId Pack(const std::string& name, ValueId x, int64_t channels);
+  ValueId MlpEmbedder(const std::string& name, ValueId x);
+  std::pair<ValueId, ValueId> DoubleBlock(int64_t index, ValueId img, ValueId txt);
+  ValueId SingleBlock(int64_t index, ValueId x);
+  ValueId FinalLayer(ValueId x);
+
+  // Modulation: Linear(d, k d)(SiLU(vec)) chunked into [B, 1, d] rows.
+  std::vector<ValueId> Modulation(const std::string& module, const std::vector<std::string>& chunk_names);
+  // (1 + scale) * LayerNorm(x) + shift, LayerNorm without affine.
+  ValueId NormModulate(const std::string& norm, ValueId x, ValueId shift, ValueId scale);
+  ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
+  ValueId Heads(const std::string& name, ValueId x, int64_t tokens);
+  // QKNorm: RMSNorm over the head dim with a `scale` weight (FusedRMSNorm).
+  ValueId QkNorm(const std::string& module, ValueId x);
+  ValueId Rope(const std::string& name, ValueId x, ValueId table);
+
+  GraphBuilder& b_;
+  DType dtype_;
+  int64_t batch_;
+  PatchGrid grid_;
+  int64_t image_tokens_;
+  int64_t depth_units_;  // 0: all blocks
+  ValueId vec_ = -1;
+  ValueId one_ = -1;
+  ValueId rope_table_ = -1, rope_txt_ = -1, rope_img_ = -1;
+};
+
+ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {
+  AZ_CHECK_MSG(conditioning.size() == 3, "Open-Sora 2.0 takes t5, clip_pooled and cond");
+  one_ = b_.Constant("scalar.one", dtype_, {});
+  // pe_embedder(cat(txt_ids, img_ids)): cos/sin for the N joint tokens, text first.
+  rope_table_ = b_.Constant("rope.table", DType::kF32, {joint_tokens(), kHeadDim});
+  rope_txt_ = b_.SliceAxis("rope.txt_rows", rope_table_, 0, 0, kTextTokens);
+  rope_img_ = b_.SliceAxis("rope.img_rows", rope_table_, 0, kTextTokens, joint_tokens());
+
+  ValueId img = b_.Linear("img_in", Pack("img_pack", b_.CastTo("latent_cast", latent, dtype_), kLatentChannels),
+                          kHidden);
+  ValueId cond = b_.Linear("cond_in", Pack("cond_pack", conditioning[2], kCondChannels), kHidden);
+  img = b_.Binary(OpKind::kAdd, "img_add_cond", img, cond);
+  ValueId freq = b_.Custom("timestep_embedding", "sinusoidal_embedding", {timestep},
+                           TensorType{DType::kF32, {batch_, kFrequencyDim}});
+  ValueId time = MlpEmbedder("time_in", b_.CastTo("timestep_embedding.cast", freq, dtype_));
+  vec_ = b_.Binary(OpKind::kAdd, "vec.add_vector", time, MlpEmbedder("vector_in", conditioning[1]));
+  ValueId txt = b_.Linear("txt_in", conditioning[0], kHidden);
+
+  const int64_t units = depth_units_ > 0 ? depth_units_ : kDoubleBlocks;
+  static_assert(kSingleBlocks == 2 * kDoubleBlocks, "a depth unit is one double- and two single-stream blocks");
+  for (int64_t i = 0; i < units; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
+  ValueId x = b_.Concat("concat_txt_img", {txt, img}, 1);
+  for (int64_t i = 0; i < 2 * units; ++i) x = SingleBlock(i, x);
+  return FinalLayer(b_.SliceAxis("img_tokens", x, 1, kTextTokens, joint_tokens()));
+}
+
+ValueId ForwardBuilder::Pack(const std::string& name, ValueId x, int64_t channels) {
+  ValueId split = b_.Reshape(name + ".split", x,
+                             {batch_, channels, grid_.frames, grid_.rows, kPatch, grid_.cols, kPatch});
+  ValueId moved = b_.Transpose(name + ".permute", split, {0, 1, 4, 6, 2, 3, 5});
+  ValueId merged = b_.Reshape(name + ".merge", moved, {batch_, channels * kPatch * kPatch, image_tokens_});
+  return b_.Transpose(name + ".to_tokens", merged, {0, 2, 1});
+}
+
+ValueId ForwardBuilder::MlpEmbedder(const std::string& name, ValueId x) {
+  GraphBuilder::Scope scope(b_, name);
+  ValueId h = b_.Linear("in_layer", x, kHidden);
+  return b_.Linear("out_layer", b_.Unary(OpKind::kSilu, "silu", h), kHidden);
+}
+
+std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId img, ValueId txt) {
+  GraphBuilder::Scope scope(b_, "double_blocks." + std::to_string(index));
+  auto stream_modulation = [&](const std::string& s) {
+    return Modulation(s + "_mod", {s + "_mod1.shift", s + "_mod1.scale", s + "_mod1.gate", s + "_mod2.shift",
+                                   s + "_mod2.scale", s + "_mod2.gate"});
+  };
+  std::vector<ValueId> img_mod = stream_modulation("img");
+  std::vector<ValueId> txt_mod = stream_modulation("txt");
+
+  // Per stream: norm1, modulate, q/k/v projections, QKNorm, RoPE on its rows.
+  auto stream_qkv = [&](const std::string& s, ValueId x, const std::vector<ValueId>& mod, int64_t tokens,
+                        ValueId table) {
+    ValueId h = NormModulate(s + "_norm1", x, mod[0], mod[1]);
+    const std::string attn = s + "_attn";
+    ValueId q = Heads(attn + ".q_proj.heads", b_.Linear(attn + ".q_proj", h, kHidden), tokens);
+    ValueId k = Heads(attn + ".k_proj.heads", b_.Linear(attn + ".k_proj", h, kHidden), tokens);
+    ValueId v = Heads(attn + ".v_proj.heads", b_.Linear(attn + ".v_proj", h, kHidden), tokens);
+    q = Rope(attn + ".q_rope", QkNorm(attn + ".norm.query_norm", q), table);
+    k = Rope(attn + ".k_rope", QkNorm(attn + ".norm.key_norm", k), table);
+    return std::array<ValueId, 3>{q, k, v};
+  };
+  std::array<ValueId, 3> img_qkv = stream_qkv("img", img, img_mod, image_tokens_, rope_img_);
+  std::array<ValueId, 3> txt_qkv = stream_qkv("txt", txt, txt_mod, kTextTokens, rope_txt_);
+
+  // Joint attention over [text; image].
+  ValueId q = b_.Concat("attn_q", {txt_qkv[0], img_qkv[0]}, 1);
+  ValueId k = b_.Concat("attn_k", {txt_qkv[1], img_qkv[1]}, 1);
+  ValueId v = b_.Concat("attn_v", {txt_qkv[2], img_qkv[2]}, 1);
+  ValueId attn = b_.Reshape("attn.merge_heads", b_.Attention("attn", q, k, v, "joint"),
+                            {batch_, joint_tokens(), kHidden});
+  ValueId txt_attn = b_.SliceAxis("txt_attn.rows", attn, 1, 0, kTextTokens);
+  ValueId img_attn = b_.SliceAxis("img_attn.rows", attn, 1, kTextTokens, joint_tokens());
+
+  auto stream_tail = [&](const std::string& s, ValueId x, ValueId attn_s, const std::vector<ValueId>& mod) {
+    x = GatedResidual(s + "_attn.residual", x, b_.Linear(s + "_attn.proj", attn_s, kHidden), mod[2]);
+    ValueId h = NormModulate(s + "_norm2", x, mod[3], mod[4]);
+    h = b_.Unary(OpKind::kGeluTanh, s + "_mlp.1", b_.Linear(s + "_mlp.0", h, kMlpHidden));
+    return GatedResidual(s + "_mlp.residual", x, b_.Linear(s + "_mlp.2", h, kHidden), mod[5]);
+  };
+  img = stream_tail("img", img, img_attn, img_mod);
+  txt = stream_tail("txt", txt, txt_attn, txt_mod);
+  return {img, txt};
+}
+
+ValueId ForwardBuilder::SingleBlock(int64_t index, ValueId x) {
+  GraphBuilder::Scope scope(b_, "single_blocks." + std::to_string(index));
+  const int64_t n = joint_tokens();
+  std::vector<ValueId> mod = Modulation("modulation", {"mod.shift", "mod.scale", "mod.gate"});
+  ValueId h = NormModulate("pre_norm", x, mod[0], mod[1]);
+  ValueId q = Heads("q_proj.heads", b_.Linear("q_proj", h, kHidden), n);
+  ValueId k = Heads("k_proj.heads", b_.Linear("k_proj", h, kHidden), n);
+  // v_mlp: the value (d) and the MLP input (4d) at once.
+  ValueId v_mlp = b_.Linear("v_mlp", h, kHidden + kMlpHidden);
+  ValueId v = Heads("v.heads", b_.SliceAxis("split_v", v_mlp, 2, 0, kHidden), n);
+  ValueId mlp_in = b_.SliceAxis("split_mlp", v_mlp, 2, kHidden, kHidden + kMlpHidden);
+  q = Rope("q_rope", QkNorm("norm.query_norm", q), rope_table_);
+  k = Rope("k_rope", QkNorm("norm.key_norm", k), rope_table_);
+  ValueId attn = b_.Reshape("attn.merge_heads", b_.Attention("attn", q, k, v, "joint"), {batch_, n, kHidden});
+  ValueId mlp_out = b_.Unary(OpKind::kGeluTanh, "mlp_act", mlp_in);
+  ValueId out = b_.Linear("linear2", b_.Concat("attn_mlp", {attn, mlp_out}, 2), kHidden);
+  return GatedResidual("residual", x, out, mod[2]);
+}
+
+ValueId ForwardBuilder::FinalLayer(ValueId x) {
+  GraphBuilder::Scope scope(b_, "final_layer");
+  ValueId act = b_.Unary(OpKind::kSilu, "adaLN_modulation.0", vec_);
+  ValueId rows = b_.Reshape("chunks", b_.Linear("adaLN_modulation.1", act, 2 * kHidden), {batch_, 2, kHidden});
+  ValueId shift = b_.SliceAxis("shift", rows, 1, 0, 1);
+  ValueId scale = b_.SliceAxis("scale", rows, 1, 1, 2);
+  ValueId h = NormModulate("norm_final", x, shift, scale);
+  ValueId packed = b_.Linear("linear", h, kPacked);  // LastLayer(d, patch 1, 64 channels)
+  // unpack: "b (t h w) (c ph pw) -> b c t (h ph) (w pw)".
+  ValueId grid = b_.Reshape("unpack.split", packed,
+                            {batch_, grid_.frames, grid_.rows, grid_.cols, kLatentChannels, kPatch, kPatch});
+  ValueId moved = b_.Transpose("unpack.permute", grid, {0, 4, 1, 2, 5, 3, 6});
+  ValueId latent = b_.Reshape("unpack.merge", moved,
+                              {batch_, kLatentChannels, grid_.frames, grid_.rows * kPatch, grid_.cols * kPatch});
+  return b_.CastTo("to_f32", latent, DType::kF32);
+}
+
+std::vector<ValueId> ForwardBuilder::Modulation(const std::string& module,
+                                                const std::vector<std::string>& chunk_names) {
+  const int64_t chunks = static_cast<int64_t>(chunk_names.size());
+  ValueId act = b_.Unary(OpKind::kSilu, module + ".silu", vec_);
+  ValueId rows = b_.Reshape(module + ".chunks", b_.Linear(module + ".lin", act, chunks * kHidden),
+                            {batch_, chunks, kHidden});
+  std::vector<ValueId> out;
+  for (int64_t i = 0; i < chunks; ++i) out.push_back(b_.SliceAxis(chunk_names[i], rows, 1, i, i + 1));
+  return out;
+}
+
+ValueId ForwardBuilder::NormModulate(const std::string& norm, ValueId x, ValueId shift, ValueId scale) {
+  ValueId h = b_.LayerNorm(norm, x, /*affine=*/false, kNormEps);
+  ValueId factor = b_.Binary(OpKind::kAdd, norm + ".one_plus_scale", scale, one_);
+  return b_.Binary(OpKind::kAdd, norm + ".shift", b_.Binary(OpKind::kMul, norm + ".scale", h, factor), shift);
+}
+
+ValueId ForwardBuilder::GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate) {
+  return b_.Binary(OpKind::kAdd, name, residual, b_.Binary(OpKind::kMul, name + ".gate", x, gate));
+}
+
+ValueId ForwardBuilder::Heads(const std::string& name, ValueId x, int64_t tokens) {
+  return b_.Reshape(name, x, {batch_, tokens, kHeads, kHeadDim});
+}
+
+ValueId ForwardBuilder::QkNorm(const std::string& module, ValueId x) {
+  ValueId scale;
+  {
+    GraphBuilder::Scope scope(b_, module);
+    scale = b_.Param("scale", dtype_, {kHeadDim});
+  }
+  Attributes attrs;
+  attrs.Set("eps", kNormEps);
+  return b_.AddOp1(OpKind::kRmsNorm, module, {x, scale}, std::move(attrs));
+}
+
+ValueId ForwardBuilder::Rope(const std::string& name, ValueId x, ValueId table) {
+  return b_.Rope(name, x, table, std::vector<int64_t>(kRopeSections.begin(), kRopeSections.end()));
+}
+
+class OpenSora final : public DitFamily {
+ public:
+  // The common checks (sizes multiples of 16, frames 4n+1) are all the model needs.
+  Status Validate(const ModelConfig&) const override { return Status::Ok(); }
+
+  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+
+  int64_t latent_channels() const override { return kLatentChannels; }
+  // 19 double : 38 single blocks: a unit is one double- and two single-stream blocks.
+  int64_t depth_units() const override { return kDoubleBlocks; }
+
+  // t5: [B, 512, 4096]; clip_pooled: [B, 768]; cond: the image condition
+  // [B, 1 + 16, T, H/8, W/8] (mask, masked reference latent), the same for
+  // the conditional and the text-unconditional pass.
+  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
+                                           const std::string& pass) const override {
+    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    ValueId t5 = b.Input("t5" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
+    ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
+    const pir::Shape cond_shape = {batch, kCondChannels, config.latent_frames(), config.latent_height(),
+                                   config.latent_width()};
+    ValueId cond = b.Input("cond", config.dtype, cond_shape);
+    return {t5, clip, cond};
+  }
+
+  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
+                  const std::vector<ValueId>& conditioning) const override {
+    const pir::Shape shape = b.type(x).shape;
+    PatchGrid grid = GridOf(config);
+    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames &&
+                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
+                 "latent " + b.type(x).ToString() + " does not match the configuration");
+    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units);
+    return forward.Build(x, t, conditioning);
+  }
+};
+
+}  // namespace
+
+const DitFamily& OpenSoraFamily() {
+  static const OpenSora kFamily;
+  return kFamily;
+}
+
+}  // namespace az::zoo
