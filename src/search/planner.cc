@@ -581,10 +581,17 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
 
 // Stage 1: every combination scored on truncated compiles; the feasible top K
 // and the expert combinations survive.
-// An expert configuration the model's deployed code runs: xDiT's degrees
-// (Combo::IsExpert) with a sequence split that code accepts.
+// Degrees the model's deployed code offers (xDiT's Ulysses x Ring x CFG, or
+// the model's own, e.g. Step-Video's TP x Ulysses): zoo::DeployedParallelism.
+bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {
+  const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
+  return combo.dp == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
+}
+
+// An expert configuration the model's deployed code runs: its degrees with a
+// sequence split that code accepts.
 bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo) {
-  return combo.IsExpert() && zoo::DeployedSequenceSplit(config, combo.ulysses * combo.ring).ok();
+  return ExpertDegrees(config, combo) && zoo::DeployedSequenceSplit(config, combo.ulysses * combo.ring).ok();
 }
 
 // Why no expert configuration was priced: the deployed code's split rule
@@ -593,7 +600,7 @@ std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo
   Status refused = Status::Ok();
   bool any_expert = false;
   for (const Combo& c : combos) {
-    if (!c.IsExpert()) continue;
+    if (!ExpertDegrees(config, c)) continue;
     any_expert = true;
     Status split = zoo::DeployedSequenceSplit(config, c.ulysses * c.ring);
     if (!split.ok()) {
@@ -603,11 +610,13 @@ std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo
     }
   }
   if (!any_expert) {
-    return "no combination of Ulysses, Ring and CFG degrees covers the " + std::to_string(chips) + " chips";
+    const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
+    return "no configuration priced uses only the degrees " + config.model + "'s deployed code offers (Ulysses, Ring" +
+           (offered.cfg ? ", CFG" : "") + (offered.tp ? ", TP" : "") + "; no data parallelism)";
   }
   // Every expert combination was refused: the largest chip count the code
   // runs on (CFG 2 x ring sp, or ring sp alone; ring takes any head count).
-  const bool has_cfg = config.cfg != zoo::CfgMode::kNone;
+  const bool has_cfg = config.cfg != zoo::CfgMode::kNone && zoo::DeployedParallelism(config).cfg;
   for (int64_t k = chips - 1; k >= 1; --k) {
     for (int64_t cfg : {int64_t{2}, int64_t{1}}) {
       if ((cfg == 2 && !has_cfg) || k % cfg != 0) continue;

@@ -182,6 +182,28 @@ TEST(Planner, NoExpertWhereTheDeployedCodeRefusesTheSplit) {
   EXPECT_EQ(plan->expert.description, "xDiT ring=3,cfg=2");
   EXPECT_TRUE(plan->best.xdit_refused.empty());
 }
+
+// Step-Video's own code runs tp_degree x ulysses_degree (models.md §4.6) and
+// no CFG degree: tp=2,ulysses=4 is an expert configuration there (it is not
+// for xDiT-only models), cfg=2,ulysses=4 is not. 75,888 tokens / 4: the split
+// is even.
+TEST(Planner, ExpertDegreesFollowTheModelsCode) {
+  zoo::ModelConfig config = Config("step-video-t2v", 992, 544, 204);
+  hw::Topology t = Topo("h100:8");
+  PlanOptions options = Options(t);
+  options.search_placement = false;
+  options.pinned = "tp=2,ulysses=4";
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_TRUE(plan->has_expert) << plan->expert_note;
+  EXPECT_EQ(plan->expert.tp, 2);
+  options.pinned = "ulysses=4,cfg=2";
+  plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_FALSE(plan->has_expert);
+  EXPECT_NE(plan->expert_note.find("deployed code offers (Ulysses, Ring, TP;"), std::string::npos)
+      << plan->expert_note;
+}
 TEST(Planner, TooLargeNamesTheSmallestSliceThatFits) {
   hw::Topology t = Topo("v5e:2x2");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 641);

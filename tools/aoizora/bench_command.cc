@@ -44,7 +44,10 @@ int RunBench(const BenchArgs& args) {
               {"wan2.1-t2v-1.3b", 832, 480, 81},  {"hunyuanvideo-13b", 1280, 720, 129},
               {"hunyuanvideo-13b", 960, 544, 129},
               {"wan2.2-t2v-a14b", 1280, 720, 81},  // two experts: the plan holds or swaps them
-              {"cogvideox-5b", 720, 480, 49}};
+              {"cogvideox-5b", 720, 480, 49},
+              // One model of each other family, at its default video.
+              {"step-video-t2v", 992, 544, 204},  {"ltx-video-2b", 704, 512, 161},
+              {"mochi-1", 848, 480, 163},         {"open-sora-2.0", 1024, 576, 129}};
   } else {
     for (const std::string& text : args.models) {
       auto c = ParseModelCase(text);

@@ -39,6 +39,9 @@ class DitFamily {
   // this configuration, else why not (zoo.h: DeployedSequenceSplit). The
   // default: that code pads the sequence, so every degree runs (Wan).
   virtual Status DeployedSequenceSplit(const ModelConfig&, int64_t) const { return Status::Ok(); }
+  // The degrees that code offers besides Ulysses and Ring (zoo.h:
+  // DeployedDegrees); default xDiT's: CFG parallelism, no tensor parallelism.
+  virtual DeployedDegrees deployed_degrees() const { return {}; }
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
   virtual std::vector<pir::ValueId> DeclareConditioning(pir::GraphBuilder& b, const ModelConfig& config,

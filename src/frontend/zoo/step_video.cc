@@ -276,6 +276,10 @@ class StepVideo final : public DitFamily {
                            std::to_string(sp) + " ranks, and " + std::to_string(sp) + " does not divide them");
   }
 
+  // tp_degree x ulysses_degree (x ring) = GPUs; CFG runs as one batch-2
+  // forward, never split (models.md §4.6; xDiT's table: CFG NA, TP yes).
+  DeployedDegrees deployed_degrees() const override { return {.cfg = false, .tp = true}; }
+
   TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
 
   int64_t latent_channels() const override { return kChannels; }

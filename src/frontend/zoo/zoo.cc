@@ -168,6 +168,10 @@ Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) {
   return FamilyOf(config.model).DeployedSequenceSplit(config, sp);
 }
 
+DeployedDegrees DeployedParallelism(const ModelConfig& config) {
+  return config.program ? DeployedDegrees{} : FamilyOf(config.model).deployed_degrees();
+}
+
 int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
 
 static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {

@@ -139,4 +139,14 @@ StatusOr<pir::Graph> BuildStep(const ModelConfig& config);
 // the flattened tokens and pad. Imported programs: Ok.
 Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp);
 
+// The degrees the deployed code offers besides Ulysses x Ring: xDiT's CFG
+// parallelism (--use_cfg_parallel), and tensor parallelism where the model's
+// own code runs it (Step-Video: tp_degree x ulysses_degree, no CFG degree;
+// models.md §4.6). Imported programs: the default.
+struct DeployedDegrees {
+  bool cfg = true;
+  bool tp = false;
+};
+DeployedDegrees DeployedParallelism(const ModelConfig& config);
+
 }  // namespace az::zoo
