@@ -8,7 +8,7 @@ namespace az::cir {
 namespace {
 
 constexpr BufferKind kBufferKinds[] = {BufferKind::kParameter, BufferKind::kInput, BufferKind::kActivation,
-                                       BufferKind::kCommunication, BufferKind::kConstant};
+                                       BufferKind::kCommunication, BufferKind::kConstant, BufferKind::kOptimizerState};
 constexpr KernelKind kKernelKinds[] = {KernelKind::kMatmul, KernelKind::kAttention, KernelKind::kConvolution,
                                        KernelKind::kElementwise, KernelKind::kNorm, KernelKind::kReduce,
                                        KernelKind::kCopy, KernelKind::kCustom};
@@ -40,7 +40,8 @@ int64_t SaturatingBytes(const Buffer& buffer) {
 }
 
 bool IsStatic(BufferKind kind) {
-  return kind == BufferKind::kParameter || kind == BufferKind::kInput || kind == BufferKind::kConstant;
+  return kind == BufferKind::kParameter || kind == BufferKind::kInput || kind == BufferKind::kConstant ||
+         kind == BufferKind::kOptimizerState;
 }
 
 }  // namespace
@@ -52,6 +53,7 @@ std::string_view BufferKindName(BufferKind kind) {
     case BufferKind::kActivation: return "activation";
     case BufferKind::kCommunication: return "communication";
     case BufferKind::kConstant: return "const";
+    case BufferKind::kOptimizerState: return "opt_state";
   }
   return "activation";
 }

@@ -69,8 +69,9 @@ constexpr int64_t kMaxBufferBytes = int64_t{1} << 62;
 constexpr size_t kMaxKernelDims = 8;
 constexpr int64_t kMaxKernelDim = int64_t{1} << 40;
 
-enum class BufferKind { kParameter, kInput, kActivation, kCommunication, kConstant };
-// The text keyword: "param", "input", "activation", "communication", "const".
+// kOptimizerState: a training step's optimizer states (pir::ValueRole::kOptimizerState).
+enum class BufferKind { kParameter, kInput, kActivation, kCommunication, kConstant, kOptimizerState };
+// The text keyword: "param", "input", "activation", "communication", "const", "opt_state".
 std::string_view BufferKindName(BufferKind kind);
 std::optional<BufferKind> ParseBufferKind(std::string_view name);
 

@@ -175,7 +175,8 @@ class Verifier {
   }
 
   static bool IsReadOnlyKind(BufferKind kind) {
-    return kind == BufferKind::kParameter || kind == BufferKind::kInput || kind == BufferKind::kConstant;
+    return kind == BufferKind::kParameter || kind == BufferKind::kInput || kind == BufferKind::kConstant ||
+           kind == BufferKind::kOptimizerState;
   }
 
   void ReportInFlight(int index, int id, const char* access) {

@@ -121,11 +121,13 @@ class Parser : public TokenParser<Lexer, Token> {
     Buffer buffer;
     buffer.loc = Loc(start);
     AZ_ASSIGN_OR_RETURN(buffer.name, ParseString("the buffer's name (a quoted string)"));
-    if (!At(TokenKind::kIdent)) return Expected("a buffer kind (param, input, activation, communication or const)");
+    if (!At(TokenKind::kIdent)) {
+      return Expected("a buffer kind (param, input, activation, communication, const or opt_state)");
+    }
     std::optional<BufferKind> kind = ParseBufferKind(tok_.text);
     if (!kind) {
       return ErrorAt(tok_, "unknown buffer kind '" + tok_.text +
-                               "' (expected param, input, activation, communication or const)");
+                               "' (expected param, input, activation, communication, const or opt_state)");
     }
     buffer.kind = *kind;
     Advance();

@@ -448,7 +448,7 @@ class Simulation {
         for (int64_t peer : Peers(mesh_, device, ring_axes)) {
           blocks.push_back({&operands[1].blocks[static_cast<size_t>(peer)], &operands[2].blocks[static_cast<size_t>(peer)]});
         }
-        out.push_back(Attention(*in[0], blocks));
+        out = interpret::AttentionResults(*in[0], blocks, op.results.size() > 1);
       } else {
         AZ_ASSIGN_OR_RETURN(out, Execute(op, in, ctx));
       }

@@ -39,7 +39,8 @@
 //     partial means sum to the mean; a partial "max" is no sum: Unimplemented;
 //   * attention with kv sharded on an axis q is not on is no partial sum
 //     (softmax normalizes per block): Unimplemented. So are sharded concat or
-//     slice dims, padded ring attention blocks, conv3d and custom ops.
+//     slice dims (and overlapping conv3d windows), padded ring attention
+//     blocks and custom ops.
 #pragma once
 
 #include <map>

@@ -286,8 +286,8 @@ StatusOr<Tensor> Binary(pir::OpKind kind, const pir::Attributes& attrs, const st
 }
 
 // Pairs (2i, 2i+1) of the head dim rotate by the angle whose cosine and sine
-// are table[l][2i] and table[l][2i+1].
-Tensor Rope(const Tensor& x, const Tensor& table) {
+// are table[l][2i] and table[l][2i+1] (`inverse`: by its negation).
+Tensor Rope(const Tensor& x, const Tensor& table, bool inverse) {
   Tensor out = Zeros(x.shape);
   const int64_t batch = x.shape[0], seq = x.shape[1], heads = x.shape[2], dim = x.shape[3];
   for (int64_t b = 0; b < batch; ++b) {
@@ -296,6 +296,7 @@ Tensor Rope(const Tensor& x, const Tensor& table) {
         size_t base = static_cast<size_t>(((b * seq + l) * heads + h) * dim);
         for (int64_t i = 0; i + 1 < dim; i += 2) {
           double c = table.data[static_cast<size_t>(l * dim + i)], s = table.data[static_cast<size_t>(l * dim + i + 1)];
+          if (inverse) s = -s;
           double x0 = x.data[base + static_cast<size_t>(i)], x1 = x.data[base + static_cast<size_t>(i) + 1];
           out.data[base + static_cast<size_t>(i)] = x0 * c - x1 * s;
           out.data[base + static_cast<size_t>(i) + 1] = x0 * s + x1 * c;
@@ -380,7 +381,17 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
     case pir::OpFamily::kEinsum:
       return one(Einsum(attrs.GetString("eq").value_or(""), *in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
                         ctx.add_bias));
-    case pir::OpFamily::kAttention: return one(Attention(*in[0], {{in[1], in[2]}}));
+    case pir::OpFamily::kAttention: return AttentionResults(*in[0], {{in[1], in[2]}}, ctx.result_shapes.size() > 1);
+    case pir::OpFamily::kAttentionGrad: return AttentionGrad(*in[0], *in[1], *in[2], *in[3], *in[4], *in[5]);
+    case pir::OpFamily::kNormGrad:
+      return one(NormGrad(op.kind, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, attrs.GetFloat("eps").value_or(1e-5)));
+    case pir::OpFamily::kFull: {
+      Tensor out = Zeros(result_shape);
+      std::fill(out.data.begin(), out.data.end(), attrs.GetFloat("value").value_or(0));
+      return one(std::move(out));
+    }
+    case pir::OpFamily::kConv:
+      return one(Conv3d(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, attrs, result_shape, ctx.add_bias));
     case pir::OpFamily::kNorm: {
       const Tensor* weight = in.size() > 1 ? in[1] : nullptr;
       const Tensor* bias = in.size() > 2 ? in[2] : nullptr;
@@ -394,7 +405,7 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
       return one(std::move(out));
     }
     case pir::OpFamily::kBinary: return one(Binary(op.kind, attrs, in));
-    case pir::OpFamily::kRope: return one(Rope(*in[0], *in[1]));
+    case pir::OpFamily::kRope: return one(Rope(*in[0], *in[1], attrs.GetBool("inverse").value_or(false)));
     case pir::OpFamily::kSoftmax: {
       int64_t axis = pir::NormalizeAxis(attrs.GetInt("axis").value_or(-1), static_cast<int64_t>(in[0]->shape.size()))
                          .value_or(0);
@@ -463,7 +474,6 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
       }
       return one(std::move(out));
     }
-    case pir::OpFamily::kConv:
     case pir::OpFamily::kCustom: break;
   }
   return Unimplemented("the interpreter does not run '" + std::string(pir::GetOpKindInfo(op.kind).name) + "' ('" +

@@ -47,6 +47,18 @@ void AttendBlock(const Tensor& q, const Tensor& k, const Tensor& v, AttentionSta
 Tensor FinishAttention(const Tensor& q, const AttentionState& state);
 Tensor Attention(const Tensor& q, const std::vector<std::pair<const Tensor*, const Tensor*>>& kv_blocks);
 
+// kernels_train.cc
+// The output and, `with_lse`, the log-sum-exp rows [B, Lq, H] of the scaled scores.
+std::vector<Tensor> AttentionResults(const Tensor& q, const std::vector<std::pair<const Tensor*, const Tensor*>>& kv_blocks,
+                                     bool with_lse);
+// (dq, dk, dv) from q, k, v, o, dO and the forward's log-sum-exp.
+std::vector<Tensor> AttentionGrad(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& d_o,
+                                  const Tensor& lse);
+// dx of layer_norm_grad / rms_norm_grad.
+Tensor NormGrad(pir::OpKind kind, const Tensor& x, const Tensor& dy, const Tensor* weight, double eps);
+StatusOr<Tensor> Conv3d(const Tensor& x, const Tensor& w, const Tensor* bias, const pir::Attributes& attrs,
+                        const pir::Shape& result_shape, bool add_bias);
+
 // Runs one op on its operands (whole tensors or one device's blocks).
 StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const Tensor*>& in,
                                       const KernelContext& ctx);

@@ -18,9 +18,11 @@ namespace {
 cir::KernelKind KernelKindOf(const pir::Op& op, const pir::OpCost& cost) {
   switch (pir::GetOpKindInfo(op.kind).family) {
     case OpFamily::kEinsum: return cost.matmul.value() > 0 ? cir::KernelKind::kMatmul : cir::KernelKind::kElementwise;
-    case OpFamily::kAttention: return cir::KernelKind::kAttention;
+    case OpFamily::kAttention:
+    case OpFamily::kAttentionGrad: return cir::KernelKind::kAttention;
     case OpFamily::kConv: return cir::KernelKind::kConvolution;
     case OpFamily::kNorm:
+    case OpFamily::kNormGrad:
     case OpFamily::kSoftmax: return cir::KernelKind::kNorm;
     case OpFamily::kReduce: return cir::KernelKind::kReduce;
     case OpFamily::kTranspose:
@@ -38,6 +40,7 @@ cir::BufferKind BufferKindOf(pir::ValueRole role) {
     case pir::ValueRole::kParameter: return cir::BufferKind::kParameter;
     case pir::ValueRole::kInput: return cir::BufferKind::kInput;
     case pir::ValueRole::kConstant: return cir::BufferKind::kConstant;
+    case pir::ValueRole::kOptimizerState: return cir::BufferKind::kOptimizerState;
     case pir::ValueRole::kActivation: return cir::BufferKind::kActivation;
   }
   return cir::BufferKind::kActivation;
@@ -220,14 +223,18 @@ class Lowering {
                             const std::vector<int>& axes) {
     int64_t n = 1;
     for (int a : axes) n *= mesh_.axis_size(a);
-    // The LSE merge inside the ring completes the sum over kv blocks.
-    for (int a : axes) {
-      auto& partial = produced[0].partial;
-      partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
+    // The LSE merge inside the ring completes the sum over kv blocks (of the
+    // output and, in a training forward, of the log-sum-exp rows).
+    for (TensorSharding& result : produced) {
+      auto& partial = result.partial;
+      for (int a : axes) partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
     }
     pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
     Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
-    int out = NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[0]), produced[0]);
+    std::vector<int> outs;
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      outs.push_back(NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]));
+    }
     cir::ReplicaGroups rings = GroupsOverAxes(mesh_, axes);
     std::vector<std::pair<int, int>> pairs;
     for (const auto& ring : rings.groups) {
@@ -247,7 +254,7 @@ class Lowering {
       k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
-      k.results = {out};
+      k.results = outs;
       program_.AddInstruction(std::move(k));
       if (step + 1 == n) break;
       cir::Instruction permute;
@@ -268,7 +275,7 @@ class Lowering {
       program_.AddInstruction(std::move(permute));
       kv = {next_buffer};
     }
-    placed_[op.results[0]] = {out, produced[0]};
+    for (size_t r = 0; r < op.results.size(); ++r) placed_[op.results[r]] = {outs[r], produced[r]};
     return Status::Ok();
   }
 

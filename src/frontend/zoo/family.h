@@ -52,6 +52,11 @@ class DitFamily {
                                const std::vector<pir::ValueId>& conditioning) const = 0;
 };
 
+// zoo.cc: the family that builds `model` (a zoo name), and the configuration
+// attributes every zoo graph carries (zoo.h). train.cc builds on them.
+const DitFamily& FamilyOf(std::string_view model);
+void SetConfigAttrs(pir::Graph& graph, const ModelConfig& config);
+
 // Families, defined in their own files.
 // wan2.1-t2v-1.3b, -t2v-14b, -i2v-14b; wan2.2-t2v-a14b, -i2v-a14b, -ti2v-5b
 const DitFamily& WanFamily(std::string_view model);

@@ -88,7 +88,7 @@ StatusOr<const ModelEntry*> FindModel(std::string_view name) {
   return NotFound("unknown model '" + std::string(name) + "' (known: " + known + ")");
 }
 
-static const DitFamily& FamilyOf(std::string_view model) {
+const DitFamily& FamilyOf(std::string_view model) {
   if (model == "hunyuanvideo-13b") return HunyuanVideoFamily();
   if (model.starts_with("cogvideox")) return CogVideoXFamily(model);
   if (model == "step-video-t2v") return StepVideoFamily();
@@ -174,7 +174,7 @@ DeployedDegrees DeployedParallelism(const ModelConfig& config) {
 
 int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
 
-static void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
+void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   TokenCounts tokens = CountTokens(c);
   g.attrs().Set("model", c.model);
   g.attrs().Set("width", c.width);

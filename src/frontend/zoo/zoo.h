@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "pir/grad/adamw.h"
 #include "pir/ir/graph.h"
 #include "support/status.h"
 
@@ -128,6 +129,17 @@ TokenCounts CountTokens(const ModelConfig& config);
 
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config);
 StatusOr<pir::Graph> BuildStep(const ModelConfig& config);
+
+// A training step (train.cc documents the graph): the forward at micro_batch
+// (CFG does not apply: config.cfg and config.batch are ignored), the
+// flow-matching loss, the backward with per-block rematerialization, and
+// AdamW with fp32 master weights and moments.
+struct TrainOptions {
+  int64_t micro_batch = 1;
+  pir::RematPolicy remat = pir::RematPolicy::kNone;
+  pir::AdamWOptions adamw;
+};
+StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOptions& options);
 
 // Whether the code people deploy the model with runs sequence parallelism of
 // degree sp = ulysses x ring at this configuration: Ok, or an error saying

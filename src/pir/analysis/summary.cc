@@ -17,6 +17,7 @@ GraphSummary SummarizeGraph(const Graph& graph) {
         break;
       case ValueRole::kInput: s.input_bytes += bytes; break;
       case ValueRole::kConstant: s.constant_bytes += bytes; break;
+      case ValueRole::kOptimizerState: s.optimizer_state_bytes += bytes; break;
       case ValueRole::kActivation: s.activation_total_bytes += bytes; break;
     }
   }

@@ -18,6 +18,7 @@ struct GraphSummary {
   Bytes param_bytes;
   Bytes input_bytes;
   Bytes constant_bytes;
+  Bytes optimizer_state_bytes;   // a training step's opt_state leaves
   Bytes activation_total_bytes;  // every activation summed
   Bytes activation_peak_bytes;   // see above
   OpCost cost;                   // summed over ops

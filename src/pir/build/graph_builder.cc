@@ -49,6 +49,9 @@ ValueId GraphBuilder::Param(const std::string& name, DType dtype, Shape shape) {
 ValueId GraphBuilder::Constant(const std::string& name, DType dtype, Shape shape) {
   return SharedLeaf(ValueRole::kConstant, name, {dtype, std::move(shape)});
 }
+ValueId GraphBuilder::OptimizerState(const std::string& name, DType dtype, Shape shape) {
+  return SharedLeaf(ValueRole::kOptimizerState, name, {dtype, std::move(shape)});
+}
 
 std::vector<ValueId> GraphBuilder::AddOp(OpKind kind, const std::string& name, std::vector<ValueId> operands,
                                          Attributes attrs, std::vector<TensorType> declared) {
@@ -100,7 +103,9 @@ ValueId GraphBuilder::Attention(const std::string& name, ValueId q, ValueId k, V
   Attributes attrs;
   attrs.Set("mode", mode);
   if (joint_tail) attrs.Set("joint_tail", *joint_tail);
-  return AddOp1(OpKind::kAttention, name, {q, k, v}, std::move(attrs));
+  if (!attention_lse_) return AddOp1(OpKind::kAttention, name, {q, k, v}, std::move(attrs));
+  attrs.Set("lse", true);
+  return AddOp(OpKind::kAttention, name, {q, k, v}, std::move(attrs))[0];
 }
 
 ValueId GraphBuilder::LayerNorm(const std::string& name, ValueId x, bool affine, double eps) {
@@ -186,6 +191,28 @@ ValueId GraphBuilder::Custom(const std::string& name, const std::string& target,
   if (flops > 0) attrs.Set("flops", flops);
   std::vector<ValueId> results = AddOp(OpKind::kCustom, name, std::move(operands), std::move(attrs), {result});
   return results[0];
+}
+
+ValueId GraphBuilder::Full(const std::string& name, DType dtype, Shape shape, double value) {
+  Attributes attrs;
+  attrs.Set("shape", std::move(shape));
+  attrs.Set("dtype", std::string(DTypeName(dtype)));
+  attrs.Set("value", value);
+  return AddOp1(OpKind::kFull, name, {}, std::move(attrs));
+}
+
+ValueId GraphBuilder::Reduce(const std::string& name, ValueId x, std::vector<int64_t> dims, const std::string& kind) {
+  Attributes attrs;
+  attrs.Set("dims", std::move(dims));
+  attrs.Set("kind", kind);
+  return AddOp1(OpKind::kReduce, name, {x}, std::move(attrs));
+}
+
+ValueId GraphBuilder::Broadcast(const std::string& name, ValueId x, Shape shape, std::vector<int64_t> dims) {
+  Attributes attrs;
+  attrs.Set("shape", std::move(shape));
+  attrs.Set("dims", std::move(dims));
+  return AddOp1(OpKind::kBroadcast, name, {x}, std::move(attrs));
 }
 
 }  // namespace az::pir

@@ -46,6 +46,9 @@ class GraphBuilder {
   ValueId Param(const std::string& name, DType dtype, Shape shape);
   // A buffer (RoPE table); shared by name like parameters.
   ValueId Constant(const std::string& name, DType dtype, Shape shape);
+  // An optimizer's state (a training step: moments, master weights); shared by
+  // name like parameters.
+  ValueId OptimizerState(const std::string& name, DType dtype, Shape shape);
 
   // The generic entry point: infers result types (declared ones are used for custom).
   std::vector<ValueId> AddOp(OpKind kind, const std::string& name, std::vector<ValueId> operands,
@@ -74,6 +77,18 @@ class GraphBuilder {
   ValueId SliceAxis(const std::string& name, ValueId x, int64_t axis, int64_t start, int64_t limit);
   ValueId Custom(const std::string& name, const std::string& target, std::vector<ValueId> operands,
                  TensorType result, int64_t flops = 0);
+  // A tensor of `shape` filled with `value` (shape {}: a scalar, which every
+  // element-wise op broadcasts).
+  ValueId Full(const std::string& name, DType dtype, Shape shape, double value);
+  // Sum, max or mean over `dims` (increasing), which are dropped.
+  ValueId Reduce(const std::string& name, ValueId x, std::vector<int64_t> dims, const std::string& kind);
+  // broadcast_in_dim: operand dim i becomes result dim dims[i].
+  ValueId Broadcast(const std::string& name, ValueId x, Shape shape, std::vector<int64_t> dims);
+
+  // Training forwards: every Attention() then also returns its log-sum-exp
+  // rows (attr lse, a second result the backward reads); Attention() still
+  // returns the output.
+  void set_attention_lse(bool lse) { attention_lse_ = lse; }
 
   // The dtype of the weights the helpers (Linear, norms) create; unset: the
   // dtype of their input. Real checkpoints store bf16 weights that autocast
@@ -94,6 +109,7 @@ class GraphBuilder {
   Graph graph_;
   std::vector<ScopeEntry> scope_;
   std::optional<DType> param_dtype_;
+  bool attention_lse_ = false;
   std::map<std::string, ValueId> shared_leaves_;  // params and constants by full name
 };
 

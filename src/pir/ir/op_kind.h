@@ -23,6 +23,9 @@ enum class OpFamily {
   kReduce,
   kGather,
   kCustom,
+  kFull,
+  kAttentionGrad,
+  kNormGrad,
 };
 
 enum class OpKind {

@@ -77,6 +77,7 @@ std::string_view ValueRoleName(ValueRole role) {
     case ValueRole::kParameter: return "param";
     case ValueRole::kActivation: return "activation";
     case ValueRole::kConstant: return "const";
+    case ValueRole::kOptimizerState: return "opt_state";
   }
   return "activation";
 }

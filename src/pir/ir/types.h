@@ -36,7 +36,12 @@ struct TensorType {
   bool operator==(const TensorType&) const = default;
 };
 
-enum class ValueRole { kInput, kParameter, kActivation, kConstant };
+// kOptimizerState: a training step's optimizer leaves (AdamW's moments, and the
+// fp32 master weights when the parameters are a bf16 working copy). Not
+// parameters: the model's parameter count excludes them; a memory model counts
+// them apart (ZeRO's "optimizer states").
+enum class ValueRole { kInput, kParameter, kActivation, kConstant, kOptimizerState };
+// The text keyword: "input", "param", "activation", "const", "opt_state".
 std::string_view ValueRoleName(ValueRole role);
 
 // Attribute values: integers, floats, strings, booleans, integer lists.

@@ -160,7 +160,10 @@ StatusOr<FactorRule> RuleEinsum(const OpContext& ctx) {
 // q [B, Lq, H, D], k [B, Lk, H, D], v [B, Lk, H, Dv] -> [B, Lq, H, Dv].
 // mode: "self" (Lq = Lk, same tokens), "cross" (keys from another sequence),
 // "joint" (MMDiT: the sequence is the concatenation of streams; `joint_tail`
-// names how many trailing tokens are the text stream).
+// names how many trailing tokens are the text stream). With `lse = true` (a
+// training forward) a second result holds the log-sum-exp of every query row's
+// scaled scores, f32 [B, Lq, H]: what the backward (attention_grad) needs to
+// rebuild the probabilities without a second pass over the keys.
 
 TypesOr InferAttention(const OpContext& ctx) {
   const TensorType& q = ctx.operands[0];
@@ -185,7 +188,9 @@ TypesOr InferAttention(const OpContext& ctx) {
   if (auto tail = ctx.attrs.GetInt("joint_tail")) {
     if (*tail < 0 || *tail > q.shape[1]) return InvalidArgument("attention joint_tail is out of range");
   }
-  return std::vector<TensorType>{{q.dtype, {q.shape[0], q.shape[1], q.shape[2], v.shape[3]}}};
+  std::vector<TensorType> results{{q.dtype, {q.shape[0], q.shape[1], q.shape[2], v.shape[3]}}};
+  if (ctx.attrs.GetBool("lse").value_or(false)) results.push_back({DType::kF32, {q.shape[0], q.shape[1], q.shape[2]}});
+  return results;
 }
 
 StatusOr<FactorRule> RuleAttention(const OpContext& ctx) {
@@ -206,6 +211,7 @@ StatusOr<FactorRule> RuleAttention(const OpContext& ctx) {
   b.Operand({dim(batch, k.shape[0]), dim(key, k.shape[1]), dim(heads, k.shape[2]), dim(head_dim, k.shape[3])});
   b.Operand({dim(batch, v.shape[0]), dim(key, v.shape[1]), dim(heads, v.shape[2]), dim(value_dim, v.shape[3])});
   b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), dim(heads, q.shape[2]), dim(value_dim, v.shape[3])});
+  if (ctx.results.size() == 2) b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), dim(heads, q.shape[2])});
   return b.Build();
 }
 

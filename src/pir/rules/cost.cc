@@ -60,6 +60,20 @@ OpCost ComputeOpCost(OpKind kind, const std::vector<TensorType>& operands, const
       cost.other = Flops(5 * scores);
       break;
     }
+    case OpFamily::kAttentionGrad: {
+      const Shape& q = operands[0].shape;
+      const Shape& k = operands[1].shape;
+      const int64_t value_dim = operands[2].shape[3];
+      int64_t scores = q[0] * q[2] * q[1] * k[1];  // B * H * Lq * Lk
+      cost.attention = Flops(2 * scores * (3 * q[3] + 2 * value_dim));
+      cost.other = Flops(5 * scores + 2 * q[0] * q[1] * q[2] * value_dim);
+      break;
+    }
+    case OpFamily::kNormGrad: {
+      int64_t per_element = info.element_flops + static_cast<int64_t>(operands.size()) - 2;
+      cost.other = Flops(per_element * out_elements);
+      break;
+    }
     case OpFamily::kConv: {
       const Shape& x = operands[0].shape;
       const Shape& w = operands[1].shape;
@@ -129,7 +143,8 @@ std::vector<int64_t> ProblemDims(OpKind kind, const std::vector<TensorType>& ope
       visit(rhs, operands[1]);
       return {batch, m, n, k};
     }
-    case OpFamily::kAttention: {
+    case OpFamily::kAttention:
+    case OpFamily::kAttentionGrad: {
       if (operands.size() < 2 || operands[0].shape.size() != 4 || operands[1].shape.size() != 4) return {};
       const Shape& q = operands[0].shape;
       return {q[0] * q[2], q[1], operands[1].shape[1], q[3]};

@@ -5,13 +5,21 @@
 //              other  = numel(result) when a bias is added
 //   attention  attention = 4 * B * H * Lq * Lk * Dh  (QK^T and PV, 2 per MAC; Dv = Dh)
 //              other     = 5 * B * H * Lq * Lk       (scale, max, exp, sum, divide)
+//   attention_grad (FlashAttention-2's backward, rules/grad.cc)
+//              attention = 2 * B * H * Lq * Lk * (3 * Dh + 2 * Dv): five matmuls,
+//                          S = Q K^T and dQ = dS K and dK = dS^T Q over Dh,
+//                          dP = dO V^T and dV = P^T dO over Dv; with Dv = Dh that
+//                          is 2.5x the forward's two (Dao-AILab/flash-attention,
+//                          benchmarks/benchmark_flash_attention.py: bwd = 2.5 * fwd)
+//              other     = 5 * B * H * Lq * Lk   (scale, - lse, exp; dP - D, * P)
+//                          + 2 * B * Lq * H * Dv (D = rowsum(dO * O))
 //   conv3d     matmul = 2 * B * O * prod(out spatial) * C * prod(kernel)
 //              other  = numel(result) with a bias
 //   element-wise, norm, rope, softmax, reduce
 //              other = element_flops(kind) * numel(result)   (reduce: * numel(operand))
 //              with ops.def's per-element counts; an affine norm adds 1 (weight) and
-//              1 (bias) per element
-//   layout ops (reshape, transpose, concat, slice, broadcast, gather, convert): 0
+//              1 (bias) per element; a norm gradient adds 1 with a weight
+//   layout ops (reshape, transpose, concat, slice, broadcast, gather, convert), full: 0
 //   custom     the op's `flops` attribute, default 0
 //
 // Bytes: an unfused op reads every operand and writes every result once:
@@ -50,7 +58,7 @@ OpCost ComputeGraphCost(const Graph& graph);
 //              m = lhs-only result letters, n = rhs-only result letters, k =
 //              contracted letters (each the product of its letters' sizes; a
 //              contraction-free einsum has k = 1)
-//   attention  {batch * heads, q length, kv length, head dim}
+//   attention, attention_grad  {batch * heads, q length, kv length, head dim}
 //   conv3d     implicit GEMM {1, batch * out spatial, out channels, in channels * kernel volume}
 std::vector<int64_t> ProblemDims(OpKind kind, const std::vector<TensorType>& operands,
                                  const std::vector<TensorType>& results, const Attributes& attrs);

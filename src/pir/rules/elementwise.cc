@@ -107,6 +107,8 @@ StatusOr<FactorRule> RuleElementwise(const OpContext& ctx) {
 
 // ---------------------------------------------------------------- rope
 // x [B, L, H, D], table [L, D] (cos/sin per position): rotates pairs within D.
+// attr inverse = true rotates by the negated angles: the transpose of the
+// rotation, so rope's backward is rope (src/pir/grad).
 
 TypesOr InferRope(const OpContext& ctx) {
   const TensorType& x = ctx.operands[0];

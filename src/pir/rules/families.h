@@ -58,5 +58,13 @@ StatusOr<FactorRule> RuleSlice(const OpContext& ctx);
 StatusOr<FactorRule> RuleReduce(const OpContext& ctx);
 StatusOr<FactorRule> RuleGather(const OpContext& ctx);
 StatusOr<FactorRule> RuleCustom(const OpContext& ctx);
+TypesOr InferFull(const OpContext& ctx);
+StatusOr<FactorRule> RuleFull(const OpContext& ctx);
+
+// grad.cc
+TypesOr InferAttentionGrad(const OpContext& ctx);
+TypesOr InferNormGrad(const OpContext& ctx);
+StatusOr<FactorRule> RuleAttentionGrad(const OpContext& ctx);
+StatusOr<FactorRule> RuleNormGrad(const OpContext& ctx);
 
 }  // namespace az::pir

@@ -1,5 +1,5 @@
-// Layout ops (reshape, transpose, concat, slice, broadcast), reduce, gather and
-// custom.
+// Layout ops (reshape, transpose, concat, slice, broadcast), reduce, gather,
+// custom and full.
 #include <numeric>
 #include <set>
 
@@ -308,5 +308,24 @@ TypesOr InferCustom(const OpContext& ctx) {
 }
 
 StatusOr<FactorRule> RuleCustom(const OpContext& ctx) { return IndependentRule(ctx, FactorKind::kNeedReplication); }
+
+// ---------------------------------------------------------------- full
+// No operands; attrs shape, dtype (a dtype name), value (a float). Every dim is
+// a pass-through factor of its own: each device fills its block, in whatever
+// sharding the consumers want, without communication.
+
+TypesOr InferFull(const OpContext& ctx) {
+  auto shape = ctx.attrs.GetInts("shape");
+  auto dtype_name = ctx.attrs.GetString("dtype");
+  if (!shape || !dtype_name || !ctx.attrs.GetFloat("value")) {
+    return InvalidArgument("full needs 'shape' (integers), 'dtype' (a string) and 'value' (a number)");
+  }
+  auto dtype = ParseDType(*dtype_name);
+  if (!dtype) return InvalidArgument("full of unknown dtype '" + *dtype_name + "'");
+  if (!CheckedProduct(*shape)) return InvalidArgument("full shape is negative or too large");
+  return std::vector<TensorType>{{*dtype, *shape}};
+}
+
+StatusOr<FactorRule> RuleFull(const OpContext& ctx) { return IndependentRule(ctx, FactorKind::kPassThrough); }
 
 }  // namespace az::pir

@@ -21,6 +21,11 @@ Statistics StatisticsOf(OpKind kind) {
     case OpKind::kLayerNorm: return {1, 2};
     case OpKind::kRmsNorm: return {1, 1};
     case OpKind::kSoftmax: return {2, 1};
+    // The backward sums need x-hat, so the forward statistics come along in
+    // the same pass: layer norm sums x, x^2, g and g*x (g = weight * dy);
+    // RMS norm sums x^2 and g*x.
+    case OpKind::kLayerNormGrad: return {1, 4};
+    case OpKind::kRmsNormGrad: return {1, 2};
     default: return {};
   }
 }
@@ -124,6 +129,9 @@ StatusOr<std::vector<TensorType>> InferResultTypes(OpKind kind, const std::vecto
     case OpFamily::kReduce: return InferReduce(ctx);
     case OpFamily::kGather: return InferGather(ctx);
     case OpFamily::kCustom: return InferCustom(ctx);
+    case OpFamily::kFull: return InferFull(ctx);
+    case OpFamily::kAttentionGrad: return InferAttentionGrad(ctx);
+    case OpFamily::kNormGrad: return InferNormGrad(ctx);
   }
   return InternalError("unhandled op family");
 }
@@ -148,6 +156,9 @@ StatusOr<FactorRule> BuildFactorRule(OpKind kind, const std::vector<TensorType>&
     case OpFamily::kReduce: return RuleReduce(ctx);
     case OpFamily::kGather: return RuleGather(ctx);
     case OpFamily::kCustom: return RuleCustom(ctx);
+    case OpFamily::kFull: return RuleFull(ctx);
+    case OpFamily::kAttentionGrad: return RuleAttentionGrad(ctx);
+    case OpFamily::kNormGrad: return RuleNormGrad(ctx);
   }
   return InternalError("unhandled op family");
 }

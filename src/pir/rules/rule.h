@@ -5,8 +5,14 @@
 // dimension maps to a list of factors, major to minor, whose sizes multiply to
 // the dimension's size (an empty list means size 1, e.g. a broadcast dim). Kinds:
 //   pass-through      sharded alike on every tensor that has it: no communication
-//   reduction         appears in operands only; sharding it leaves partial results
-//                     (all-reduce / reduce-scatter, or ring attention's LSE merge)
+//   reduction         summed over: sharding it leaves partial results (all-reduce /
+//                     reduce-scatter, or ring attention's LSE merge). Forward ops
+//                     have it in operands only. A fused backward kernel may keep it
+//                     in some results: attention_grad's dq has the query sequence
+//                     its dk and dv sum over. A result that has the factor is
+//                     complete along it and sharded like a pass-through dim; the
+//                     results without it are partial sums over its axes (exactly
+//                     what shard::ProducedResultSharding computes per result)
 //   need-replication  must stay unsharded (a normalized dim, a softmax axis)
 //   permutation       sharding it needs data movement (concat/slice dims, conv windows)
 //

@@ -235,12 +235,12 @@ class Parser : public TokenParser<Lexer, Token> {
     while (!AtKeyword("return")) {
       if (AtKeyword("mesh")) {
         AZ_RETURN_IF_ERROR(ParseMesh());
-      } else if (AtKeyword("input") || AtKeyword("param") || AtKeyword("const")) {
+      } else if (AtKeyword("input") || AtKeyword("param") || AtKeyword("const") || AtKeyword("opt_state")) {
         AZ_RETURN_IF_ERROR(ParseLeaf());
       } else if (At(TokenKind::kValueRef) || At(TokenKind::kIdent)) {
         AZ_RETURN_IF_ERROR(ParseOp());
       } else {
-        return Expected("a statement (mesh, input, param, const, an op or return)");
+        return Expected("a statement (mesh, input, param, const, opt_state, an op or return)");
       }
     }
     Advance();
@@ -275,9 +275,10 @@ class Parser : public TokenParser<Lexer, Token> {
 
   Status ParseLeaf() {
     Token start = tok_;
-    ValueRole role = start.text == "input"   ? ValueRole::kInput
-                     : start.text == "param" ? ValueRole::kParameter
-                                             : ValueRole::kConstant;
+    ValueRole role = start.text == "input"       ? ValueRole::kInput
+                     : start.text == "param"     ? ValueRole::kParameter
+                     : start.text == "opt_state" ? ValueRole::kOptimizerState
+                                                 : ValueRole::kConstant;
     Advance();
     AZ_ASSIGN_OR_RETURN(int64_t number, ParseDefinition({}));
     AZ_ASSIGN_OR_RETURN(std::string name, ParseString("the value's name (a quoted string)"));

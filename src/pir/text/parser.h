@@ -14,7 +14,7 @@
 //   graph      := 'graph' STRING ('attributes' attr-dict)? '{' statement* return '}' EOF
 //   statement  := mesh | leaf | op
 //   mesh       := 'mesh' MESH '=' '[' (STRING '=' INT (',' STRING '=' INT)*)? ']'
-//   leaf       := ('input' | 'param' | 'const') VALUE STRING ':' type sharding?
+//   leaf       := ('input' | 'param' | 'const' | 'opt_state') VALUE STRING ':' type sharding?
 //   op         := (VALUE (',' VALUE)* '=')? IDENT STRING '(' (VALUE (',' VALUE)*)? ')' attr-dict?
 //                 (':' type sharding? (',' type sharding?)*)?     -- types iff results
 //   return     := 'return' (VALUE (',' VALUE)*)?

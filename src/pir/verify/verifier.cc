@@ -189,14 +189,19 @@ class Verifier {
       }
     };
     for (size_t i = 0; i < operands.size(); ++i) check_tensor(rule.operands[i], operands[i], "operand " + std::to_string(i));
-    for (size_t i = 0; i < results.size(); ++i) {
-      check_tensor(rule.results[i], results[i], "result " + std::to_string(i));
-      for (const auto& dim : rule.results[i]) {
-        for (int f : dim) {
-          if (f >= 0 && f < static_cast<int>(rule.factors.size()) && rule.factors[f].kind == FactorKind::kReduction) {
-            diag_.Error(loc, kind + " factor rule: reduction factor '" + rule.factors[f].name + "' appears in a result");
-          }
-        }
+    for (size_t i = 0; i < results.size(); ++i) check_tensor(rule.results[i], results[i], "result " + std::to_string(i));
+    // A reduction factor is summed over for at least one result (rule.h); a
+    // fused backward kernel may keep it in its other results.
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      if (rule.factors[f].kind != FactorKind::kReduction || results.empty()) continue;
+      bool in_every_result = true;
+      for (const TensorFactors& result : rule.results) {
+        bool has = false;
+        for (const auto& dim : result) has |= std::find(dim.begin(), dim.end(), static_cast<int>(f)) != dim.end();
+        in_every_result &= has;
+      }
+      if (in_every_result) {
+        diag_.Error(loc, kind + " factor rule: reduction factor '" + rule.factors[f].name + "' appears in every result");
       }
     }
   }

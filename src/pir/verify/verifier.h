@@ -5,8 +5,8 @@
 // activations (roles, producers, shapes within limits); every op (operand ids
 // defined earlier: topological order; arity; result types equal to the inferred
 // ones; a factor rule that matches the shapes: one factor list per dimension,
-// factor sizes multiplying to the dimension, reduction factors absent from
-// results); sharding annotations (declared mesh, known axes, one list per
+// factor sizes multiplying to the dimension, each reduction factor absent from
+// at least one result); sharding annotations (declared mesh, known axes, one list per
 // dimension, no axis twice); outputs.
 //
 // Every problem is reported (not only the first), each with the op's location:

@@ -28,6 +28,28 @@ TEST(Verifier, WrongResultTypeNamesTheOp) {
             "op 'act': error: gelu_tanh result 0 is declared bf16[4,33] but the operands give bf16[4,32]");
 }
 
+TEST(Verifier, TrainingKernelsAreChecked) {
+  // attention_grad's log-sum-exp must be f32 [B, Lq, H]; a norm gradient's
+  // dy must have x's shape. Both are reported at the op, not crashed on.
+  Graph g("train");
+  TensorType qkv{DType::kBF16, {1, 8, 2, 4}};
+  ValueId q = g.AddLeaf(ValueRole::kInput, "q", qkv);
+  ValueId lse = g.AddLeaf(ValueRole::kInput, "lse", {DType::kBF16, {1, 8, 2}});
+  ValueId x = g.AddLeaf(ValueRole::kInput, "x", {DType::kF32, {4, 16}});
+  ValueId dy = g.AddLeaf(ValueRole::kInput, "dy", {DType::kF32, {4, 8}});
+  g.AddOp(OpKind::kAttentionGrad, "attn.grad", {q, q, q, q, q, lse}, {qkv, qkv, qkv});
+  g.AddOp(OpKind::kLayerNormGrad, "norm.grad", {x, dy}, {{DType::kF32, {4, 16}}});
+  Status s = VerifyGraph(g);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("op 'attn.grad': error: attention_grad: attention_grad's lse must be f32[1,8,2], got "
+                             "bf16[1,8,2]"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("op 'norm.grad': error: layer_norm_grad: norm gradient dy must be [4,16]"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(Verifier, NonTopologicalOrder) {
   Graph g("order");
   ValueId x = g.AddLeaf(ValueRole::kInput, "x", {DType::kF32, {8}});
