@@ -579,8 +579,8 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
   return std::max(compute, memory);
 }
 
-// Stage 1: every combination scored on truncated compiles; the feasible top K
-// and the expert combinations survive.
+namespace {
+
 // Degrees the model's deployed code offers (xDiT's Ulysses x Ring x CFG, or
 // the model's own, e.g. Step-Video's TP x Ulysses): zoo::DeployedParallelism.
 bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {
@@ -632,6 +632,10 @@ std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo
   return refused.message();
 }
 
+}  // namespace
+
+// Stage 1: every combination scored on truncated compiles; the feasible top K
+// and the expert combinations survive.
 Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& combos, const hw::Topology& topology,
                       const PlanOptions& options, int64_t chips, std::vector<int>& survivors, std::vector<int>& expert,
                       double& frugal_peak, Status& first_error) {
