@@ -63,7 +63,7 @@ StatusOr<std::string> CandidatesJson(const zoo::ModelConfig& config, const hw::T
     }
     candidates.push_back({{"id", combo.Id()},
                           {"combo", combo.ToString()},
-                          {"expert", combo.IsExpert()},
+                          {"expert", search::RunsAsExpert(config, combo)},
                           {"mesh", axes},
                           {"axis_roles", combo.AxisRoles()},
                           {"template", combo.Template()},

@@ -201,4 +201,13 @@ std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips
   return out;
 }
 
+bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {
+  const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
+  return combo.dp == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
+}
+
+bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo) {
+  return ExpertDegrees(config, combo) && zoo::DeployedSequenceSplit(config, combo.ulysses * combo.ring).ok();
+}
+
 }  // namespace az::search

@@ -40,10 +40,17 @@ struct Combo {
   // Per mesh axis, the strategy on it ("cfg", "ring", ...).
   std::vector<std::string> AxisRoles() const;
   // Expert style: xDiT / the Wan repo run Ulysses x Ring x CFG (with FSDP),
-  // no tensor or data parallelism.
+  // no tensor or data parallelism. The model-aware test is RunsAsExpert.
   bool IsExpert() const { return tp == 1 && dp == 1; }
   bool operator==(const Combo&) const = default;
 };
+
+// Whether the model's deployed code offers the combination's degrees
+// (zoo::DeployedParallelism: xDiT's Ulysses x Ring x CFG, Step-Video's TP x
+// Ulysses; never dp), and whether it also accepts its sequence split
+// (zoo::DeployedSequenceSplit): an expert configuration the planner prices.
+bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo);
+bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo);
 
 // "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2". Errors: an
 // unknown strategy, a repeated one, a degree below 1, a product of the

@@ -581,19 +581,6 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
 
 namespace {
 
-// Degrees the model's deployed code offers (xDiT's Ulysses x Ring x CFG, or
-// the model's own, e.g. Step-Video's TP x Ulysses): zoo::DeployedParallelism.
-bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {
-  const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
-  return combo.dp == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
-}
-
-// An expert configuration the model's deployed code runs: its degrees with a
-// sequence split that code accepts.
-bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo) {
-  return ExpertDegrees(config, combo) && zoo::DeployedSequenceSplit(config, combo.ulysses * combo.ring).ok();
-}
-
 // Why no expert configuration was priced: the deployed code's split rule
 // (with the most chips it would run on), or that none fit or compiled.
 std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo>& combos, int64_t chips) {
