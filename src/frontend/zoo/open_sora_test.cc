@@ -8,12 +8,17 @@
 #include <string>
 #include <utility>
 
+#include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
 #include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
+
+using zoo_test::Forward;
+using zoo_test::MatmulAndAttentionFlops;
+using zoo_test::ParamCount;
 
 using pir::DType;
 using pir::Graph;
@@ -28,25 +33,6 @@ ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int6
   auto config = ResolveConfig("open-sora-2.0", options);
   EXPECT_TRUE(config.ok()) << config.status().ToString();
   return config.value();
-}
-
-Graph Forward(const ModelConfig& config) {
-  auto graph = BuildForward(config);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  return std::move(graph).value();
-}
-
-int64_t ParamCount(const Graph& graph, const std::string& prefix = "") {
-  int64_t total = 0;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kParameter && v.name.starts_with(prefix)) total += v.type.NumElements();
-  }
-  return total;
-}
-
-int64_t MatmulAndAttentionFlops(const Graph& graph) {
-  pir::OpCost cost = pir::ComputeGraphCost(graph);
-  return cost.matmul.value() + cost.attention.value();
 }
 
 constexpr int64_t kD = 3072;

@@ -1,0 +1,37 @@
+// Helpers the zoo's per-family tests share: the forward graph of a resolved
+// configuration, parameter counts by name prefix, and the matmul + attention
+// FLOPs the tests derive by hand.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "frontend/zoo/zoo.h"
+#include "pir/rules/cost.h"
+
+namespace az::zoo::zoo_test {
+
+inline pir::Graph Forward(const ModelConfig& config) {
+  auto graph = BuildForward(config);
+  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+  return std::move(graph).value();
+}
+
+// Sum of NumElements over parameters whose name starts with `prefix`.
+inline int64_t ParamCount(const pir::Graph& graph, const std::string& prefix = "") {
+  int64_t total = 0;
+  for (const pir::Value& v : graph.values()) {
+    if (v.role == pir::ValueRole::kParameter && v.name.starts_with(prefix)) total += v.type.NumElements();
+  }
+  return total;
+}
+
+inline int64_t MatmulAndAttentionFlops(const pir::Graph& graph) {
+  pir::OpCost cost = pir::ComputeGraphCost(graph);
+  return cost.matmul.value() + cost.attention.value();
+}
+
+}  // namespace az::zoo::zoo_test
