@@ -291,10 +291,13 @@ std::pair<std::string, std::string> Placements(const Configuration& config, cons
   return {PlacementList(dims), StridedComment(config, tensor)};
 }
 
-void PlacementTable(std::string& out, const Configuration& config, const std::string& name, bool parameters) {
+// The placements of the tensors of role `role`, or (an empty role) of every
+// tensor that is neither a parameter nor optimizer state.
+void PlacementTable(std::string& out, const Configuration& config, const std::string& name, const std::string& role) {
   Line(out, name + " = {");
   for (const search::TensorSpec& tensor : config.tensors) {
-    if ((tensor.role == "parameter") != parameters) continue;
+    bool own = role.empty() ? tensor.role != "parameter" && tensor.role != "optimizer_state" : tensor.role == role;
+    if (!own) continue;
     auto [list, comment] = Placements(config, tensor);
     Line(out, "    " + PyString(tensor.name) + ": " + list + "," + comment);
   }
@@ -452,8 +455,14 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out);
   Line(out);
   Line(out, "# Per tensor, one placement per mesh dim: (\"shard\", tensor_dim) or (\"replicate\",).");
-  PlacementTable(out, config, "PARAM_PLACEMENTS", /*parameters=*/true);
-  PlacementTable(out, config, "ACTIVATION_PLACEMENTS", /*parameters=*/false);
+  PlacementTable(out, config, "PARAM_PLACEMENTS", "parameter");
+  if (plan.train) {
+    // The fp32 master weights and AdamW moments ("<name>.master",
+    // "<name>.exp_avg", "<name>.exp_avg_sq"): place the optimizer's state
+    // tensors so (FSDP2 shards them like their DTensor parameters).
+    PlacementTable(out, config, "OPTIMIZER_STATE_PLACEMENTS", "optimizer_state");
+  }
+  PlacementTable(out, config, "ACTIVATION_PLACEMENTS", "");
   Line(out);
   Line(out);
   Line(out, "def _placements(entries):");

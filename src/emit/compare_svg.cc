@@ -83,7 +83,7 @@ std::string CompareSvg(const Plan& plan) {
   out += "<text x=\"10\" y=\"22\" " + std::string(kFont) + " font-size=\"15\" font-weight=\"bold\">" + XmlText(title) +
          "</text>\n";
   out += "<text x=\"10\" y=\"40\" " + std::string(kFont) + " font-size=\"11\" fill=\"#555555\">" +
-         XmlText(WorkloadText(plan) + ", " + std::to_string(plan.steps) + " steps; bars: compute + exposed communication") +
+         XmlText(WorkloadText(plan) + ", " + StepsText(plan, plan.best) + "; bars: compute + exposed communication") +
          "</text>\n";
 
   // Grid and ticks.

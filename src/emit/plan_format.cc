@@ -338,19 +338,34 @@ std::vector<const price::LinkLoad*> BusiestLinks(const price::SimResult& result,
 
 std::string WorkloadText(const search::Plan& plan) {
   if (!plan.program_format.empty()) return "an imported " + plan.program_format + " program";
-  return std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " + std::to_string(plan.frames) +
-         " frames";
+  std::string clip = std::to_string(plan.width) + "x" + std::to_string(plan.height) + ", " +
+                     std::to_string(plan.frames) + " frames";
+  if (plan.train) return "training step of " + std::to_string(plan.batch) + " clips of " + clip;
+  return clip;
+}
+
+std::string ThroughputText(const search::Plan& plan, const search::Configuration& config) {
+  if (plan.train) {
+    double rate = config.step_latency_s > 0 ? static_cast<double>(plan.batch) / config.step_latency_s : 0;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", rate);
+    return std::string(text) + " samples/s";
+  }
+  return FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)) + "/video";
+}
+
+std::string StepsText(const search::Plan& plan, const search::Configuration& config) {
+  if (plan.train) return "AdamW, remat " + (config.remat.empty() ? std::string("none") : config.remat);
+  return std::to_string(plan.steps) + (plan.steps == 1 ? " step" : " steps") + ", cfg " + plan.cfg_mode;
 }
 
 std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config) {
-  return {"Model " + PyText(plan.model) + ", " + PyText(WorkloadText(plan)) + ", " + std::to_string(plan.steps) +
-              " steps (cfg " +
-              PyText(plan.cfg_mode) + "), on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").",
+  return {"Model " + PyText(plan.model) + ", " + PyText(WorkloadText(plan)) + ", " +
+              PyText(StepsText(plan, config)) + ", on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").",
           "Configuration " + PyText(config.label) + ": mesh " + PyText(MeshText(config)) + ", sharding " +
               PyText(config.sharding) + ", placement by " + PyText(config.placement_method) + ".",
-          "Predicted: " + FormatSeconds(config.step_latency_s) + " per step, " +
-              FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)) + " per video, peak memory " +
-              FormatBytes(config.peak_memory_bytes) + " per device."};
+          "Predicted: " + FormatSeconds(config.step_latency_s) + " per step, " + ThroughputText(plan, config) +
+              ", peak memory " + FormatBytes(config.peak_memory_bytes) + " per device."};
 }
 
 std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,

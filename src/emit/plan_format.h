@@ -59,6 +59,11 @@ std::string MeshText(const search::Configuration& config);
 // What was planned, for titles: "1280x720, 81 frames" for a zoo model, "an
 // imported onnx program" for a file.
 std::string WorkloadText(const search::Plan& plan);
+// What a step's latency buys: "679 s/video" for inference, "0.42 samples/s"
+// for a training step.
+std::string ThroughputText(const search::Plan& plan, const search::Configuration& config);
+// The steps the workload runs: "50 steps, cfg two-pass" / "AdamW, remat full".
+std::string StepsText(const search::Plan& plan, const search::Configuration& config);
 // The docstring lines every generated Python file opens with (model and
 // video, the configuration, the prediction), escaped for a docstring.
 std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config);

@@ -31,9 +31,14 @@ Json Inputs(const Plan& plan) {
     inputs["resolution"] = std::to_string(plan.width) + "x" + std::to_string(plan.height);
     inputs["frames"] = plan.frames;
   }
-  inputs["steps"] = plan.steps;
-  inputs["batch"] = plan.batch;
-  inputs["cfg"] = plan.cfg_mode;
+  inputs["workload"] = plan.train ? "train" : "inference";
+  if (plan.train) {
+    inputs["micro_batch"] = plan.batch;
+  } else {
+    inputs["steps"] = plan.steps;
+    inputs["batch"] = plan.batch;
+    inputs["cfg"] = plan.cfg_mode;
+  }
   inputs["topology"] = plan.topology;
   inputs["chip"] = plan.chip;
   inputs["platform"] = plan.tpu ? "tpu" : "gpu";
@@ -179,13 +184,19 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   out["label"] = config.label;
   out["description"] = config.description;
   out["step_latency_s"] = Number(config.step_latency_s);
-  out["video_latency_s"] = Number(config.step_latency_s * static_cast<double>(plan.steps));
+  if (plan.train) {
+    out["samples_per_s"] =
+        Number(config.step_latency_s > 0 ? static_cast<double>(plan.batch) / config.step_latency_s : std::nan(""));
+    out["remat"] = config.remat;
+  } else {
+    out["video_latency_s"] = Number(config.step_latency_s * static_cast<double>(plan.steps));
+  }
   out["mesh"] = Mesh(config);
   out["sharding"] = config.sharding;
   out["placement"] = Placement(plan, config);
   out["peak_memory_bytes"] = config.peak_memory_bytes;
   out["memory"] = Memory(plan, config);
-  out["breakdown"] = Breakdown(config.breakdown);  // of one forward pass
+  out["breakdown"] = Breakdown(config.breakdown);  // of one forward pass (training: of the step)
   out["forwards_per_step"] = config.forwards_per_step;
   out["evidence_hash"] = config.evidence_hash;
   out["xdit"] = Xdit(plan, config);
@@ -221,7 +232,11 @@ std::string PlanJson(const Plan& plan, bool timing) {
   double over_expert = plan.has_expert ? Speedup(plan.expert.step_latency_s, plan.best.step_latency_s) : std::nan("");
   doc["speedups"] = Json{{"over_expert", Number(over_expert)},
                          {"over_alpa", Number(over_alpa)}};
-  doc["video_latency_s"] = Number(plan.video_latency_s);
+  if (plan.train) {
+    doc["samples_per_s"] = Number(plan.samples_per_s);
+  } else {
+    doc["video_latency_s"] = Number(plan.video_latency_s);
+  }
   if (timing) doc["plan_time_s"] = Number(plan.plan_time_s);
   doc["roofline_bound_s"] = Number(plan.roofline_bound_s);
   doc["efficiency"] = Number(plan.efficiency);

@@ -4,18 +4,22 @@
 //
 //   {"format": "aoizora-plan/1",
 //    "inputs": {"model", "width", "height", "resolution": "1280x720", "frames",
-//               "steps", "batch", "cfg", "topology", "chip", "platform":
-//               "tpu"|"gpu", "hbm_bytes", "seed"},
+//               "workload": "inference"|"train",
+//               "steps", "batch", "cfg",      // inference
+//               "micro_batch",                // train: samples per step
+//               "topology", "chip", "platform": "tpu"|"gpu", "hbm_bytes", "seed"},
 //    "best": <configuration>,
 //    "baselines": {"expert": <configuration>,
 //                  "alpa": <configuration> | {"step_latency_s": null, "note"}},
 //    "speedups": {"over_expert": 1.8, "over_alpa": 1.2 | null},
-//    "video_latency_s", "plan_time_s" (with timing), "roofline_bound_s", "efficiency",
+//    "video_latency_s" (inference) | "samples_per_s" (train),
+//    "plan_time_s" (with timing), "roofline_bound_s", "efficiency",
 //    "search": {"meshes_considered", "candidates_considered",
 //               "candidates_compiled"}}
 //
 // A configuration:
-//   {"label", "description", "step_latency_s", "video_latency_s",
+//   {"label", "description", "step_latency_s",
+//    "video_latency_s" (inference) | "samples_per_s", "remat" (train),
 //    "mesh": {"axes": ["x","y"], "shape": [2,4], "devices": 8},
 //    "sharding": "usp:ulysses=y,ring=x",
 //    "placement": {"method", "device_order": [..],   // device id per logical rank

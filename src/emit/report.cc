@@ -29,12 +29,8 @@ std::string Rule(size_t columns) {
 }
 
 std::string Inputs(const Plan& plan) {
-  return WorkloadText(plan) + ", " + std::to_string(plan.steps) + (plan.steps == 1 ? " step" : " steps") + ", cfg " + plan.cfg_mode + ", batch " +
-         std::to_string(plan.batch);
-}
-
-double VideoLatency(const Plan& plan, const Configuration& config) {
-  return config.step_latency_s * static_cast<double>(plan.steps);
+  if (plan.train) return WorkloadText(plan) + ", AdamW";
+  return WorkloadText(plan) + ", " + StepsText(plan, plan.best) + ", batch " + std::to_string(plan.batch);
 }
 
 // A share of the step latency, "-" without a latency.
@@ -44,13 +40,16 @@ void Summary(std::string& out, const Plan& plan) {
   Line(out, "## Summary");
   Line(out);
   std::vector<std::string> header = {"configuration", "mesh",          "sharding",    "placement",
-                                     "step latency",  "video latency", "peak memory", "aoizora speedup"};
+                                     "step latency",  plan.train ? "throughput" : "video latency", "peak memory",
+                                     "aoizora speedup"};
   Line(out, Row(header));
   Line(out, Rule(header.size()));
   auto row = [&](const Configuration& config, const std::string& name) {
     Line(out, Row({name, MarkdownCell(MeshText(config)), MarkdownCell(config.sharding),
                    MarkdownCell(config.placement_method), FormatMs(config.step_latency_s),
-                   FormatSeconds(VideoLatency(plan, config)), FormatBytes(config.peak_memory_bytes),
+                   plan.train ? ThroughputText(plan, config)
+                              : FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)),
+                   FormatBytes(config.peak_memory_bytes),
                    FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s))}));
   };
   row(plan.best, "**aoizora**");
@@ -109,12 +108,17 @@ void Breakdown(std::string& out, const Plan& plan) {
   const price::SimResult& result = plan.best.breakdown;
   Line(out, "## Where the time goes (aoizora)");
   Line(out);
-  Line(out, "One forward pass; the step runs " + std::to_string(plan.best.forwards_per_step) +
-                (plan.best.forwards_per_step == 1 ? " of them." : " of them (two-pass CFG)."));
+  if (plan.train) {
+    Line(out, "One training step: forward, backward (remat " + plan.best.remat + ") and the AdamW update.");
+  } else {
+    Line(out, "One forward pass; the step runs " + std::to_string(plan.best.forwards_per_step) +
+                  (plan.best.forwards_per_step == 1 ? " of them." : " of them (two-pass CFG)."));
+  }
   Line(out);
-  Line(out, Row({"", "time", "share of the forward"}));
+  const std::string unit = plan.train ? "training step" : "forward pass";
+  Line(out, Row({"", "time", "share of the " + std::string(plan.train ? "step" : "forward")}));
   Line(out, Rule(3));
-  Line(out, Row({"forward pass", FormatSeconds(result.latency), Share(result.latency, result.latency)}));
+  Line(out, Row({unit, FormatSeconds(result.latency), Share(result.latency, result.latency)}));
   Line(out, Row({"compute", FormatSeconds(result.compute), Share(result.compute, result.latency)}));
   Line(out, Row({"communication", FormatSeconds(result.communication), Share(result.communication, result.latency)}));
   Line(out, Row({"exposed communication", FormatSeconds(result.exposed_communication),
@@ -275,7 +279,7 @@ std::string PlanSummary(const Plan& plan) {
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
     std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
                        pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency_s) + "/step  " +
-                       FormatSeconds(VideoLatency(plan, config)) + "/video  peak " +
+                       ThroughputText(plan, config) + "  peak " +
                        FormatBytes(config.peak_memory_bytes);
     if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s)) + ")";
     Line(out, text);

@@ -38,7 +38,9 @@ std::string Combo::ToString() const {
   add("tp", tp);
   add("dp", dp);
   add("fsdp", fsdp);
-  return out.empty() ? "replicated" : out;
+  if (out.empty()) out = "replicated";
+  if (remat) out += ",remat=" + std::string(pir::RematPolicyName(*remat));
+  return out;
 }
 
 std::string Combo::Id() const {
@@ -105,6 +107,13 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
       return InvalidArgument("'" + token + "' in --template '" + spec + "': write strategy=degree (e.g. ulysses=4)");
     }
     std::string value = token.substr(eq + 1);
+    if (name == "remat") {
+      if (c.remat) return InvalidArgument("'remat' appears twice in --template '" + spec + "'");
+      auto policy = pir::ParseRematPolicy(value);
+      if (!policy.ok()) return InvalidArgument("'" + token + "' in --template '" + spec + "': " + policy.status().message());
+      c.remat = *policy;
+      continue;
+    }
     if (value.size() > 6 || !std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
       return InvalidArgument("'" + token + "': the degree must be a positive integer");
     }
@@ -127,7 +136,7 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: ulysses, ring, cfg, tp, dp, fsdp)");
+                             "' (known: ulysses, ring, cfg, tp, dp, fsdp; remat for training)");
     }
   }
   if (c.devices() != chips) {
@@ -199,6 +208,42 @@ std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips
     }
   }
   return out;
+}
+
+std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t micro_batch) {
+  std::vector<Combo> out;
+  if (heads == 0) return out;  // a training step is built for zoo models, which all attend
+  for (int64_t dp : Divisors(chips)) {
+    if (micro_batch % dp != 0) continue;
+    int64_t rest = chips / dp;
+    for (int64_t ulysses : Divisors(rest)) {
+      if (heads % ulysses != 0) continue;
+      for (int64_t tp : Divisors(rest / ulysses)) {
+        if (heads % (ulysses * tp) != 0) continue;
+        Combo c;
+        c.dp = dp;
+        c.ulysses = ulysses;
+        c.tp = tp;
+        c.ring = rest / ulysses / tp;
+        out.push_back(c);
+        if (chips == 1) continue;
+        // ZeRO-3 over the data-parallel ranks (each holds whole samples), and
+        // over every device (MaxDiffusion's embed -> context x fsdp).
+        if (dp > 1 && dp < chips) {
+          c.fsdp = dp;
+          out.push_back(c);
+        }
+        c.fsdp = chips;
+        out.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
+bool TrainExpert(const Combo& combo, int64_t chips) {
+  return combo.tp == 1 && combo.cfg == 1 && combo.fsdp == chips && (combo.ring == 1 || combo.ulysses == 1) &&
+         (chips == 1 || combo.fsdp > 1);
 }
 
 bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {

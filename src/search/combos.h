@@ -14,10 +14,12 @@
 // heads / FFN / hidden -> tp, ulysses inside attention; weights -> fsdp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "frontend/zoo/zoo.h"
+#include "pir/grad/backward.h"
 #include "support/status.h"
 
 namespace az::search {
@@ -25,6 +27,10 @@ namespace az::search {
 struct Combo {
   int64_t dp = 1, cfg = 1, ring = 1, ulysses = 1, tp = 1;
   int64_t fsdp = 0;  // devices the weights are sharded over (0: none)
+  // Training steps only: the per-block rematerialization of the step
+  // (pir/grad/backward.h); unset for inference. Not a sharding: Template()
+  // leaves it out, ToString() and Id() name it ("dp=8,fsdp=8,remat=full").
+  std::optional<pir::RematPolicy> remat;
 
   int64_t devices() const { return dp * cfg * ring * ulysses * tp; }
   // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: ulysses, ring, cfg, tp, dp, fsdp; degrees of 1 left out;
@@ -52,7 +58,8 @@ struct Combo {
 bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo);
 bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo);
 
-// "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2". Errors: an
+// "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2"; a training
+// step's may name its remat ("dp=4,fsdp=4,remat=selected"). Errors: an
 // unknown strategy, a repeated one, a degree below 1, a product of the
 // compute degrees that is not `chips`, fsdp above `chips` or not a product of
 // the combination's degrees.
@@ -63,6 +70,21 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 // every attention, data parallelism only over a batch it divides; FSDP none or
 // over all devices. Deterministic order.
 std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads);
+
+// Every combination for a training step of `micro_batch` samples on `chips`
+// devices: no CFG (a training step runs one forward), data parallelism over a
+// batch it divides, sequence and tensor parallelism as for inference; FSDP
+// (ZeRO-3: weights, gradients and optimizer states sharded) none, over the
+// data-parallel axis alone, or over every device. remat is left unset (the
+// planner picks it per combination).
+std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t micro_batch);
+
+// The training expert's combinations (MaxDiffusion's Wan training recipes,
+// reference/models.md §4.4): FSDP over every chip with the batch over them
+// (mesh fsdp), and FSDP x context parallelism (the batch over a data axis, the
+// sequence over a context axis as ring or Ulysses attention, the weights over
+// both). No tensor parallelism.
+bool TrainExpert(const Combo& combo, int64_t chips);
 
 // The model's attention head count (Wan 12 / 40, HunyuanVideo 24); 0 for an
 // imported program without attention (EnumerateCombos then splits only the batch).

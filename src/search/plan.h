@@ -45,6 +45,9 @@ struct Configuration {
   double host_link_bps = 0;              // the host link swapping uses
   std::string experts_reason;
   std::string evidence_hash;
+  // Training steps: the per-block rematerialization ("none", "selected",
+  // "full"; pir/grad/backward.h); empty for inference.
+  std::string remat;
   // Of one forward pass under the placement (timeline included for the best);
   // the step runs `forwards_per_step` of them (two-pass CFG: 2).
   price::SimResult breakdown;
@@ -82,6 +85,10 @@ struct Plan {
   // takes over at (zoo.h: ModelConfig::expert_switch_step); else 0.
   int64_t expert_switch_step = 0;
   std::string cfg_mode;       // "two-pass", "batch2", "none"
+  // A training step (search/planner.h: TrainPlanOptions) instead of a
+  // denoising step: `batch` is then the micro-batch (samples per step), steps
+  // and cfg_mode do not apply, and video_latency_s is 0.
+  bool train = false;
   std::string topology;       // "v5e:2x4"
   std::string chip;           // "v5e"
   bool tpu = false;
@@ -105,7 +112,8 @@ struct Plan {
   Configuration annotated;
   bool has_annotated = false;
   std::string annotated_note;
-  double video_latency_s = 0;       // steps x best step latency
+  double video_latency_s = 0;       // steps x best step latency (inference)
+  double samples_per_s = 0;         // training: batch / best step latency
   double roofline_bound_s = 0;      // per step: max(FLOPs / (chips * peak), HBM bytes / (chips * HBM bw))
   double efficiency = 0;            // roofline_bound_s / best.step_latency_s
   double plan_time_s = 0;

@@ -100,22 +100,34 @@ std::string HloPath(const std::string& dir, const Combo& combo) {
   return compile::XlaDumpCompiler(dir).DumpPath(combo.Id());
 }
 
+// The graph a candidate runs: the model's forward, or (training) its training
+// step under the candidate's remat.
+StatusOr<pir::Graph> BuildProgram(const zoo::ModelConfig& config, const Combo& combo, const PlanOptions& options) {
+  if (!options.train) return zoo::BuildForward(config);
+  zoo::TrainOptions train;
+  train.micro_batch = options.train->micro_batch;
+  train.remat = combo.remat.value_or(pir::RematPolicy::kNone);
+  train.adamw = options.train->adamw;
+  return zoo::BuildTrainStep(config, train);
+}
+
 // The candidate compiled by the built-in SPMD compiler, or (hlo_dir set) the
 // program XLA compiled for it: both through the same Compiler interface.
 StatusOr<Compiled> CompileCombo(const zoo::ModelConfig& base, const Combo& combo, int64_t depth_units,
-                                const std::string& hlo_dir = "") {
+                                const PlanOptions& options) {
+  const std::string& hlo_dir = options.hlo_dir;
   Compiled out;
   out.config = ConfigFor(base, combo);
   out.config.depth_units = depth_units;
   AZ_ASSIGN_OR_RETURN(out.mesh, MeshOf(combo));
-  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(out.config));
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, BuildProgram(out.config, combo, options));
   compile::SpmdCompiler builtin;
   compile::XlaDumpCompiler xla(hlo_dir);
   compile::Compiler& compiler = hlo_dir.empty() ? static_cast<compile::Compiler&>(builtin) : xla;
-  compile::CompileOptions options;
-  options.candidate_id = combo.Id();
+  compile::CompileOptions compile_options;
+  compile_options.candidate_id = combo.Id();
   AZ_ASSIGN_OR_RETURN(cir::Program program,
-                      compile::CompileTemplate(compiler, graph, out.mesh, combo.Template(), options));
+                      compile::CompileTemplate(compiler, graph, out.mesh, combo.Template(), compile_options));
   out.evidence = evidence::Extract(program, compiler.name());
   if (!hlo_dir.empty()) {
     // A dump of another model, size or resolution prices fine and means
@@ -142,7 +154,8 @@ struct Stage1 {
 
 // The placement-oblivious score of a combination from two truncated compiles.
 Stage1 ScoreCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::Topology& topology,
-                  const price::PriceCalibration& calibration) {
+                  const PlanOptions& options) {
+  const price::PriceCalibration& calibration = options.calibration;
   Stage1 out;
   const int64_t units = zoo::DepthUnits(config);
   double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0};
@@ -153,7 +166,7 @@ Stage1 ScoreCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
   const int64_t first = units >= 3 ? 2 : 1;
   for (int k = 0; k < 2; ++k) {
     int64_t depth = std::min<int64_t>(first + k, units);
-    StatusOr<Compiled> compiled = CompileCombo(config, combo, depth);
+    StatusOr<Compiled> compiled = CompileCombo(config, combo, depth, options);
     if (!compiled.ok()) {
       out.status = compiled.status();
       return out;
@@ -214,7 +227,7 @@ Priced PriceCombo(const zoo::ModelConfig& config, const Combo& combo, const hw::
   if (compiled) {
     p.compiled = *compiled;
   } else {
-    StatusOr<Compiled> fresh = CompileCombo(config, combo, 0, options.hlo_dir);
+    StatusOr<Compiled> fresh = CompileCombo(config, combo, 0, options);
     if (!fresh.ok()) {
       p.status = fresh.status();
       return p;
@@ -285,11 +298,16 @@ std::vector<AxisCost> FitAxisCosts(const shard::Mesh& mesh, const net::Placement
   return costs;
 }
 
-std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::ShardingPlan& plan) {
+// Every leaf and activation; of a training step the leaves and the forward's
+// activations (the backward's and the optimizer's, tens of thousands, are the
+// compiler's business, not a user's).
+std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::ShardingPlan& plan, bool train) {
   std::vector<TensorSpec> out;
+  const int64_t forward_end = graph.attrs().GetInt("backward_start").value_or(graph.num_ops());
   for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
     const pir::Value& v = graph.value(id);
     if (v.role == pir::ValueRole::kConstant) continue;
+    if (train && v.role == pir::ValueRole::kActivation && v.producer >= forward_end) continue;
     TensorSpec spec;
     // Leaves by their own names (checkpoint FQNs, what plan_torch.py and
     // plan_jax.py key on); activations, often unnamed, by their label.
@@ -344,18 +362,23 @@ Configuration MakeConfiguration(const std::string& label, const std::string& des
   c.expressible_in_xdit = true;
   c.axis_roles = p.combo.AxisRoles();
   c.forwards_per_step = static_cast<int>(p.forwards);
+  if (p.combo.remat) {
+    c.remat = std::string(pir::RematPolicyName(*p.combo.remat));
+    c.expressible_in_xdit = false;  // xDiT runs inference
+  }
   return c;
 }
 
 // The breakdown of a configuration; for the best also the timeline and the
 // PartitionSpec of every tensor (from the sharding it was compiled with).
-Status Describe(Configuration& c, const Priced& p, const hw::Topology& topology,
-                const price::PriceCalibration& calibration, bool best) {
+Status Describe(Configuration& c, const Priced& p, const hw::Topology& topology, const PlanOptions& options,
+                bool best) {
+  const price::PriceCalibration& calibration = options.calibration;
   AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(p.compiled.evidence, topology,
                                                                      calibration.network, calibration.compute));
   AZ_ASSIGN_OR_RETURN(c.breakdown, sim.Simulate(c.placement, best));
   if (!best) return Status::Ok();
-  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(p.compiled.config));
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, BuildProgram(p.compiled.config, p.combo, options));
   shard::Seeds seeds;
   if (p.seeds) {
     seeds = *p.seeds;
@@ -363,7 +386,7 @@ Status Describe(Configuration& c, const Priced& p, const hw::Topology& topology,
     AZ_ASSIGN_OR_RETURN(seeds, shard::TemplateSeeds(graph, p.compiled.mesh, p.combo.Template()));
   }
   AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, p.compiled.mesh, seeds));
-  c.tensors = TensorSpecs(graph, plan);
+  c.tensors = TensorSpecs(graph, plan, options.train.has_value());
   return Status::Ok();
 }
 
@@ -390,14 +413,15 @@ std::string SmallestSliceHint(const hw::Topology& topology, double peak, int64_t
 // estimate (no liveness); when the compiled pick still exceeds the HBM, the
 // limit is tightened by the overshoot and the ILP solved again (3 tries).
 // Returns nullopt, with the reason in *note, when nothing fits.
-StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw::Topology& topology,
-                                        const PlanOptions& options, std::string* note) {
+StatusOr<std::optional<Priced>> RunAlpaOnce(const zoo::ModelConfig& config, const Combo& combo,
+                                            const hw::Topology& topology, const PlanOptions& options,
+                                            std::string* note) {
   const int64_t chips = topology.num_chips();
   std::vector<std::string> meshes = {"a=" + std::to_string(chips)};
   for (int64_t a = 2; a < chips; ++a) {
     if (chips % a == 0) meshes.push_back("a=" + std::to_string(a) + ",b=" + std::to_string(chips / a));
   }
-  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(config));
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, BuildProgram(config, combo, options));
   AZ_ASSIGN_OR_RETURN(price::ComputeModel compute, price::ComputeModel::Create(topology.chip, options.calibration.compute));
   const double hbm = static_cast<double>(topology.chip.hbm.value());
   double limit = hbm;
@@ -430,6 +454,7 @@ StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw
       return std::optional<Priced>();
     }
     Priced p;
+    p.combo = combo;
     p.compiled.config = config;
     p.compiled.mesh = pick_mesh;
     p.seeds = pick_seeds;
@@ -464,6 +489,32 @@ StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw
     p.best_method = p.default_method;
     note->clear();
     return std::optional<Priced>(std::move(p));
+  }
+  return std::optional<Priced>();
+}
+
+// Alpa on the inference forward, or on the training step with the cheapest
+// remat whose compiled pick fits (none, selected, full; or the pinned one).
+StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw::Topology& topology,
+                                        const PlanOptions& options, std::string* note) {
+  std::vector<std::optional<pir::RematPolicy>> remats = {std::nullopt};
+  if (options.train) {
+    remats.clear();
+    if (options.train->remat) {
+      remats.push_back(options.train->remat);
+    } else {
+      for (pir::RematPolicy r : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected, pir::RematPolicy::kFull}) {
+        remats.push_back(r);
+      }
+    }
+  }
+  for (const std::optional<pir::RematPolicy>& remat : remats) {
+    Combo combo;
+    combo.remat = remat;
+    note->clear();
+    AZ_ASSIGN_OR_RETURN(std::optional<Priced> picked, RunAlpaOnce(config, combo, topology, options, note));
+    if (picked) return picked;
+    if (remat) *note += " (remat " + std::string(pir::RematPolicyName(*remat)) + ")";
   }
   return std::optional<Priced>();
 }
@@ -579,7 +630,43 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
   return std::max(compute, memory);
 }
 
+double TrainRooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology, const TrainPlanOptions& train) {
+  zoo::ModelConfig c = config;
+  c.depth_units = 0;
+  zoo::TrainOptions options;
+  options.micro_batch = train.micro_batch;
+  options.adamw = train.adamw;
+  auto graph = zoo::BuildTrainStep(c, options);  // remat none: the fewest FLOPs
+  if (!graph.ok()) return 0;
+  pir::OpCost cost = pir::ComputeGraphCost(*graph);
+  double chips = static_cast<double>(topology.num_chips());
+  double weights = 0, state = 0;
+  for (const pir::Value& v : graph->values()) {
+    if (v.role == pir::ValueRole::kParameter) weights += static_cast<double>(v.type.NumBytes());
+    if (v.role == pir::ValueRole::kOptimizerState) state += static_cast<double>(v.type.NumBytes());
+  }
+  // Weights read by the forward and the backward, then read and written by
+  // the update; gradients (the weights' size) written and read; master
+  // weights and moments read and written.
+  double bytes = 4 * weights + 2 * weights + 2 * state;
+  double compute = static_cast<double>(cost.total_flops().value()) / (chips * topology.chip.bf16.value());
+  double memory = topology.chip.hbm_bw.value() > 0 ? bytes / (chips * topology.chip.hbm_bw.value()) : 0;
+  return std::max(compute, memory);
+}
+
 namespace {
+
+// Why no training expert was priced: MaxDiffusion's recipes need the batch
+// over the FSDP axis (FSDP alone: the micro-batch divisible by the chips) and
+// no tensor parallelism.
+std::string NoTrainExpertNote(const std::vector<Combo>& combos, int64_t chips, int64_t micro_batch) {
+  for (const Combo& c : combos) {
+    if (TrainExpert(c, chips)) return "no FSDP or FSDP x context-parallel configuration fits or compiles";
+  }
+  return "MaxDiffusion's FSDP recipes need the micro-batch (" + std::to_string(micro_batch) +
+         ") split over the data axis and the rest of the " + std::to_string(chips) +
+         " chips on context parallelism; none is among the configurations priced";
+}
 
 // Why no expert configuration was priced: the deployed code's split rule
 // (with the most chips it would run on), or that none fit or compiled.
@@ -623,18 +710,34 @@ std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo
 
 // Stage 1: every combination scored on truncated compiles; the feasible top K
 // and the expert combinations survive.
-Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& combos, const hw::Topology& topology,
+// Training: a combination without a pinned remat is scored under none, then
+// selected, then full, and keeps the first whose peak fits (or full, the most
+// frugal, when none does); its combo records the choice.
+Status ScoreAndSelect(const zoo::ModelConfig& config, std::vector<Combo>& combos, const hw::Topology& topology,
                       const PlanOptions& options, int64_t chips, std::vector<int>& survivors, std::vector<int>& expert,
                       double& frugal_peak, Status& first_error) {
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
   std::vector<Stage1> scores(combos.size());
-  say("stage 1: scoring " + std::to_string(combos.size()) + " configurations on truncated models");
-  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
-    scores[static_cast<size_t>(i)] = ScoreCombo(config, combos[static_cast<size_t>(i)], topology, options.calibration);
-  });
   const double hbm = static_cast<double>(topology.chip.hbm.value());
+  say("stage 1: scoring " + std::to_string(combos.size()) + " configurations on truncated " +
+      (options.train ? "training steps" : "models"));
+  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
+    Combo& combo = combos[static_cast<size_t>(i)];
+    Stage1& score = scores[static_cast<size_t>(i)];
+    if (!options.train || combo.remat) {
+      score = ScoreCombo(config, combo, topology, options);
+      return;
+    }
+    for (pir::RematPolicy remat : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected, pir::RematPolicy::kFull}) {
+      Combo trial = combo;
+      trial.remat = remat;
+      score = ScoreCombo(config, trial, topology, options);
+      combo.remat = remat;
+      if (!score.status.ok() || score.peak_memory <= hbm) break;
+    }
+  });
   std::vector<int> feasible;
   for (size_t i = 0; i < combos.size(); ++i) {
     const Stage1& s = scores[i];
@@ -649,6 +752,9 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& 
     if (!std::isfinite(frugal_peak)) return first_error;
     return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
                              std::to_string(config.height) + "x" + std::to_string(config.frames) +
+                             (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
+                                                  " samples, remat full at most)"
+                                            : std::string()) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
                              FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip" +
                              (config.experts > 1 ? " with one of its " + std::to_string(config.experts) +
@@ -671,8 +777,12 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& 
   }
   for (int i : feasible) {
     const Combo& c = combos[static_cast<size_t>(i)];
-    if (!RunsAsExpert(config, c)) continue;
-    if (c.fsdp > 0) {
+    if (options.train) {
+      if (!TrainExpert(c, chips)) continue;
+    } else if (!RunsAsExpert(config, c)) {
+      continue;
+    }
+    if (c.fsdp > 0 && !options.train) {
       Combo plain = c;
       plain.fsdp = 0;
       bool plain_fits = false;
@@ -685,12 +795,29 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, const std::vector<Combo>& 
   return Status::Ok();
 }
 
-StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topology, const PlanOptions& options) {
+StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology& topology,
+                        const PlanOptions& plan_options) {
   const Clock::time_point start = Clock::now();
   auto say = [&](const std::string& line) {
-    if (options.progress) options.progress(line);
+    if (plan_options.progress) plan_options.progress(line);
   };
   const int64_t chips = topology.num_chips();
+  PlanOptions options = plan_options;
+  zoo::ModelConfig config = model_config;
+  if (options.train) {
+    if (config.program) {
+      return InvalidArgument("'" + config.model + "' is an imported program: training steps are built for zoo models");
+    }
+    if (!options.hlo_dir.empty()) {
+      return InvalidArgument("--compiler xla prices inference candidates; a training plan uses the built-in compiler");
+    }
+    if (options.train->micro_batch == 0) options.train->micro_batch = chips;
+    // The step's own batch and no CFG (zoo.h: BuildTrainStep); a model with
+    // several denoising experts trains one of them per run.
+    config.batch = options.train->micro_batch;
+    config.cfg = zoo::CfgMode::kNone;
+    config.experts = 1;
+  }
   for (const hw::Node& node : topology.nodes) {
     if (node.kind == hw::NodeKind::kChip && node.failed) {
       return InvalidArgument("topology '" + topology.name +
@@ -704,7 +831,29 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   std::vector<Combo> combos;
   if (!options.pinned.empty()) {
     AZ_ASSIGN_OR_RETURN(Combo pinned, ParseCombo(options.pinned, chips));
+    if (pinned.remat && !options.train) {
+      return InvalidArgument("--template '" + options.pinned + "': remat applies to training steps (--train)");
+    }
+    if (options.train) {
+      if (pinned.cfg > 1) {
+        return InvalidArgument("--template '" + options.pinned + "': a training step runs one forward, no CFG");
+      }
+      if (options.train->micro_batch % pinned.dp != 0) {
+        return InvalidArgument("--template '" + options.pinned + "': dp=" + std::to_string(pinned.dp) +
+                               " does not divide the micro-batch of " + std::to_string(options.train->micro_batch) +
+                               " samples");
+      }
+      if (!pinned.remat) pinned.remat = options.train->remat;
+    }
     combos.push_back(pinned);
+  } else if (options.train) {
+    combos = EnumerateTrainCombos(chips, heads, options.train->micro_batch);
+    for (Combo& c : combos) c.remat = options.train->remat;
+    if (combos.empty()) {
+      return InvalidArgument("no parallel configuration of a " + config.model + " training step fits " +
+                             std::to_string(chips) + " chips (the head count " + std::to_string(heads) +
+                             " and the micro-batch " + std::to_string(options.train->micro_batch) + " constrain them)");
+    }
   } else {
     combos = EnumerateCombos(config, chips, heads);
     if (combos.empty() && heads == 0) {
@@ -728,6 +877,7 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   plan.batch = config.batch;
   if (config.experts > 1) plan.expert_switch_step = config.expert_switch_step;
   plan.cfg_mode = std::string(zoo::CfgModeName(config.cfg));
+  plan.train = options.train.has_value();
   plan.topology = topology.name;
   plan.chip = topology.chip.name;
   plan.tpu = topology.chip.family == hw::ChipFamily::kTpu;
@@ -848,14 +998,16 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
   say("emitting the plan");
   plan.best = MakeConfiguration("aoizora", winner.combo.ToString(), winner, true);
   if (best_expert) {
-    plan.expert = MakeConfiguration("expert", "xDiT " + best_expert->combo.ToString(), *best_expert, false);
+    plan.expert = MakeConfiguration(
+        "expert", (options.train ? "MaxDiffusion " : "xDiT ") + best_expert->combo.ToString(), *best_expert, false);
   } else {
     // Kept equal to the best so that code reading plan.expert stays safe;
     // has_expert tells the emitters there is none.
     plan.expert = plan.best;
     plan.expert.label = "expert";
     plan.has_expert = false;
-    plan.expert_note = NoExpertNote(config, combos, chips);
+    plan.expert_note = options.train ? NoTrainExpertNote(combos, chips, options.train->micro_batch)
+                                     : NoExpertNote(config, combos, chips);
     say("expert: none: " + plan.expert_note);
   }
   if (alpa) {
@@ -894,14 +1046,14 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
       best_priced = &*annotated;
     }
   }
-  AZ_RETURN_IF_ERROR(Describe(plan.best, *best_priced, topology, options.calibration, true));
+  AZ_RETURN_IF_ERROR(Describe(plan.best, *best_priced, topology, options, true));
   if (best_expert) {
-    AZ_RETURN_IF_ERROR(Describe(plan.expert, *best_expert, topology, options.calibration, false));
+    AZ_RETURN_IF_ERROR(Describe(plan.expert, *best_expert, topology, options, false));
   } else {
     plan.expert.breakdown = plan.best.breakdown;
   }
-  if (alpa) AZ_RETURN_IF_ERROR(Describe(plan.alpa, *alpa, topology, options.calibration, false));
-  if (annotated) AZ_RETURN_IF_ERROR(Describe(plan.annotated, *annotated, topology, options.calibration, false));
+  if (alpa) AZ_RETURN_IF_ERROR(Describe(plan.alpa, *alpa, topology, options, false));
+  if (annotated) AZ_RETURN_IF_ERROR(Describe(plan.annotated, *annotated, topology, options, false));
 
   // The xDiT form of a configuration may still be one the model's deployed
   // code refuses (AoiZora's compiled program pads where that code would not).
@@ -911,8 +1063,15 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
     if (!split.ok()) c->xdit_refused = split.message();
   }
 
-  plan.video_latency_s = static_cast<double>(config.steps) * plan.best.step_latency_s;
-  plan.roofline_bound_s = RooflineBound(config, topology);
+  if (options.train) {
+    plan.samples_per_s = plan.best.step_latency_s > 0
+                             ? static_cast<double>(options.train->micro_batch) / plan.best.step_latency_s
+                             : 0;
+    plan.roofline_bound_s = TrainRooflineBound(config, topology, *options.train);
+  } else {
+    plan.video_latency_s = static_cast<double>(config.steps) * plan.best.step_latency_s;
+    plan.roofline_bound_s = RooflineBound(config, topology);
+  }
   plan.efficiency = plan.best.step_latency_s > 0 ? plan.roofline_bound_s / plan.best.step_latency_s : 0;
   plan.plan_time_s = SecondsSince(start);
   return plan;

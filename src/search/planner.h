@@ -46,6 +46,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "frontend/zoo/zoo.h"
@@ -54,6 +55,22 @@
 #include "search/plan.h"
 
 namespace az::search {
+
+// A training step instead of a denoising step (zoo::BuildTrainStep): the
+// forward and backward of `micro_batch` samples and one AdamW update.
+// Candidates come from EnumerateTrainCombos (DP, FSDP/ZeRO-3, TP, Ulysses,
+// Ring and their combinations); each candidate's remat is the cheapest policy
+// whose stage-1 peak fits the HBM, tried in the order none, selected, full
+// (recomputation only adds work, so the first that fits is the fastest),
+// unless pinned. Step latency is the simulated training step. Baselines: the
+// expert is MaxDiffusion's recipes (TrainExpert: FSDP over every chip, FSDP x
+// context parallel) under the default placement with the cheapest remat that
+// fits; Alpa's ILP runs on the training graph, remat tried in the same order.
+struct TrainPlanOptions {
+  int64_t micro_batch = 0;                // samples per step; 0: one per chip
+  std::optional<pir::RematPolicy> remat;  // pinned for every candidate; unset: chosen per candidate
+  pir::AdamWOptions adamw;
+};
 
 struct PlanOptions {
   std::string pinned;            // a combination ("ulysses=4,ring=2"); empty: search
@@ -68,6 +85,7 @@ struct PlanOptions {
   // (compile/xla) and priced with a placement search; candidates without a
   // dump are skipped, stage 1 and the Alpa baseline are not run.
   std::string hlo_dir;
+  std::optional<TrainPlanOptions> train;  // set: plan a training step
   // Called with one line per stage (the CLI prints them on stderr).
   std::function<void(const std::string&)> progress;
 };
@@ -78,5 +96,10 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topo
 // bytes every step must move through HBM / (chips x HBM bandwidth)), the
 // bytes being every weight read once per forward.
 double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology);
+// Of a training step: max(its FLOPs / (chips x peak), the bytes it must move
+// through HBM / (chips x HBM bandwidth)), the bytes being the weights read by
+// the forward and the backward, the gradients written and read once, and the
+// optimizer's master weights and moments read and written once.
+double TrainRooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology, const TrainPlanOptions& train);
 
 }  // namespace az::search

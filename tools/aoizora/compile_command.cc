@@ -27,12 +27,23 @@ struct CompileArgs : ModelFlags {
   bool json = false;
   bool no_fusion = false;
   bool no_async = false;
+  int64_t micro_batch = 1;  // --graph train
+  std::string remat = "none";
 };
+
+StatusOr<pir::Graph> BuildGraph(const CompileArgs& args, const zoo::ModelConfig& config) {
+  if (args.graph == "step") return zoo::BuildStep(config);
+  if (args.graph != "train") return zoo::BuildForward(config);
+  zoo::TrainOptions train;
+  train.micro_batch = args.micro_batch;
+  AZ_ASSIGN_OR_RETURN(train.remat, pir::ParseRematPolicy(args.remat));
+  return zoo::BuildTrainStep(config, train);
+}
 
 int RunCompile(const CompileArgs& args) {
   auto config = ResolveModelFlags(args);
   if (!config.ok()) return Fail(config.status());
-  auto graph = args.graph == "step" ? zoo::BuildStep(*config) : zoo::BuildForward(*config);
+  auto graph = BuildGraph(args, *config);
   if (!graph.ok()) return Fail(graph.status());
   auto mesh = shard::Mesh::Parse(args.mesh);
   if (!mesh.ok()) return Fail(mesh.status());
@@ -119,7 +130,12 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
                   "Parallelism template, e.g. ulysses=y, cfg=x,ring=y, fsdp=8, or replicated; annotated: an imported "
                   "program's own shardings (--stablehlo)")
       ->required();
-  cmd->add_option("--graph", args->graph, "forward or step")->check(CLI::IsMember({"forward", "step"}))
+  cmd->add_option("--graph", args->graph, "forward, step (a denoising step) or train (a training step)")
+      ->check(CLI::IsMember({"forward", "step", "train"}))
+      ->capture_default_str();
+  cmd->add_option("--micro-batch", args->micro_batch, "With --graph train: samples per training step")
+      ->capture_default_str();
+  cmd->add_option("--remat", args->remat, "With --graph train: none, selected or full (per block)")
       ->capture_default_str();
   cmd->add_option("--chip", args->chip, "Check the peak memory against this chip's HBM (v5e, h100, ...)");
   cmd->add_option("--evidence", args->evidence_out, "Write the evidence JSON here");

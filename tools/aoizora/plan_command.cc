@@ -35,6 +35,9 @@ struct PlanArgs : ModelFlags {
   std::string compiler = "builtin";
   std::string hlo_dir;
   std::string emit_candidates;
+  bool train = false;
+  int64_t micro_batch = 0;
+  std::string remat;
 };
 
 int RunPlan(const PlanArgs& args) {
@@ -42,6 +45,9 @@ int RunPlan(const PlanArgs& args) {
   if (!config.ok()) return Fail(config.status());
   auto topology = LoadTopology(args.topology);
   if (!topology.ok()) return Fail(topology.status());
+  if (!args.emit_candidates.empty() && args.train) {
+    return Fail(InvalidArgument("--emit-candidates writes inference candidates for the JAX loop; drop --train"));
+  }
   if (!args.emit_candidates.empty()) {
     auto text = emit::CandidatesJson(*config, *topology, args.templ);
     if (!text.ok()) return Fail(text.status());
@@ -55,6 +61,18 @@ int RunPlan(const PlanArgs& args) {
     return Fail(InvalidArgument("--compiler xla and --hlo-dir DIR go together (the dumps of XLA's programs)"));
   }
   search::PlanOptions options;
+  if (args.train) {
+    search::TrainPlanOptions train;
+    train.micro_batch = args.micro_batch;
+    if (!args.remat.empty()) {
+      auto remat = pir::ParseRematPolicy(args.remat);
+      if (!remat.ok()) return Fail(InvalidArgument("--remat: " + remat.status().message()));
+      train.remat = *remat;
+    }
+    options.train = train;
+  } else if (args.micro_batch != 0 || !args.remat.empty()) {
+    return Fail(InvalidArgument("--micro-batch and --remat describe a training step: add --train"));
+  }
   options.hlo_dir = args.hlo_dir;
   options.pinned = args.templ;
   options.search_placement = args.placement == "search";
@@ -118,6 +136,15 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--emit-candidates", args->emit_candidates,
                   "Write every candidate (id, mesh, PartitionSpecs) as JSON for the JAX loop, and stop");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
+  cmd->add_flag("--train", args->train,
+                "Plan a training step (forward, backward, AdamW) instead of a denoising step; --width/--height/"
+                "--frames set the training clips");
+  cmd->add_option("--micro-batch", args->micro_batch,
+                  "With --train: samples per training step (default: one per chip)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
+  cmd->add_option("--remat", args->remat,
+                  "With --train: pin the per-block rematerialization (none, selected, full); default: the cheapest "
+                  "that fits, per candidate");
   cmd->callback([args, &ctx] {
     if (args->model.empty() && !HasProgram(*args)) {
       fmt::print(stderr, "aoizora plan: give --model M, --stablehlo FILE or --onnx FILE (see --help)\n");
