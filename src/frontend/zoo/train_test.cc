@@ -181,6 +181,24 @@ TEST(TrainStep, EveryZooModelBuildsOne) {
   }
 }
 
+// Regression: the slices' backward read the operand's shape through a
+// reference into the graph's value table, which the zero padding it appends
+// could reallocate (a crash in `plan --train` on Wan 14B, the third block's
+// shift_ffn at micro-batch 4). The rules now hold types by value; under the
+// sanitizer build a dangling read is a failure here.
+TEST(TrainStep, Wan14bTruncatedBuildsAndVerifies) {
+  ModelOptions video;
+  video.width = 832;
+  video.height = 480;
+  video.frames = 81;
+  TrainOptions options;
+  options.micro_batch = 4;
+  for (int64_t units : {2, 3}) {
+    pir::Graph g = TrainStep("wan2.1-t2v-14b", options, video, units);
+    EXPECT_TRUE(pir::VerifyGraph(g).ok()) << units;
+  }
+}
+
 TEST(TrainStep, Errors) {
   auto config = ResolveConfig("wan2.1-t2v-1.3b", {});
   ASSERT_TRUE(config.ok());

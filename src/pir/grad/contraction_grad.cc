@@ -22,7 +22,7 @@ ValueId EinsumOperandGrad(BackwardContext& ctx, const EinsumEquation& eq, size_t
   std::string reached;  // letters of the operand that the other operand or Y carries
   std::vector<int64_t> dims;
   Shape reached_shape;
-  const Shape& shape = ctx.OperandType(self).shape;
+  const Shape shape = ctx.OperandType(self).shape;
   for (size_t d = 0; d < target.size(); ++d) {
     char c = target[d];
     if (eq.inputs[other].find(c) == std::string::npos && eq.output.find(c) == std::string::npos) continue;
@@ -111,8 +111,8 @@ struct Patchify {
 };
 
 StatusOr<Patchify> PatchifyView(const BackwardContext& ctx) {
-  const Shape& x = ctx.OperandType(0).shape;
-  const Shape& w = ctx.OperandType(1).shape;
+  const Shape x = ctx.OperandType(0).shape;
+  const Shape w = ctx.OperandType(1).shape;
   auto stride = ctx.op.attrs.GetInts("stride").value_or(std::vector<int64_t>{});
   auto padding = ctx.op.attrs.GetInts("padding").value_or(std::vector<int64_t>(6, 0));
   Patchify p;

@@ -13,7 +13,7 @@
 namespace az::pir::grad {
 
 ValueId BackwardContext::SumToShape(const std::string& leaf, ValueId dy, const Shape& shape) {
-  const Shape& full = b.type(dy).shape;
+  const Shape full = b.type(dy).shape;
   const int64_t lead = static_cast<int64_t>(full.size()) - static_cast<int64_t>(shape.size());
   AZ_CHECK(lead >= 0);
   std::vector<int64_t> dims;
@@ -288,7 +288,7 @@ std::vector<ValueId> ReadsRope(const Graph&, const Op& op, const std::vector<boo
 // dx = y * (dy - sum(dy * y)) along the axis.
 
 StatusOr<Grads> BackwardSoftmax(BackwardContext& ctx) {
-  const TensorType& type = ctx.ResultType();
+  const TensorType type = ctx.ResultType();
   const int64_t axis = NormalizeAxis(ctx.op.attrs.GetInt("axis").value_or(-1), type.rank()).value_or(0);
   GraphBuilder& b = ctx.b;
   ValueId y = ctx.Result(0);
@@ -308,8 +308,8 @@ std::vector<ValueId> ReadsSoftmax(const Graph&, const Op& op, const std::vector<
 // Summed over the result dims the operand lacks or has as 1.
 
 StatusOr<Grads> BackwardBroadcast(BackwardContext& ctx) {
-  const Shape& x = ctx.OperandType(0).shape;
-  const Shape& r = ctx.ResultType().shape;
+  const Shape x = ctx.OperandType(0).shape;
+  const Shape r = ctx.ResultType().shape;
   auto dims = ctx.op.attrs.GetInts("dims").value_or(std::vector<int64_t>{});
   std::vector<bool> kept(r.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) kept[static_cast<size_t>(dims[i])] = x[i] == r[static_cast<size_t>(dims[i])];

@@ -35,7 +35,7 @@ StatusOr<Grads> BackwardConcat(BackwardContext& ctx) {
 // dy padded back to the operand's shape with zeros, one sliced dim at a time:
 // concat(zeros before, dy, zeros after) along it.
 StatusOr<Grads> BackwardSlice(BackwardContext& ctx) {
-  const Shape& x = ctx.OperandType(0).shape;
+  const Shape x = ctx.OperandType(0).shape;
   auto start = ctx.op.attrs.GetInts("start").value_or(std::vector<int64_t>{});
   auto limit = ctx.op.attrs.GetInts("limit").value_or(std::vector<int64_t>{});
   auto stride = ctx.op.attrs.GetInts("stride").value_or(std::vector<int64_t>(x.size(), 1));
@@ -64,7 +64,7 @@ StatusOr<Grads> BackwardSlice(BackwardContext& ctx) {
 // sum: dy broadcast back over the reduced dims; mean: also divided by their
 // count; max: shared by the elements equal to the maximum.
 StatusOr<Grads> BackwardReduce(BackwardContext& ctx) {
-  const TensorType& x = ctx.OperandType(0);
+  const TensorType x = ctx.OperandType(0);
   auto dims = ctx.op.attrs.GetInts("dims").value_or(std::vector<int64_t>{});
   const std::string kind = ctx.op.attrs.GetString("kind").value_or("sum");
   std::vector<int64_t> kept;

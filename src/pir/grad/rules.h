@@ -41,9 +41,11 @@ class BackwardContext {
   // d loss / d result `index`, or kNoValue when none flows back.
   ValueId Grad(size_t index = 0) const { return result_grads_.at(index); }
   bool Needs(size_t operand) const { return needs_.at(operand); }
-  // Types of the forward op's operands and results (the same for their copies).
-  const TensorType& OperandType(size_t index) const { return b.type(op.operands.at(index)); }
-  const TensorType& ResultType(size_t index = 0) const { return b.type(op.results.at(index)); }
+  // Types of the forward op's operands and results (the same for their copies),
+  // by value: every op a rule appends may grow the graph's value table, so a
+  // reference into it would dangle after the rule's next builder call.
+  TensorType OperandType(size_t index) const { return b.type(op.operands.at(index)); }
+  TensorType ResultType(size_t index = 0) const { return b.type(op.results.at(index)); }
 
   // "<op>.grad.<leaf>".
   std::string Name(const std::string& leaf) const { return op.name + ".grad." + leaf; }
