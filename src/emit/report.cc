@@ -280,7 +280,7 @@ std::string PlanSummary(const Plan& plan) {
     std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
                        pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency_s) + "/step  " +
                        ThroughputText(plan, config) + "  peak " +
-                       FormatBytes(config.peak_memory_bytes);
+                       FormatBytes(config.peak_memory_bytes) + (plan.train ? "  remat " + config.remat : "");
     if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s)) + ")";
     Line(out, text);
   };

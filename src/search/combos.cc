@@ -242,8 +242,7 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
 }
 
 bool TrainExpert(const Combo& combo, int64_t chips) {
-  return combo.tp == 1 && combo.cfg == 1 && combo.fsdp == chips && (combo.ring == 1 || combo.ulysses == 1) &&
-         (chips == 1 || combo.fsdp > 1);
+  return combo.tp == 1 && combo.cfg == 1 && (chips == 1 || combo.fsdp == chips);
 }
 
 bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {

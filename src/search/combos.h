@@ -82,8 +82,9 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
 // The training expert's combinations (MaxDiffusion's Wan training recipes,
 // reference/models.md §4.4): FSDP over every chip with the batch over them
 // (mesh fsdp), and FSDP x context parallelism (the batch over a data axis, the
-// sequence over a context axis as ring or Ulysses attention, the weights over
-// both). No tensor parallelism.
+// sequence over a context axis as ring, Ulysses or ulysses_ring attention, the
+// weights over both: MaxDiffusion shards embed over context x fsdp). No tensor
+// parallelism (its default tensor degree is 1).
 bool TrainExpert(const Combo& combo, int64_t chips);
 
 // The model's attention head count (Wan 12 / 40, HunyuanVideo 24); 0 for an

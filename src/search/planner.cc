@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -439,7 +440,15 @@ StatusOr<std::optional<Priced>> RunAlpaOnce(const zoo::ModelConfig& config, cons
       alpa_options.memory_limit_bytes = static_cast<int64_t>(limit);
       alpa_options.time_limit_s = 10;
       auto result = SolveAlpa(graph, mesh, alpa_options);
+      if (result.ok() && options.progress) {
+        char line[256];
+        std::snprintf(line, sizeof line, "alpa: mesh %s: %d nodes, %d strategies; built in %.2f s, solved in %.2f s (%s)",
+                      text.c_str(), result->nodes, result->strategies, result->build_time_s, result->solve_time_s,
+                      result->optimal ? "optimal" : "time limit");
+        options.progress(line);
+      }
       if (!result.ok()) {
+        if (options.progress) options.progress("alpa: mesh " + text + ": " + result.status().message());
         if (note->empty()) *note = "mesh " + text + ": " + result.status().message();
         continue;
       }
