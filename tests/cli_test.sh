@@ -91,6 +91,12 @@ if run inspect_ti2v 0 "$bin" inspect --model wan2.2-ti2v-5b; then
   expect inspect_ti2v out "tokens           video 27,280 (31x22x40 patches), text 512"
 fi
 run ti2v_720 1 "$bin" inspect --model wan2.2-ti2v-5b --height 720 && expect ti2v_720 err "multiples of 32"
+# The non-DiT stages: umT5-XXL's 5,680,910,336 parameters (zoo/stages_test.cc
+# derives them), and an unknown stage is a user error naming the model's stages.
+if run inspect_stage 0 "$bin" inspect --model wan2.1-t2v-14b --stage umt5-xxl; then
+  expect inspect_stage out "parameters       5,680,910,336"
+fi
+run inspect_stage_bad 1 "$bin" inspect --model wan2.1-t2v-14b --stage vae && expect inspect_stage_bad err "its stages: umt5-xxl, wan-vae-decoder"
 # CogVideoX-5B: 49 frames -> 13 x 30 x 45 = 17,550 video tokens + 226 text; CFG as one batch-2 forward.
 if run inspect_cog5b 0 "$bin" inspect --model cogvideox-5b; then
   expect inspect_cog5b out "tokens           video 17,550 (13x30x45 patches), text 226"

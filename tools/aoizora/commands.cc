@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "frontend/zoo/stages.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/analysis/summary.h"
 #include "pir/text/parser.h"
@@ -70,6 +71,62 @@ int InspectPirFile(const InspectArgs& args) {
   return 0;
 }
 
+// --stage: one non-DiT stage of the model's pipeline (zoo/stages.h), or the list.
+int InspectStage(const InspectArgs& args, const zoo::ModelConfig& c) {
+  std::vector<zoo::StageInfo> stages = zoo::StagesOf(c);
+  if (args.stage == "list") {
+    if (args.json) {
+      ordered_json list = ordered_json::array();
+      for (const zoo::StageInfo& s : stages) {
+        list.push_back({{"stage", s.name}, {"kind", std::string(zoo::StageKindName(s.kind))},
+                        {"dtype", std::string(pir::DTypeName(s.dtype))}, {"invocations", s.invocations},
+                        {"description", s.description}});
+      }
+      fmt::print("{}\n", list.dump(2));
+      return 0;
+    }
+    if (stages.empty()) fmt::print("{}: no stages built (zoo/stages.h lists the models left out)\n", c.model);
+    for (const zoo::StageInfo& s : stages) {
+      fmt::print("{:<18} {:<14} {:<5} x{}  {}\n", s.name, zoo::StageKindName(s.kind), pir::DTypeName(s.dtype),
+                 s.invocations, s.description);
+    }
+    return 0;
+  }
+  auto graph = zoo::BuildStage(c, args.stage);
+  if (!graph.ok()) return Fail(graph.status());
+  if (args.print_pir) {
+    fmt::print("{}", pir::PrintGraph(*graph));
+    return 0;
+  }
+  pir::GraphSummary s = pir::SummarizeGraph(*graph);
+  const int64_t invocations = graph->attrs().GetInt("invocations").value_or(1);
+  if (args.json) {
+    ordered_json j = {{"model", c.model},
+                      {"stage", args.stage},
+                      {"kind", graph->attrs().GetString("kind").value_or("")},
+                      {"invocations", invocations},
+                      {"params", s.num_params},
+                      {"param_bytes", s.param_bytes.value()},
+                      {"flops", s.model_flops().value()},
+                      {"cost", CostJson(s.cost)},
+                      {"activation_peak_bytes", s.activation_peak_bytes.value()},
+                      {"activation_total_bytes", s.activation_total_bytes.value()},
+                      {"ops", s.num_ops}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("stage            {} of {} ({}, {} invocation{} per video)\n", args.stage, c.model,
+             graph->attrs().GetString("kind").value_or(""), invocations, invocations > 1 ? "s" : "");
+  fmt::print("parameters       {} ({}), {}\n", WithCommas(s.num_params), FormatCount(s.num_params),
+             FormatBytes(s.param_bytes));
+  fmt::print("FLOPs            {}  attention {}, matmul {}; other {} more\n", FormatFlops(s.model_flops()),
+             FormatFlops(s.cost.attention), FormatFlops(s.cost.matmul), FormatFlops(s.cost.other));
+  fmt::print("activations      peak {} live (unfused, unsharded), {} in all\n", FormatBytes(s.activation_peak_bytes),
+             FormatBytes(s.activation_total_bytes));
+  fmt::print("graph            {} ops\n", s.num_ops);
+  return 0;
+}
+
 }  // namespace
 
 int RunModels(const ModelsArgs& args) {
@@ -102,6 +159,7 @@ int RunInspect(const InspectArgs& args) {
   if (HasProgram(args)) return InspectProgram(args);
   auto config = ResolveModelFlags(args);
   if (!config.ok()) return Fail(config.status());
+  if (!args.stage.empty()) return InspectStage(args, *config);
 
   auto forward = zoo::BuildForward(*config);
   if (!forward.ok()) return Fail(forward.status());
@@ -285,6 +343,9 @@ void RegisterInspect(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--graph", args->graph, "Graph for --print-pir: forward or step")
       ->check(CLI::IsMember({"forward", "step"}))
       ->capture_default_str();
+  auto* stage_opt = cmd->add_option("--stage", args->stage,
+                                    "A non-DiT stage of --model (text / image encoder, VAE decoder), or 'list'");
+  stage_opt->needs(model_opt);
   cmd->callback([args, &ctx] {
     if (args->model.empty() && args->pir_file.empty() && !HasProgram(*args)) {
       fmt::print(stderr, "aoizora inspect: give --model M, --stablehlo FILE, --onnx FILE or --pir FILE (see --help)\n");

@@ -31,6 +31,7 @@ struct InspectArgs : ModelFlags {
   bool json = false;
   bool print_pir = false;
   std::string graph = "forward";  // which graph --print-pir prints: forward or step
+  std::string stage;  // a non-DiT stage of the model (zoo/stages.h), or "list"
 };
 int RunInspect(const InspectArgs& args);
 

@@ -285,6 +285,77 @@ TEST(InterpreterNormalized, ShardedFeaturesMatchTheReference) {
   EXPECT_LE(RelativeError(*got, *reference), 1e-12);
 }
 
+// The VAE ops on hand-computed values.
+// group_norm of x [1, 4, 2] (2 groups): group 0 = channels 0-1 = {1, 3, 5, 7},
+// mean 4, variance (9 + 1 + 1 + 9) / 4 = 5; group 1 = {2, 4, 6, 8}, mean 5, variance 5.
+// rms_norm over axis 1 of [1, 2, 2]: column 0 = {3, 4}, rms sqrt(12.5).
+// upsample [1, 2] by [1, 2]: each element twice.
+TEST(InterpreterReferenceTest, VaeOpsOnHandComputedValues) {
+  GraphBuilder b("vae_ops");
+  ValueId x = b.Input("x", DType::kF32, {1, 4, 2});
+  pir::Attributes groups;
+  groups.Set("groups", int64_t{2});
+  groups.Set("eps", 0.0);
+  b.Output(b.AddOp1(OpKind::kGroupNorm, "gn", {x}, groups));
+  ValueId y = b.Input("y", DType::kF32, {1, 2, 2});
+  pir::Attributes axis;
+  axis.Set("axis", int64_t{1});
+  axis.Set("eps", 0.0);
+  b.Output(b.AddOp1(OpKind::kRmsNorm, "rms", {y}, axis));
+  ValueId u = b.Input("u", DType::kF32, {1, 2});
+  pir::Attributes scale;
+  scale.Set("scale", std::vector<int64_t>{1, 2});
+  b.Output(b.AddOp1(OpKind::kUpsample, "up", {u}, scale));
+  pir::Graph graph = b.Finish();
+  std::map<ValueId, Tensor> leaves;
+  // x[0, c, s], row-major: channels 0-1 = {1, 3}, {5, 7}; channels 2-3 = {2, 4}, {6, 8}.
+  leaves[x] = Tensor{{1, 4, 2}, {1, 3, 5, 7, 2, 4, 6, 8}};
+  // y[0, c, s]: channel 0 = {3, 0}, channel 1 = {4, 2}.
+  leaves[y] = Tensor{{1, 2, 2}, {3, 0, 4, 2}};
+  leaves[u] = Tensor{{1, 2}, {5, -1}};
+  auto got = RunReference(graph, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const double s5 = std::sqrt(5.0);
+  std::vector<double> gn{-3 / s5, -1 / s5, 1 / s5, 3 / s5, -3 / s5, -1 / s5, 1 / s5, 3 / s5};
+  // Column 0: rms = sqrt((9 + 16) / 2); column 1: sqrt((0 + 4) / 2) = sqrt(2).
+  const double r0 = std::sqrt(12.5), r1 = std::sqrt(2.0);
+  std::vector<double> rms{3 / r0, 0, 4 / r0, 2 / r1};
+  std::vector<double> up{5, 5, -1, -1};
+  const std::vector<double>* expected[] = {&gn, &rms, &up};
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ((*got)[i].data.size(), expected[i]->size()) << i;
+    for (size_t j = 0; j < expected[i]->size(); ++j) EXPECT_NEAR((*got)[i].data[j], (*expected[i])[j], 1e-12) << i << "," << j;
+  }
+}
+
+// Group norm with a spatial dim split over x: each device holds half the
+// frames of every group; the statistics all-reduced over x give the whole
+// group's, so the partitioned run matches the reference.
+TEST(InterpreterNormalized, GroupNormShardedFramesMatchTheReference) {
+  GraphBuilder b("group_norm");
+  ValueId x = b.Input("x", DType::kF32, {2, 8, 4, 3});
+  ValueId w = b.Param("w", DType::kF32, {8});
+  ValueId bias = b.Param("b", DType::kF32, {8});
+  pir::Attributes groups;
+  groups.Set("groups", int64_t{4});
+  groups.Set("eps", 1e-6);
+  b.Output(b.AddOp1(OpKind::kGroupNorm, "gn", {x, w, bias}, groups));
+  pir::Graph graph = b.Finish();
+  auto leaves = RandomLeaves(graph);
+  auto reference = RunReference(graph, leaves);
+  ASSERT_TRUE(reference.ok());
+  auto mesh = shard::Mesh::Parse("x=2");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  seeds.values[x] = shard::TensorSharding{{{}, {}, {0}, {}}, {}};
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(FactorAxes(graph, *plan, "gn", "s0"), std::vector<int>{0});
+  auto got = RunPartitioned(graph, *plan, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
+}
+
 // The attention kernel against the same computation spelled out with einsum,
 // softmax and a broadcast scale.
 TEST(InterpreterReferenceTest, AttentionMatchesEinsumSoftmax) {

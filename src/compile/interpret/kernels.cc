@@ -174,27 +174,51 @@ Tensor Attention(const Tensor& q, const std::vector<std::pair<const Tensor*, con
   return FinishAttention(q, state);
 }
 
-Tensor Norm(pir::OpKind kind, const Tensor& x, const Tensor* weight, const Tensor* bias, double eps) {
+// Layer / RMS norm over `axis`, or group norm (`groups` > 0) over each
+// sample's channel group and every spatial position. The tensor is viewed as
+// [outer, n, inner]: a norm over axis has rows (outer, inner) of n elements
+// `inner` apart; group norm has outer = batch, n = channels, inner = spatial
+// positions, and rows (sample, group) of (n / groups) * inner elements.
+Tensor Norm(pir::OpKind kind, const Tensor& x, const Tensor* weight, const Tensor* bias, double eps, int64_t axis,
+            int64_t groups) {
   Tensor out = Zeros(x.shape);
-  const int64_t n = x.shape.empty() ? 1 : x.shape.back();
-  const int64_t rows = n ? x.NumElements() / n : 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    const double* in = &x.data[static_cast<size_t>(r * n)];
-    double mean = 0, square = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      mean += in[i];
-      square += in[i] * in[i];
-    }
-    mean /= static_cast<double>(n);
-    square /= static_cast<double>(n);
-    double center = kind == pir::OpKind::kLayerNorm ? mean : 0.0;
-    double variance = kind == pir::OpKind::kLayerNorm ? square - mean * mean : square;
-    double inv = 1.0 / std::sqrt(variance + eps);
-    for (int64_t i = 0; i < n; ++i) {
-      double y = (in[i] - center) * inv;
-      if (weight) y *= weight->data[static_cast<size_t>(i)];
-      if (bias) y += bias->data[static_cast<size_t>(i)];
-      out.data[static_cast<size_t>(r * n + i)] = y;
+  if (x.shape.empty()) return out;
+  const size_t dim = groups > 0 ? 1 : static_cast<size_t>(axis);
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < dim; ++d) outer *= x.shape[d];
+  for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const int64_t n = x.shape[dim];
+  const bool centered = kind != pir::OpKind::kRmsNorm;
+  // Each row: channels [first, first + count) at inner positions [0, span)
+  // (a norm over axis: one inner position per row, so span 1 at offset i).
+  const int64_t per_row = groups > 0 ? n / groups : n;
+  const int64_t row_count = groups > 0 ? groups : inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t r = 0; r < row_count; ++r) {
+      const int64_t first = groups > 0 ? r * per_row : 0;
+      const int64_t begin = groups > 0 ? 0 : r, end = groups > 0 ? inner : r + 1;
+      auto at = [&](int64_t c, int64_t i) { return static_cast<size_t>((o * n + c) * inner + i); };
+      double mean = 0, square = 0;
+      for (int64_t c = first; c < first + per_row; ++c) {
+        for (int64_t i = begin; i < end; ++i) {
+          mean += x.data[at(c, i)];
+          square += x.data[at(c, i)] * x.data[at(c, i)];
+        }
+      }
+      const auto count = static_cast<double>(per_row * (end - begin));
+      mean /= count;
+      square /= count;
+      const double center = centered ? mean : 0.0;
+      const double variance = centered ? square - mean * mean : square;
+      const double inv = 1.0 / std::sqrt(variance + eps);
+      for (int64_t c = first; c < first + per_row; ++c) {
+        for (int64_t i = begin; i < end; ++i) {
+          double y = (x.data[at(c, i)] - center) * inv;
+          if (weight) y *= weight->data[static_cast<size_t>(c)];
+          if (bias) y += bias->data[static_cast<size_t>(c)];
+          out.data[at(c, i)] = y;
+        }
+      }
     }
   }
   return out;
@@ -395,7 +419,10 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
     case pir::OpFamily::kNorm: {
       const Tensor* weight = in.size() > 1 ? in[1] : nullptr;
       const Tensor* bias = in.size() > 2 ? in[2] : nullptr;
-      return one(Norm(op.kind, *in[0], weight, bias, attrs.GetFloat("eps").value_or(1e-5)));
+      const auto rank = static_cast<int64_t>(in[0]->shape.size());
+      const int64_t groups = op.kind == pir::OpKind::kGroupNorm ? attrs.GetInt("groups").value_or(1) : 0;
+      const int64_t axis = pir::NormAxis(attrs, rank).value_or(rank - 1);
+      return one(Norm(op.kind, *in[0], weight, bias, attrs.GetFloat("eps").value_or(1e-5), axis, groups));
     }
     case pir::OpFamily::kUnary: {
       Tensor out = *in[0];
@@ -473,6 +500,15 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
         std::copy_n(table.data.begin() + r * row, row, out.data.begin() + i * row);
       }
       return one(std::move(out));
+    }
+    case pir::OpFamily::kResize: {
+      std::vector<int64_t> scale = attrs.GetInts("scale").value_or(std::vector<int64_t>{});
+      const Tensor& x = *in[0];
+      if (scale.size() != x.shape.size()) return InvalidArgument("upsample 'scale' does not match its operand");
+      return one(Gathered(x, result_shape, [&](const std::vector<int64_t>& index, std::vector<int64_t>& source) {
+        // A block sharded along its rows holds whole copies of its own rows.
+        for (size_t d = 0; d < index.size(); ++d) source[d] = std::min(index[d] / scale[d], x.shape[d] - 1);
+      }));
     }
     case pir::OpFamily::kCustom: break;
   }

@@ -29,6 +29,7 @@ cir::KernelKind KernelKindOf(const pir::Op& op, const pir::OpCost& cost) {
     case OpFamily::kConcat:
     case OpFamily::kSlice:
     case OpFamily::kGather:
+    case OpFamily::kResize:
     case OpFamily::kReshape: return cir::KernelKind::kCopy;
     case OpFamily::kCustom: return cir::KernelKind::kCustom;
     default: return cir::KernelKind::kElementwise;
@@ -166,12 +167,22 @@ class Lowering {
     pir::OpCost cost = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
     // A sharded normalized dim: the row statistics are all-reduced before the
     // kernel finishes (the kernel's cost is the whole local op).
+    // A row is one position of every dim that is not normalized: group norm
+    // normalizes several factors at once (a group's channels and every spatial
+    // dim), and its statistics are all-reduced once over all their axes.
     std::vector<int> statistics;
+    std::vector<int> normalized_axes;
+    int64_t row_length = 1;
     for (size_t f = 0; f < rule.factors.size(); ++f) {
+      if (rule.factors[f].kind != pir::FactorKind::kNormalized) continue;
       const std::vector<int>& axes = sharding.factor_axes[f];
-      if (rule.factors[f].kind != pir::FactorKind::kNormalized || axes.empty()) continue;
       int64_t n = mesh_.AxesSize(axes);
-      int64_t rows = local_results[0].NumElements() / ((rule.factors[f].size + n - 1) / n);
+      row_length *= (rule.factors[f].size + n - 1) / n;
+      normalized_axes.insert(normalized_axes.end(), axes.begin(), axes.end());
+    }
+    if (!normalized_axes.empty()) {
+      const std::vector<int>& axes = normalized_axes;
+      int64_t rows = local_results[0].NumElements() / row_length;
       pir::Statistics stats = pir::StatisticsOf(op.kind);
       int source = operands[0];
       for (int round = 0; round < stats.rounds; ++round) {

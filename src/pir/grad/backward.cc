@@ -45,6 +45,7 @@ FamilyBackward BackwardOf(OpFamily family) {
     case OpFamily::kSlice: return {BackwardSlice, ReadsNothing};
     case OpFamily::kReduce: return {BackwardReduce, ReadsReduce};
     case OpFamily::kGather:
+    case OpFamily::kResize:
     case OpFamily::kCustom:
     case OpFamily::kFull:
     case OpFamily::kAttentionGrad:

@@ -36,6 +36,13 @@ StatusOr<Grads> BackwardNorm(BackwardContext& ctx) {
   Attributes eps;
   if (const AttrValue* value = ctx.op.attrs.Find("eps")) eps.Set("eps", *value);
   const bool layer = ctx.op.kind == OpKind::kLayerNorm;
+  // The fused norm backward (layer_norm_grad, rms_norm_grad) normalizes over
+  // the last dim; group norm and a norm over another axis (VAE decoders, which
+  // run in inference only) have none yet.
+  if (ctx.op.kind == OpKind::kGroupNorm) return Unimplemented("'" + ctx.op.name + "': group_norm has no backward yet");
+  if (NormAxis(ctx.op.attrs, ctx.OperandType(0).rank()) != ctx.OperandType(0).rank() - 1) {
+    return Unimplemented("'" + ctx.op.name + "': the backward of a norm over a dim other than the last");
+  }
   if (ctx.Needs(0)) {
     std::vector<ValueId> operands{ctx.Operand(0), ctx.Grad()};
     if (n > 1) operands.push_back(ctx.Operand(1));

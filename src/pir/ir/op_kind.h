@@ -22,6 +22,7 @@ enum class OpFamily {
   kSlice,
   kReduce,
   kGather,
+  kResize,
   kCustom,
   kFull,
   kAttentionGrad,

@@ -10,13 +10,46 @@ std::vector<int> Dim(int factor, int64_t size) { return size == 1 ? std::vector<
 }  // namespace
 
 // ---------------------------------------------------------------- norms
-// x [..., D], optional weight [D] and (layer_norm) bias [D]; normalized over D.
+// layer_norm / rms_norm: x [..., D, ...], optional weight [D] and (layer_norm)
+// bias [D]; normalized over D, the dim `axis` names (default -1: Wan's VAE
+// normalizes its channel-first activations over axis 1).
+// group_norm: x [B, C, spatial...], optional weight [C] and bias [C]; the
+// statistics of each sample's group of C / groups channels span the group's
+// channels and every spatial position (torch.nn.GroupNorm).
+
+std::optional<int64_t> NormAxis(const Attributes& attrs, int64_t rank) {
+  return NormalizeAxis(attrs.GetInt("axis").value_or(-1), rank);
+}
+
+namespace {
+
+Status CheckGroupNorm(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  if (x.rank() < 2) return InvalidArgument("group_norm takes x [batch, channels, spatial...], got " + x.ToString());
+  auto groups = ctx.attrs.GetInt("groups");
+  if (!groups || *groups < 1) return InvalidArgument("group_norm needs a positive integer attribute 'groups'");
+  if (x.shape[1] % *groups != 0) {
+    return InvalidArgument("group_norm: " + std::to_string(x.shape[1]) + " channels do not split into " +
+                           std::to_string(*groups) + " groups");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 TypesOr InferNorm(const OpContext& ctx) {
   const TensorType& x = ctx.operands[0];
   if (x.rank() < 1) return InvalidArgument("a norm needs an operand of rank >= 1");
   if (ctx.kind == OpKind::kRmsNorm && ctx.operands.size() > 2) return InvalidArgument("rms_norm takes at most 2 operands");
-  int64_t d = x.shape.back();
+  int64_t d = 0;
+  if (ctx.kind == OpKind::kGroupNorm) {
+    AZ_RETURN_IF_ERROR(CheckGroupNorm(ctx));
+    d = x.shape[1];
+  } else {
+    auto axis = NormAxis(ctx.attrs, x.rank());
+    if (!axis) return InvalidArgument("norm axis out of range for " + x.ToString());
+    d = x.shape[static_cast<size_t>(*axis)];
+  }
   for (size_t i = 1; i < ctx.operands.size(); ++i) {
     if (ctx.operands[i].shape != Shape{d}) {
       return InvalidArgument("norm weight/bias must be [" + std::to_string(d) + "], got " +
@@ -31,12 +64,38 @@ StatusOr<FactorRule> RuleNorm(const OpContext& ctx) {
   const TensorType& x = ctx.operands[0];
   FactorRuleBuilder b;
   TensorFactors dims;
-  for (int64_t i = 0; i + 1 < x.rank(); ++i) dims.push_back(Dim(b.AddFactor("d" + std::to_string(i), x.shape[i]), x.shape[i]));
-  // Sharded, the normalized dim costs an all-reduce of the row statistics (rule.h).
-  int norm = b.AddFactor("n", x.shape.back(), FactorKind::kNormalized);
-  dims.push_back(Dim(norm, x.shape.back()));
+  std::vector<int> affine;  // the factors of the weight's (and bias's) one dim
+  if (ctx.kind == OpKind::kGroupNorm) {
+    AZ_RETURN_IF_ERROR(CheckGroupNorm(ctx));
+    // C = groups x channels-per-group, major to minor. Groups pass through; a
+    // group's channels and the spatial dims are normalized: sharded, the
+    // per-group sums are all-reduced (rule.h, StatisticsOf).
+    const int64_t groups = *ctx.attrs.GetInt("groups");
+    dims.push_back(Dim(b.AddFactor("b", x.shape[0]), x.shape[0]));
+    const int64_t per_group = x.shape[1] / groups;
+    int group = b.AddFactor("g", groups);
+    int channel = b.AddFactor("c", per_group, FactorKind::kNormalized);
+    if (groups > 1) affine.push_back(group);
+    if (per_group > 1) affine.push_back(channel);
+    dims.push_back(affine);
+    for (int64_t i = 2; i < x.rank(); ++i) {
+      dims.push_back(Dim(b.AddFactor("s" + std::to_string(i - 2), x.shape[i], FactorKind::kNormalized), x.shape[i]));
+    }
+  } else {
+    // Sharded, the normalized dim costs an all-reduce of the row statistics (rule.h).
+    const int64_t axis = NormAxis(ctx.attrs, x.rank()).value_or(x.rank() - 1);
+    for (int64_t i = 0; i < x.rank(); ++i) {
+      if (i == axis) {
+        int norm = b.AddFactor("n", x.shape[i], FactorKind::kNormalized);
+        affine = Dim(norm, x.shape[i]);
+        dims.push_back(affine);
+      } else {
+        dims.push_back(Dim(b.AddFactor("d" + std::to_string(i), x.shape[i]), x.shape[i]));
+      }
+    }
+  }
   b.Operand(dims);
-  for (size_t i = 1; i < ctx.operands.size(); ++i) b.Operand({Dim(norm, x.shape.back())});
+  for (size_t i = 1; i < ctx.operands.size(); ++i) b.Operand({affine});
   b.Result(dims);
   return b.Build();
 }

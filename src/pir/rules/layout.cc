@@ -296,6 +296,46 @@ StatusOr<FactorRule> RuleGather(const OpContext& ctx) {
   return b.Build();
 }
 
+// ---------------------------------------------------------------- upsample
+// Nearest-neighbour upsampling: attr scale (one integer >= 1 per dim),
+// out[i] = x[floor(i / scale)]. An upsampled dim of size n * s is the factors
+// [n, s], major to minor: n passes through (each device upsamples its own
+// rows, no halo: the copies of a row stay next to it), and s, the copies, exists
+// in the result alone, like a broadcast dim.
+
+TypesOr InferResize(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  auto scale = ctx.attrs.GetInts("scale");
+  if (!scale || static_cast<int64_t>(scale->size()) != x.rank()) {
+    return InvalidArgument("upsample needs 'scale' with one integer per dim of " + x.ToString());
+  }
+  Shape shape = x.shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if ((*scale)[d] < 1) return InvalidArgument("upsample scale must be >= 1, got " + ShapeString(*scale));
+    shape[d] *= (*scale)[d];
+  }
+  if (!CheckedProduct(shape)) return InvalidArgument("upsample result is too large");
+  return std::vector<TensorType>{{x.dtype, shape}};
+}
+
+StatusOr<FactorRule> RuleResize(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  const std::vector<int64_t> scale = ctx.attrs.GetInts("scale").value_or(std::vector<int64_t>{});
+  if (static_cast<int64_t>(scale.size()) != x.rank()) return InvalidArgument("upsample 'scale' does not match its operand");
+  FactorRuleBuilder b;
+  TensorFactors in, out;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    const size_t i = static_cast<size_t>(d);
+    int rows = b.AddFactor("d" + std::to_string(d), x.shape[i]);
+    in.push_back(Dim(rows, x.shape[i]));
+    std::vector<int> result_dim = Dim(rows, x.shape[i]);
+    if (scale[i] > 1) result_dim.push_back(b.AddFactor("s" + std::to_string(d), scale[i]));
+    out.push_back(result_dim);
+  }
+  b.Operand(in).Result(out);
+  return b.Build();
+}
+
 // ---------------------------------------------------------------- custom
 // Results are declared; nothing may be sharded (every dim its own
 // need-replication factor). attrs: target (string), optional flops.

@@ -20,6 +20,8 @@ Statistics StatisticsOf(OpKind kind) {
   switch (kind) {
     case OpKind::kLayerNorm: return {1, 2};
     case OpKind::kRmsNorm: return {1, 1};
+    // Per (sample, group): the sum and the sum of squares, like layer norm.
+    case OpKind::kGroupNorm: return {1, 2};
     case OpKind::kSoftmax: return {2, 1};
     // The backward sums need x-hat, so the forward statistics come along in
     // the same pass: layer norm sums x, x^2, g and g*x (g = weight * dy);
@@ -128,6 +130,7 @@ StatusOr<std::vector<TensorType>> InferResultTypes(OpKind kind, const std::vecto
     case OpFamily::kSlice: return InferSlice(ctx);
     case OpFamily::kReduce: return InferReduce(ctx);
     case OpFamily::kGather: return InferGather(ctx);
+    case OpFamily::kResize: return InferResize(ctx);
     case OpFamily::kCustom: return InferCustom(ctx);
     case OpFamily::kFull: return InferFull(ctx);
     case OpFamily::kAttentionGrad: return InferAttentionGrad(ctx);
@@ -155,6 +158,7 @@ StatusOr<FactorRule> BuildFactorRule(OpKind kind, const std::vector<TensorType>&
     case OpFamily::kSlice: return RuleSlice(ctx);
     case OpFamily::kReduce: return RuleReduce(ctx);
     case OpFamily::kGather: return RuleGather(ctx);
+    case OpFamily::kResize: return RuleResize(ctx);
     case OpFamily::kCustom: return RuleCustom(ctx);
     case OpFamily::kFull: return RuleFull(ctx);
     case OpFamily::kAttentionGrad: return RuleAttentionGrad(ctx);

@@ -103,6 +103,9 @@ StatusOr<FactorRule> BuildFactorRule(OpKind kind, const std::vector<TensorType>&
 std::string ShapeString(const Shape& shape);
 // Normalizes a possibly negative axis; nullopt when out of range.
 std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+// The dim a layer / RMS norm normalizes over (attr axis, default -1: the
+// last), normalized; nullopt when out of range.
+std::optional<int64_t> NormAxis(const Attributes& attrs, int64_t rank);
 
 // A parsed einsum equation "bld,de->ble": one letter string per operand and the result.
 struct EinsumEquation {

@@ -121,6 +121,62 @@ TEST(FactorRule, NormAndSoftmaxNormalizeTheirAxis) {
   EXPECT_EQ(StatisticsOf(OpKind::kAdd).rounds, 0);
 }
 
+// VAE ops. Wan's RMS_norm normalizes channel-first activations over the
+// channels (axis 1): the other dims pass through. Group norm splits C into
+// groups (pass-through) x channels per group, and normalizes the channels of
+// a group together with every spatial dim: sharding a frame or row dim costs
+// the per-(sample, group) sums' all-reduce, like a norm's normalized dim.
+TEST(FactorRule, ChannelNormAndGroupNorm) {
+  Attributes axis;
+  axis.Set("axis", int64_t{1});
+  EXPECT_EQ(RuleText(OpKind::kRmsNorm, {F32({1, 32, 2, 4, 4}), F32({32})}, axis),
+            "([1, n, d2, d3, d4], [n])->([1, n, d2, d3, d4]) {d0=1, n=32, d2=2, d3=4, d4=4} normalized={n}");
+  Attributes groups;
+  groups.Set("groups", int64_t{8});
+  // 32 channels = 8 groups x 4 channels per group.
+  EXPECT_EQ(RuleText(OpKind::kGroupNorm, {F32({2, 32, 3, 4, 4}), F32({32}), F32({32})}, groups),
+            "([b, g*c, s0, s1, s2], [g*c], [g*c])->([b, g*c, s0, s1, s2]) "
+            "{b=2, g=8, c=4, s0=3, s1=4, s2=4} normalized={c, s0, s1, s2}");
+  EXPECT_EQ(StatisticsOf(OpKind::kGroupNorm).rounds, 1);
+  EXPECT_EQ(StatisticsOf(OpKind::kGroupNorm).values, 2);  // the sum and the sum of squares
+  // User errors: groups that do not divide C, a missing groups, an axis out of range.
+  groups.Set("groups", int64_t{5});
+  EXPECT_FALSE(InferResultTypes(OpKind::kGroupNorm, {F32({2, 32, 3})}, groups, {}).ok());
+  EXPECT_FALSE(InferResultTypes(OpKind::kGroupNorm, {F32({2, 32, 3})}, {}, {}).ok());
+  axis.Set("axis", int64_t{5});
+  EXPECT_FALSE(InferResultTypes(OpKind::kRmsNorm, {F32({2, 32, 3})}, axis, {}).ok());
+  // The weight follows the normalized axis.
+  axis.Set("axis", int64_t{1});
+  EXPECT_FALSE(InferResultTypes(OpKind::kRmsNorm, {F32({2, 32, 3}), F32({3})}, axis, {}).ok());
+}
+
+// Nearest upsampling: an upsampled dim n*s is [n, s]; the copies factor s is
+// in the result only (like a broadcast dim), so sharding the rows n needs no halo.
+TEST(FactorRule, UpsampleSplitsEachScaledDimIntoRowsAndCopies) {
+  Attributes scale;
+  scale.Set("scale", std::vector<int64_t>{1, 1, 2, 2, 2});
+  EXPECT_EQ(RuleText(OpKind::kUpsample, {F32({1, 8, 2, 3, 3})}, scale),
+            "([1, d1, d2, d3, d4])->([1, d1, d2*s2, d3*s3, d4*s4]) {d0=1, d1=8, d2=2, s2=2, d3=3, s3=2, d4=3, s4=2}");
+  auto types = InferResultTypes(OpKind::kUpsample, {F32({1, 8, 2, 3, 3})}, scale, {});
+  ASSERT_TRUE(types.ok());
+  EXPECT_EQ((*types)[0].shape, (Shape{1, 8, 4, 6, 6}));
+  scale.Set("scale", std::vector<int64_t>{1, 2});
+  EXPECT_FALSE(InferResultTypes(OpKind::kUpsample, {F32({1, 8, 2})}, scale, {}).ok());  // one entry per dim
+  scale.Set("scale", std::vector<int64_t>{1, 0, 2});
+  EXPECT_FALSE(InferResultTypes(OpKind::kUpsample, {F32({1, 8, 2})}, scale, {}).ok());
+}
+
+// Causal convolution: all temporal padding before (Wan's CausalConv3d pads
+// 2 frames before and none after for a 3-frame kernel), so T frames stay T.
+TEST(FactorRule, CausalConvPadsBeforeOnly) {
+  Attributes a;
+  a.Set("stride", std::vector<int64_t>{1, 1, 1});
+  a.Set("padding", std::vector<int64_t>{2, 0, 1, 1, 1, 1});
+  auto types = InferResultTypes(OpKind::kConv3d, {F32({1, 16, 5, 6, 6}), F32({32, 16, 3, 3, 3})}, a, {});
+  ASSERT_TRUE(types.ok());
+  EXPECT_EQ((*types)[0].shape, (Shape{1, 32, 5, 6, 6}));
+}
+
 TEST(FactorRule, ElementwiseBroadcastsFromOne) {
   EXPECT_EQ(RuleText(OpKind::kMul, {F32({2, 8, 16}), F32({2, 1, 16})}, {}),
             "([d0, d1, d2], [d0, 1, d2])->([d0, d1, d2]) {d0=2, d1=8, d2=16}");

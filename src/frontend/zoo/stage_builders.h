@@ -1,0 +1,22 @@
+// Internal to the zoo: the stage builders behind stages.h, one file per stage
+// family. Each builds one invocation at `batch`; sizes are the models' own
+// and were validated with the configuration.
+#pragma once
+
+#include "frontend/zoo/stages.h"
+#include "pir/build/graph_builder.h"
+
+namespace az::zoo {
+
+// text_encoders.cc
+pir::Graph BuildUmt5XxlEncoder(int64_t batch);
+pir::Graph BuildLlavaLlama3Encoder(int64_t batch);
+pir::Graph BuildClipLTextEncoder(int64_t batch);
+
+// image_encoders.cc
+pir::Graph BuildClipVitH14(int64_t batch);
+
+// vae.cc: the decoder of latents [batch, 16, latent_frames, height / 8, width / 8].
+pir::Graph BuildWanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width);
+
+}  // namespace az::zoo

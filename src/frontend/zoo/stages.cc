@@ -1,0 +1,90 @@
+// Which stages each pipeline runs (stages.h) and the dispatch to their builders.
+#include "frontend/zoo/stages.h"
+
+#include "frontend/zoo/stage_builders.h"
+
+namespace az::zoo {
+
+using pir::DType;
+
+std::string_view StageKindName(StageKind kind) {
+  switch (kind) {
+    case StageKind::kTextEncoder: return "text-encoder";
+    case StageKind::kImageEncoder: return "image-encoder";
+    case StageKind::kVaeDecoder: return "vae-decoder";
+  }
+  return "text-encoder";
+}
+
+namespace {
+
+bool IsWan21Vae(const std::string& model) {
+  // Wan 2.1 and Wan 2.2 A14B decode with Wan2.1_VAE.pth; TI2V-5B has its own
+  // 4x16x16 VAE (not built).
+  return model.starts_with("wan2.1-") || model == "wan2.2-t2v-a14b" || model == "wan2.2-i2v-a14b";
+}
+
+}  // namespace
+
+std::vector<StageInfo> StagesOf(const ModelConfig& config) {
+  const std::string& m = config.model;
+  // The negative prompt is encoded too whenever CFG runs.
+  const int64_t prompts = config.cfg == CfgMode::kNone ? 1 : 2;
+  std::vector<StageInfo> stages;
+  if (m.starts_with("wan2.")) {
+    stages.push_back({"umt5-xxl", StageKind::kTextEncoder, DType::kBF16, prompts,
+                      "umT5-XXL encoder: 512 tokens, 24 layers, d 4096 (wan/modules/t5.py)"});
+    if (m == "wan2.1-i2v-14b") {
+      stages.push_back({"clip-vit-h-14", StageKind::kImageEncoder, DType::kF16, 1,
+                        "CLIP ViT-H/14 on the first frame: 257 tokens, 31 of 32 blocks (wan/modules/clip.py)"});
+    }
+    if (IsWan21Vae(m)) {
+      stages.push_back({"wan-vae-decoder", StageKind::kVaeDecoder, DType::kF32, config.batch,
+                        "Wan 2.1 VAE decoder, one latent frame per chunk with the causal cache (wan/modules/vae.py)"});
+    }
+  } else if (m == "hunyuanvideo-13b") {
+    stages.push_back({"llava-llama-3-8b", StageKind::kTextEncoder, DType::kF16, prompts,
+                      "Llama-3-8B decoder on 351 tokens, states of layer 30 of 32 (hyvideo/text_encoder)"});
+    stages.push_back({"clip-l-text", StageKind::kTextEncoder, DType::kF16, prompts,
+                      "CLIP-L text tower on 77 tokens, pooled EOS state (hyvideo/text_encoder)"});
+  }
+  return stages;
+}
+
+StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stage) {
+  std::vector<StageInfo> stages = StagesOf(config);
+  const StageInfo* info = nullptr;
+  std::string names;
+  for (const StageInfo& s : stages) {
+    names += (names.empty() ? "" : ", ") + s.name;
+    if (s.name == stage) info = &s;
+  }
+  if (info == nullptr) {
+    return InvalidArgument(config.model + " has no stage '" + std::string(stage) + "' (its stages: " +
+                           (names.empty() ? std::string("none built") : names) + ")");
+  }
+  pir::Graph graph;
+  const int64_t b = config.batch;
+  if (info->name == "umt5-xxl") {
+    graph = BuildUmt5XxlEncoder(b);
+  } else if (info->name == "clip-vit-h-14") {
+    graph = BuildClipVitH14(b);
+  } else if (info->name == "llava-llama-3-8b") {
+    graph = BuildLlavaLlama3Encoder(b);
+  } else if (info->name == "clip-l-text") {
+    graph = BuildClipLTextEncoder(b);
+  } else {
+    // WanVAE.decode decodes each video of the batch on its own.
+    graph = BuildWanVaeDecoder(1, config.latent_frames(), config.latent_height(), config.latent_width());
+    graph.attrs().Set("frames", int64_t{1 + 4 * (config.latent_frames() - 1)});
+    graph.attrs().Set("height", config.latent_height() * 8);
+    graph.attrs().Set("width", config.latent_width() * 8);
+  }
+  graph.attrs().Set("model", config.model);
+  graph.attrs().Set("stage", info->name);
+  graph.attrs().Set("kind", std::string(StageKindName(info->kind)));
+  graph.attrs().Set("invocations", info->invocations);
+  return graph;
+}
+
+}  // namespace az::zoo

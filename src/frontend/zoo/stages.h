@@ -1,0 +1,59 @@
+// The non-DiT stages of a video pipeline: text encoders, image encoders and
+// VAE decoders, built as the models' reference code runs them.
+//
+// A user waits for prompt encoding, the denoising steps and VAE decoding; the
+// DiT graphs (zoo.h) cover only the steps. Each stage here is one exact PIR
+// graph of one invocation at the configuration's resolution and frames:
+//   umt5-xxl        Wan's umT5-XXL encoder (wan/modules/t5.py): 512 tokens,
+//                   24 blocks with their own relative-position buckets,
+//                   unscaled attention with an explicit bias, gated GELU FFN.
+//   clip-vit-h-14   Wan I2V's image encoder (wan/modules/clip.py): ViT-H/14
+//                   at 224 px, 257 tokens, run through block 31 of 32.
+//   llava-llama-3-8b  HunyuanVideo's text encoder 1 (hyvideo/text_encoder):
+//                   Llama-3-8B's decoder (no LM head) on 256 + 95 template
+//                   tokens; the states two layers before the last are used,
+//                   but the model runs every layer (output_hidden_states).
+//   clip-l-text     HunyuanVideo's text encoder 2: CLIP ViT-L/14's text
+//                   tower on 77 tokens, its pooled (EOS) state.
+//   wan-vae-decoder Wan 2.1's VAE decoder (wan/modules/vae.py): one latent
+//                   frame per chunk with the causal feature cache, as
+//                   WanVAE_.decode runs it.
+// Left out (not built exactly here yet): HunyuanVideo's 884-16c VAE decoder
+// (replicate-padded causal convolutions, a frame-causal mid-block attention,
+// spatial and temporal tiling with blending), the Wan VAE encoder of the I2V
+// first frame, Wan 2.2 TI2V's VAE, and the T5-XXL / VAEs of CogVideoX,
+// Mochi, LTX-Video, Step-Video and Open-Sora.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/zoo/zoo.h"
+
+namespace az::zoo {
+
+enum class StageKind { kTextEncoder, kImageEncoder, kVaeDecoder };
+std::string_view StageKindName(StageKind kind);  // "text-encoder", ...
+
+struct StageInfo {
+  std::string name;  // "umt5-xxl"
+  StageKind kind;
+  pir::DType dtype;  // what the pipeline runs it in
+  // Invocations per video: a text encoder runs on the prompt and, with CFG,
+  // on the negative prompt; the image encoder and the VAE decoder once.
+  int64_t invocations = 1;
+  std::string description;  // one line
+};
+
+// The stages a model's pipeline runs besides the DiT, in pipeline order;
+// empty for models whose stages are not built (stages.h's header lists them).
+std::vector<StageInfo> StagesOf(const ModelConfig& config);
+
+// One invocation of `stage` at the configuration (its batch; the VAE at its
+// frames and resolution). Graph attributes: model, stage, kind, and per kind
+// tokens (encoders) or frames / height / width (the decoder's output video).
+// An unknown stage is a user error that lists the model's stages.
+StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stage);
+
+}  // namespace az::zoo

@@ -1,0 +1,191 @@
+// VAE decoders, built as the pipelines run them (stages.h).
+//
+// Wan 2.1's VAE [Wan2.1: wan/modules/vae.py; _video_vae: dim 96, z_dim 16,
+// dim_mult [1, 2, 4, 4], num_res_blocks 2, attn_scales [], temperal_downsample
+// [False, True, True], so the decoder upsamples in time at its first two
+// stages]. WanVAE runs in f32 (WanVAE(dtype=torch.float)).
+//
+// WanVAE_.decode: z / (1 / std) + mean, conv2 (1x1x1) on all latent frames,
+// then Decoder3d once per latent frame (a chunk), with a feature cache:
+//  * every CausalConv3d with a 3-frame kernel sees its input concatenated
+//    after the cache (the last <= 2 input frames of that conv in the
+//    previous chunk) and zero-padded in front up to 2 extra frames: each
+//    conv of a chunk reads (its frames + 2) frames, so the result is the
+//    causal convolution of the whole video, one chunk at a time;
+//  * Resample 'upsample3d' skips its time conv in the first chunk (the 'Rep'
+//    mark), so chunk 0 decodes 1 frame and every later chunk 4: 1 latent
+//    frame -> 2 -> 4 frames; a video of 1 + 4 (T - 1) frames.
+// The graph is that sequence of chunks sharing one set of weights (chunk
+// scopes do not name parameters), then the concatenation along time and the
+// clamp to [-1, 1] (WanVAE.decode).
+#include <map>
+
+#include "frontend/zoo/stage_builders.h"
+
+namespace az::zoo {
+
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::Shape;
+using pir::ValueId;
+
+namespace {
+
+constexpr int64_t kZDim = 16;
+constexpr int64_t kCacheFrames = 2;  // CACHE_T
+constexpr double kNormEps = 1e-12;   // F.normalize's eps
+
+// Latent normalization of WanVAE (its `mean` and `std` lists, 16 each).
+constexpr int64_t kLatentChannels = kZDim;
+
+class WanDecoder {
+ public:
+  explicit WanDecoder(GraphBuilder& b) : b_(b) {}
+
+  ValueId Run(ValueId z);
+
+ private:
+  // CausalConv3d(cin, cout, kernel (kt, k, k)), padding (kt - 1) / 2 in time
+  // (all of it, doubled, in front) and (k - 1) / 2 in space; `cached` takes
+  // part in the chunk cache (every 3-frame conv but the shortcut's 1x1x1).
+  ValueId CausalConv(const std::string& name, ValueId x, int64_t cout, int64_t kt, int64_t k) {
+    GraphBuilder::Scope scope(b_, name);
+    const Shape s = b_.type(x).shape;
+    ValueId w = b_.Param("weight", DType::kF32, {cout, s[1], kt, k, k});
+    ValueId bias = b_.Param("bias", DType::kF32, {cout});
+    int64_t front = kt - 1;  // 2 * padding[0]
+    ValueId input = x;
+    if (kt > 1) {
+      const std::string key = b_.QualifiedName("", /*for_param=*/true);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) {
+        input = b_.Concat("cache_cat", {it->second, x}, 2);
+        front -= b_.type(it->second).shape[2];
+      }
+      // The next chunk's cache: the last <= 2 frames of what this one read.
+      const int64_t frames = b_.type(input).shape[2];
+      const int64_t keep = std::min(frames, kCacheFrames);
+      cache_[key] = keep == frames ? input : b_.SliceAxis("cache", input, 2, frames - keep, frames);
+    }
+    pir::Attributes attrs;
+    attrs.Set("stride", std::vector<int64_t>{1, 1, 1});
+    const int64_t p = (k - 1) / 2;
+    attrs.Set("padding", std::vector<int64_t>{front, 0, p, p, p, p});
+    return b_.AddOp1(OpKind::kConv3d, "conv", {input, w, bias}, attrs);
+  }
+  // nn.Conv2d(cin, cout, k, padding (k - 1) / 2) on every frame.
+  ValueId FrameConv(const std::string& name, ValueId x, int64_t cout, int64_t k) {
+    GraphBuilder::Scope scope(b_, name);
+    const Shape s = b_.type(x).shape;
+    ValueId w = b_.Param("weight", DType::kF32, {cout, s[1], 1, k, k});
+    ValueId bias = b_.Param("bias", DType::kF32, {cout});
+    pir::Attributes attrs;
+    attrs.Set("stride", std::vector<int64_t>{1, 1, 1});
+    const int64_t p = (k - 1) / 2;
+    attrs.Set("padding", std::vector<int64_t>{0, 0, p, p, p, p});
+    return b_.AddOp1(OpKind::kConv3d, "conv", {x, w, bias}, attrs);
+  }
+  // RMS_norm: F.normalize over the channels * sqrt(C) * gamma (no bias).
+  ValueId Norm(const std::string& name, ValueId x) {
+    GraphBuilder::Scope scope(b_, name);
+    pir::Attributes attrs;
+    attrs.Set("axis", int64_t{1});
+    attrs.Set("eps", kNormEps);
+    ValueId gamma = b_.Param("gamma", DType::kF32, {b_.type(x).shape[1]});
+    return b_.AddOp1(OpKind::kRmsNorm, "normalize", {x, gamma}, attrs);
+  }
+  ValueId Residual(const std::string& name, ValueId x, int64_t out) {
+    GraphBuilder::Scope scope(b_, name);
+    const int64_t in = b_.type(x).shape[1];
+    ValueId shortcut = in == out ? x : CausalConv("shortcut", x, out, 1, 1);
+    ValueId h = CausalConv("residual.2", b_.Unary(OpKind::kSilu, "residual.1", Norm("residual.0", x)), out, 3, 3);
+    h = CausalConv("residual.6", b_.Unary(OpKind::kSilu, "residual.4", Norm("residual.3", h)), out, 3, 3);
+    return b_.Binary(OpKind::kAdd, "add", h, shortcut);
+  }
+  // Single-head self-attention over each frame's h * w positions.
+  ValueId Attention(const std::string& name, ValueId x) {
+    GraphBuilder::Scope scope(b_, name);
+    const Shape s = b_.type(x).shape;  // [B, C, T, H, W]
+    const int64_t c = s[1], frames = s[0] * s[2], positions = s[3] * s[4];
+    ValueId qkv = FrameConv("to_qkv", Norm("norm", x), 3 * c, 1);
+    ValueId rows = b_.Reshape("rows", b_.Transpose("channels_last", qkv, {0, 2, 3, 4, 1}), {frames, positions, 3, c});
+    auto part = [&](const char* leaf, int64_t index) { return b_.SliceAxis(leaf, rows, 2, index, index + 1); };
+    ValueId out = b_.Attention("sdpa", part("q", 0), part("k", 1), part("v", 2), "self");
+    ValueId back = b_.Transpose("channels_first", b_.Reshape("unrows", out, {s[0], s[2], s[3], s[4], c}), {0, 4, 1, 2, 3});
+    return b_.Binary(OpKind::kAdd, "add", FrameConv("proj", back, c, 1), x);
+  }
+  // Resample 'upsample3d' (time_conv in every chunk after the first) or
+  // 'upsample2d': nearest 2x in space, then Conv2d(dim, dim / 2, 3).
+  ValueId Upsample(const std::string& name, ValueId x, bool in_time) {
+    GraphBuilder::Scope scope(b_, name);
+    const int64_t c = b_.type(x).shape[1];
+    if (in_time && !first_chunk_) {
+      ValueId doubled = CausalConv("time_conv", x, 2 * c, 3, 1);
+      const Shape s = b_.type(x).shape;
+      // reshape(b, 2, c, t, h, w), stack((x[:, 0], x[:, 1]), 3), reshape(b, c, 2t, h, w).
+      ValueId split = b_.Reshape("split", doubled, {s[0], 2, c, s[2], s[3], s[4]});
+      ValueId interleaved = b_.Transpose("stack", split, {0, 2, 3, 1, 4, 5});
+      x = b_.Reshape("interleave", interleaved, {s[0], c, 2 * s[2], s[3], s[4]});
+    }
+    pir::Attributes scale;
+    scale.Set("scale", std::vector<int64_t>{1, 1, 1, 2, 2});
+    ValueId up = b_.AddOp1(OpKind::kUpsample, "resample.0", {x}, scale);
+    return FrameConv("resample.1", up, c / 2, 3);
+  }
+  ValueId Chunk(ValueId x);
+
+  GraphBuilder& b_;
+  std::map<std::string, ValueId> cache_;  // by conv (parameter path): feat_cache
+  bool first_chunk_ = true;
+};
+
+// Decoder3d: dims [384, 384, 384, 192, 96].
+ValueId WanDecoder::Chunk(ValueId x) {
+  GraphBuilder::Scope scope(b_, "decoder");
+  x = CausalConv("conv1", x, 384, 3, 3);
+  x = Residual("middle.0", x, 384);
+  x = Attention("middle.1", x);
+  x = Residual("middle.2", x, 384);
+  // Stage i: 3 residual blocks at out_dim, then a resample (none after the last).
+  const int64_t out_dims[] = {384, 384, 192, 96};
+  const bool in_time[] = {true, true, false};
+  int module = 0;
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int r = 0; r < 3; ++r) x = Residual("upsamples." + std::to_string(module++), x, out_dims[stage]);
+    if (stage < 3) x = Upsample("upsamples." + std::to_string(module++), x, in_time[stage]);
+  }
+  x = b_.Unary(OpKind::kSilu, "head.1", Norm("head.0", x));
+  return CausalConv("head.2", x, 3, 3, 3);
+}
+
+ValueId WanDecoder::Run(ValueId z) {
+  const Shape s = b_.type(z).shape;
+  // z / scale[1] + scale[0], with scale = [mean, 1 / std].
+  ValueId inv_std = b_.Constant("scale.inv_std", DType::kF32, {1, kLatentChannels, 1, 1, 1});
+  ValueId mean = b_.Constant("scale.mean", DType::kF32, {1, kLatentChannels, 1, 1, 1});
+  ValueId x = b_.Binary(OpKind::kAdd, "unscale.add", b_.Binary(OpKind::kDiv, "unscale.div", z, inv_std), mean);
+  x = CausalConv("conv2", x, kZDim, 1, 1);
+  std::vector<ValueId> frames;
+  for (int64_t i = 0; i < s[2]; ++i) {
+    GraphBuilder::Scope chunk(b_, "chunk" + std::to_string(i), /*names_params=*/false);
+    frames.push_back(Chunk(b_.SliceAxis("latent", x, 2, i, i + 1)));
+    first_chunk_ = false;
+  }
+  ValueId video = frames.size() == 1 ? frames[0] : b_.Concat("cat", frames, 2);
+  // .clamp_(-1, 1)
+  ValueId low = b_.Binary(OpKind::kMax, "clamp.min", video, b_.Full("clamp.lo", DType::kF32, {}, -1.0));
+  return b_.Binary(OpKind::kMin, "clamp.max", low, b_.Full("clamp.hi", DType::kF32, {}, 1.0));
+}
+
+}  // namespace
+
+pir::Graph BuildWanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width) {
+  GraphBuilder b("wan-vae-decoder");
+  ValueId z = b.Input("z", DType::kF32, {batch, kZDim, latent_frames, latent_height, latent_width});
+  WanDecoder decoder(b);
+  b.Output(decoder.Run(z));
+  return b.Finish();
+}
+
+}  // namespace az::zoo
