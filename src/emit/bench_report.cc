@@ -20,7 +20,42 @@ double Ratio(double slower, double faster) { return faster > 0 ? slower / faster
 
 }  // namespace
 
+// Training rows: throughput, remat and memory beside the step, the
+// MaxDiffusion expert under the default placement.
+std::string BenchTrainMarkdown(const std::vector<BenchRow>& rows) {
+  std::string out =
+      "| model | clips | micro-batch | slice | AoiZora | remat | ms/step | samples/s | peak | expert (MaxDiffusion, "
+      "default order) | ms/step | vs expert | Alpa ms/step | vs Alpa | efficiency | plan time |\n"
+      "|---|---|---:|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const BenchRow& r : rows) {
+    out += "| " + r.model + " | " + r.resolution + " | " + (r.planned ? std::to_string(r.plan.batch) : "") + " | " +
+           r.topology + " | ";
+    if (!r.planned) {
+      out += r.error + " | | | | | | | | | | | |\n";
+      continue;
+    }
+    const search::Plan& p = r.plan;
+    out += p.best.description + " | " + p.best.remat + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " +
+           Fixed(p.samples_per_s, 2) + " | " + FormatBytes(p.best.peak_memory_bytes) + " | ";
+    if (p.has_expert) {
+      out += p.expert.description + " | " + Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
+             Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
+    } else {
+      out += "none: " + p.expert_note + " | | | ";
+    }
+    if (p.has_alpa) {
+      out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
+             "x | ";
+    } else {
+      out += "none | | ";
+    }
+    out += Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time_s, 2) + " s |\n";
+  }
+  return out;
+}
+
 std::string BenchMarkdown(const std::vector<BenchRow>& rows) {
+  if (!rows.empty() && rows.front().train) return BenchTrainMarkdown(rows);
   std::string out =
       "| model | video | slice | AoiZora | ms/step | expert (xDiT order) | ms/step | vs expert | Alpa ms/step | vs Alpa "
       "| efficiency | plan time |\n"

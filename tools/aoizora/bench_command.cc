@@ -20,6 +20,8 @@ struct BenchArgs {
   std::vector<std::string> topologies;  // "v5e:2x4"
   int threads = 2;
   bool quiet = false;
+  bool train = false;
+  int64_t micro_batch = 0;  // 0: one sample per chip
 };
 
 struct ModelCase {
@@ -39,7 +41,11 @@ StatusOr<ModelCase> ParseModelCase(const std::string& text) {
 
 int RunBench(const BenchArgs& args) {
   std::vector<ModelCase> models;
-  if (args.models.empty()) {
+  if (args.models.empty() && args.train) {
+    // Issue 9's cases: Wan 2.1 14B and 1.3B and HunyuanVideo at training
+    // clips of 480p (Wan's 832x480x81; HunyuanVideo 960x544 at 61 frames).
+    models = {{"wan2.1-t2v-14b", 832, 480, 81}, {"wan2.1-t2v-1.3b", 832, 480, 81}, {"hunyuanvideo-13b", 960, 544, 61}};
+  } else if (args.models.empty()) {
     models = {{"wan2.1-t2v-14b", 832, 480, 81},   {"wan2.1-t2v-14b", 1280, 720, 81},
               {"wan2.1-t2v-1.3b", 832, 480, 81},  {"hunyuanvideo-13b", 1280, 720, 129},
               {"hunyuanvideo-13b", 960, 544, 129},
@@ -56,6 +62,7 @@ int RunBench(const BenchArgs& args) {
     }
   }
   std::vector<std::string> topologies = args.topologies;
+  if (topologies.empty() && args.train) topologies = {"v5p:2x2x1", "v5p:2x2x2", "h100:8"};
   if (topologies.empty()) topologies = {"v5e:2x2", "v5e:2x4", "v5e:4x4", "h100:8"};
   std::vector<emit::BenchRow> rows;
   for (const ModelCase& m : models) {
@@ -75,7 +82,13 @@ int RunBench(const BenchArgs& args) {
       row.resolution = std::to_string(config->width) + "x" + std::to_string(config->height) + "x" +
                        std::to_string(config->frames);
       row.topology = topology->name;
+      row.train = args.train;
       search::PlanOptions plan_options;
+      if (args.train) {
+        search::TrainPlanOptions train;
+        train.micro_batch = args.micro_batch;
+        plan_options.train = train;
+      }
       plan_options.threads = args.threads;
       plan_options.calibration = price::DefaultPriceCalibration(*topology);
       if (!args.quiet) fmt::print(stderr, "bench: {} {} on {}\n", row.model, row.resolution, row.topology);
@@ -118,6 +131,11 @@ void RegisterBench(CLI::App& app, CommandContext& ctx) {
                   "Repeatable (default: v5e:2x2, v5e:2x4, v5e:4x4, h100:8)");
   cmd->add_option("--threads", args->threads, "Worker threads")->check(CLI::Range(1, 256));
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
+  cmd->add_flag("--train", args->train,
+                "Training steps (default cases: Wan 2.1 14B and 1.3B at 832x480x81, HunyuanVideo at 960x544x61 on "
+                "v5p:2x2x1, v5p:2x2x2 and h100:8)");
+  cmd->add_option("--micro-batch", args->micro_batch, "With --train: samples per step (default: one per chip)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
   cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });
 }
 
