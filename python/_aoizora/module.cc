@@ -117,6 +117,10 @@ struct PlanRequest {
   uint64_t seed = 1;
   int top_k = 6;
   bool alpa = true;
+  // A training step (search/planner.h: TrainPlanOptions).
+  bool train = false;
+  int64_t micro_batch = 0;  // 0: one sample per chip
+  std::string remat;        // empty: chosen per candidate
 };
 
 zoo::ModelConfig ResolveModel(const PlanRequest& r, PlanResult& result) {
@@ -163,6 +167,14 @@ PlanResult Plan(const PlanRequest& request, const py::object& progress) {
   options.seed = r.seed;
   options.top_k = r.top_k;
   options.alpa = r.alpa;
+  if (r.train) {
+    search::TrainPlanOptions train;
+    train.micro_batch = r.micro_batch;
+    if (!r.remat.empty()) train.remat = Take(pir::ParseRematPolicy(r.remat));
+    options.train = train;
+  } else if (r.micro_batch != 0 || !r.remat.empty()) {
+    Raise(InvalidArgument("micro_batch= and remat= describe a training step: add train=True"));
+  }
   const auto start = std::chrono::steady_clock::now();
   if (!progress.is_none()) {
     options.progress = [&](const std::string& line) {
@@ -309,7 +321,10 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("threads", &PlanRequest::threads)
       .def_readwrite("seed", &PlanRequest::seed)
       .def_readwrite("top_k", &PlanRequest::top_k)
-      .def_readwrite("alpa", &PlanRequest::alpa);
+      .def_readwrite("alpa", &PlanRequest::alpa)
+      .def_readwrite("train", &PlanRequest::train)
+      .def_readwrite("micro_batch", &PlanRequest::micro_batch)
+      .def_readwrite("remat", &PlanRequest::remat);
 
   py::class_<PlanResult>(m, "PlanResult")
       .def(

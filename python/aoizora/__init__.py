@@ -90,7 +90,7 @@ def _default_progress():
 def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=None, dims=None,
          width=None, height=None, frames=None, steps=None, batch=1, cfg=None, dtype="bf16",
          template=None, placement="search", calibration=None, threads=2, seed=1, top_k=6, alpa=True,
-         progress=None):
+         train=False, micro_batch=None, remat=None, progress=None):
     """Plans a model on a slice and returns a Plan (what `aoizora plan` computes).
 
     The model, one of:
@@ -106,6 +106,11 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     template= (pin a sharding: "ulysses=4,ring=2"), placement= ("search" or "default"),
     calibration= (a calibration JSON file or dict), threads=, seed=, top_k=, alpa= (False skips
     the Alpa baseline).
+    Training (`aoizora plan --train`): train=True plans a training step (forward, backward and
+    AdamW) of micro_batch= samples (default: one per chip) at the clip width=, height=, frames=;
+    remat= ("none", "selected", "full") pins the per-block rematerialization, else the planner
+    picks the cheapest that fits per candidate. Such a plan has samples_per_s and remat instead
+    of video_latency_s.
     progress: a callable(message, elapsed_seconds) called at every stage of the search (from
     the planner's threads, one call at a time); None shows a progress line when stderr is a
     terminal; True shows it anyway; False shows nothing. An exception it raises stops nothing
@@ -162,6 +167,12 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     if not 1 <= top_k <= 1000:
         raise Error(f"top_k: expected 1 to 1000, got {top_k}")
     request.threads, request.seed, request.top_k, request.alpa = threads, seed, top_k, bool(alpa)
+    request.train = bool(train)
+    if micro_batch is not None:
+        if not 1 <= micro_batch <= 1024:
+            raise Error(f"micro_batch: expected 1 to 1024, got {micro_batch}")
+        request.micro_batch = micro_batch
+    request.remat = remat or ""
 
     if progress is None:
         progress = _default_progress()

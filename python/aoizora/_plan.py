@@ -27,7 +27,8 @@ class Configuration:
     mesh_axes, mesh_shape
     device_order    device id of each logical rank (row-major mesh position)
     shardings       {tensor name: spec}, spec per dimension: None, "x" or ("x", "y")
-    step_latency_s, video_latency_s, peak_memory_bytes
+    step_latency_s, video_latency_s (None for a training step), peak_memory_bytes
+    samples_per_s, remat  a training step's throughput and rematerialization (None otherwise)
     breakdown       one forward's latency, compute, communication, collectives (a dict)
     data            this configuration's object in plan.json
     """
@@ -43,7 +44,9 @@ class Configuration:
         self.device_order = list(data["placement"]["device_order"])
         self.placement_method = data["placement"]["method"]
         self.step_latency_s = data["step_latency_s"]
-        self.video_latency_s = data["video_latency_s"]
+        self.video_latency_s = data.get("video_latency_s")
+        self.samples_per_s = data.get("samples_per_s")
+        self.remat = data.get("remat")
         self.peak_memory_bytes = data["peak_memory_bytes"]
         self.breakdown = data["breakdown"]
         self.tensors = data["tensors"]
@@ -63,7 +66,9 @@ class Plan:
                     None, and for an imported program "annotated": Configuration or None}
     baseline_notes  {label: why a baseline is missing}
     speedups        {"over_expert": x or None, "over_alpa": x or None}
-    inputs          what was planned (model, sizes, topology, chip, ...)
+    inputs          what was planned (model, sizes, topology, chip, ...; "workload": "train"
+                    for a training step)
+    train           whether it is a training step; then samples_per_s, else video_latency_s
     warnings        the importer's warnings for a program (unsupported ops, ...)
     data            plan.json as a dict
     """
@@ -83,7 +88,9 @@ class Plan:
             if not present:
                 self.baseline_notes[label] = config.get("note", "")
         self.speedups = self.data["speedups"]
-        self.video_latency_s = self.data["video_latency_s"]
+        self.train = self.inputs.get("workload") == "train"
+        self.video_latency_s = self.data.get("video_latency_s")  # None for a training step
+        self.samples_per_s = self.data.get("samples_per_s")      # training steps only
         self.roofline_bound_s = self.data["roofline_bound_s"]
         self.efficiency = self.data["efficiency"]
         self.warnings = list(core.warnings)

@@ -143,6 +143,36 @@ class ZooPlanTest(unittest.TestCase):
             self.plan.jax_code("annotated")  # a zoo plan has no program shardings
 
 
+class TrainPlanTest(unittest.TestCase):
+    """plan(train=True) is `aoizora plan --train`: the same plan.json bytes."""
+
+    ARGS = dict(width=256, height=256, frames=5, topology="v5p:2x2x1", alpa=False)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.plan = aoizora.plan("wan2.1-t2v-1.3b", train=True, progress=False, **cls.ARGS)
+        cls.cli = CliPlanJson("--train", "-m", "wan2.1-t2v-1.3b", "--width", 256, "--height", 256, "--frames", 5,
+                              "-t", "v5p:2x2x1", "--no-alpa")
+
+    def test_plan_json_is_the_clis(self):
+        self.assertEqual(self.plan.to_json(), self.cli.text)
+
+    def test_training_facts(self):
+        p = self.plan
+        self.assertTrue(p.train)
+        self.assertEqual(p.inputs["micro_batch"], 4)  # one sample per chip
+        self.assertIsNone(p.video_latency_s)
+        self.assertAlmostEqual(p.samples_per_s, 4 / p.step_latency_s, delta=1e-9 * p.samples_per_s)
+        self.assertIn(p.best.remat, ("none", "selected", "full"))
+        self.assertTrue(any(t["role"] == "optimizer_state" for t in p.tensors))
+
+    def test_training_errors(self):
+        with self.assertRaises(aoizora.Error):
+            aoizora.plan("wan2.1-t2v-1.3b", remat="full", progress=False, **self.ARGS)
+        with self.assertRaises(aoizora.Error):
+            aoizora.plan("wan2.1-t2v-1.3b", train=True, remat="most", progress=False, **self.ARGS)
+
+
 class ProgramPlanTest(unittest.TestCase):
     def test_stablehlo_file_and_text_are_the_clis(self):
         # One Wan 2.1 T2V-1.3B block as JAX lowered it (tests/data/stablehlo), on a 2x2 v5e slice.
