@@ -339,7 +339,10 @@ run train_divide 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 2
     --micro-batch 2 -T dp=4 -q && expect train_divide err "does not divide the micro-batch of 2 samples"
 run train_needs_flag 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat full -q &&
   expect train_needs_flag err "describe a training step: add --train"
-run train_remat 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat most -q && expect train_remat err "--remat:"
+run train_remat 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat most -q &&
+  expect train_remat err "--remat: unknown rematerialization 'most'"
+run train_program 1 "$bin" plan --train --onnx "$root/tests/data/onnx/tiny_blocks.onnx" -t h100:8 -q &&
+  expect train_program err "training steps are built for zoo models"
 run train_oom 1 "$bin" plan --train -m wan2.1-t2v-14b -t v5p:2x2x1 --micro-batch 16 --no-alpa -q &&
   expect train_oom err "does not fit v5p:2x2x1"
 run compile_train 0 "$bin" compile -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 5 --graph train --micro-batch 2 \
