@@ -52,6 +52,7 @@ TEST(TrainCompile, DataParallelWanStepAllReducesEveryGradientOnce) {
   SpmdCompiler compiler;
   CompileOptions compile_options;
   compile_options.combine_threshold = Bytes(0);  // one collective per gradient, to count them
+  compile_options.gradient_bucket = Bytes(0);
   auto program = CompileTemplate(compiler, *graph, *mesh, "dp", compile_options);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   int64_t all_reduce_bytes = 0;
