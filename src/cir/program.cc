@@ -7,8 +7,9 @@ namespace az::cir {
 
 namespace {
 
-constexpr BufferKind kBufferKinds[] = {BufferKind::kParameter, BufferKind::kInput, BufferKind::kActivation,
-                                       BufferKind::kCommunication, BufferKind::kConstant, BufferKind::kOptimizerState};
+constexpr BufferKind kBufferKinds[kNumBufferKinds] = {BufferKind::kParameter, BufferKind::kInput, BufferKind::kActivation,
+                                       BufferKind::kCommunication, BufferKind::kConstant, BufferKind::kOptimizerState,
+                                       BufferKind::kGradient};
 constexpr KernelKind kKernelKinds[] = {KernelKind::kMatmul, KernelKind::kAttention, KernelKind::kConvolution,
                                        KernelKind::kElementwise, KernelKind::kNorm, KernelKind::kReduce,
                                        KernelKind::kCopy, KernelKind::kCustom};
@@ -41,7 +42,7 @@ int64_t SaturatingBytes(const Buffer& buffer) {
 
 bool IsStatic(BufferKind kind) {
   return kind == BufferKind::kParameter || kind == BufferKind::kInput || kind == BufferKind::kConstant ||
-         kind == BufferKind::kOptimizerState;
+         kind == BufferKind::kOptimizerState || kind == BufferKind::kGradient;
 }
 
 }  // namespace
@@ -54,6 +55,7 @@ std::string_view BufferKindName(BufferKind kind) {
     case BufferKind::kCommunication: return "communication";
     case BufferKind::kConstant: return "const";
     case BufferKind::kOptimizerState: return "opt_state";
+    case BufferKind::kGradient: return "grad";
   }
   return "activation";
 }
@@ -179,12 +181,25 @@ ProgramSummary Summarize(const Program& program) {
     }
   }
   Wide peak = static_bytes, live = static_bytes;
+  int peak_index = -1;
   for (int index = 0; index < num_instructions; ++index) {
     live += delta[index];
-    peak = std::max(peak, live);
+    if (live > peak) {
+      peak = live;
+      peak_index = index;
+    }
   }
   summary.parameter_bytes = Bytes(Clamp(parameter_bytes));
   summary.peak_memory = Bytes(Clamp(peak));
+  Wide by_kind[kNumBufferKinds] = {};
+  for (int buffer = 0; buffer < num_buffers; ++buffer) {
+    const Buffer& b = program.buffers[buffer];
+    const bool live_at_peak = IsStatic(b.kind) || (peak_index >= 0 && first[buffer] <= peak_index &&
+                                                   peak_index <= last[buffer]);
+    const auto kind = static_cast<size_t>(b.kind);
+    if (live_at_peak && kind < kNumBufferKinds) by_kind[kind] += SaturatingBytes(b);
+  }
+  for (size_t kind = 0; kind < kNumBufferKinds; ++kind) summary.peak_by_kind[kind] = Bytes(Clamp(by_kind[kind]));
   return summary;
 }
 

@@ -17,7 +17,8 @@
 // all-reduce: the unreduced operand; all-to-all: the buffer sent; permute: the
 // buffer each source sends).
 //
-// Buffers: kind (parameter, input, activation, communication, constant),
+// Buffers: kind (parameter, input, activation, communication, constant,
+// optimizer state, gradient),
 // dtype, local shape, bytes. An instruction reads its operand buffers and
 // writes its result buffers; a buffer is live from its first write (params and
 // inputs: from the start) to its last read (graph outputs: to the end).
@@ -43,6 +44,7 @@
 // The canonical text form is in cir/text/parser.h.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -70,8 +72,15 @@ constexpr size_t kMaxKernelDims = 8;
 constexpr int64_t kMaxKernelDim = int64_t{1} << 40;
 
 // kOptimizerState: a training step's optimizer states (pir::ValueRole::kOptimizerState).
-enum class BufferKind { kParameter, kInput, kActivation, kCommunication, kConstant, kOptimizerState };
-// The text keyword: "param", "input", "activation", "communication", "const", "opt_state".
+// kGradient: a parameter's gradient as the optimizer reads it (reduced over
+// the data-parallel devices, and under FSDP sharded); the unreduced partial
+// sum the backward writes first is a working (activation) buffer. Gradient
+// buffers are the step's gradient accumulators, live for the whole program
+// like the parameters: ZeRO counts them among the model states, PyTorch
+// keeps them as .grad, a gradient-accumulation loop carries them.
+enum class BufferKind { kParameter, kInput, kActivation, kCommunication, kConstant, kOptimizerState, kGradient };
+constexpr size_t kNumBufferKinds = 7;
+// The text keyword: "param", "input", "activation", "communication", "const", "opt_state", "grad".
 std::string_view BufferKindName(BufferKind kind);
 std::optional<BufferKind> ParseBufferKind(std::string_view name);
 
@@ -135,8 +144,8 @@ Status VerifyProgram(const Program& program, const SourceBuffer* source = nullpt
 
 // Totals over one device's program (every device runs the same program).
 //
-// Peak memory, by liveness over the schedule order: parameters, inputs and
-// constants are live for the whole program; an activation or communication
+// Peak memory, by liveness over the schedule order: parameters, inputs,
+// constants, optimizer states and gradients are live for the whole program; an activation or communication
 // buffer is live from the first instruction that accesses it (in a verified
 // program, its first write) to the last one that reads or writes it, and
 // outputs to the end. An asynchronous collective keeps its operand and result
@@ -154,6 +163,9 @@ struct ProgramSummary {
   std::vector<std::tuple<CollectiveKind, int, Bytes>> collectives;
   Bytes parameter_bytes;
   Bytes peak_memory;  // liveness over the schedule (see above)
+  // The bytes live at the peak (the first instruction reaching it), per
+  // buffer kind (indexed by BufferKind); they sum to peak_memory.
+  std::array<Bytes, kNumBufferKinds> peak_by_kind{};
 };
 ProgramSummary Summarize(const Program& program);
 

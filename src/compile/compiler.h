@@ -20,6 +20,13 @@ struct CompileOptions {
   // Adjacent small collectives of one kind and group are combined up to this
   // size (a knob, like XLA's combiner thresholds); 0 turns combining off.
   Bytes combine_threshold = MiB(4);
+  // A training step's gradient reductions are bucketed up to this size
+  // (spmd/schedule.h OverlapGradientReductions); 0: one per gradient. 25 MiB
+  // is PyTorch DDP's bucket_cap_mb default (XLA GPU's all-reduce combiner
+  // defaults to 30 MiB): large enough that a bucket's latency term is small
+  // next to its transfer, small enough that the first bucket is ready early
+  // in the backward and the last one exposes little of the reduction.
+  Bytes gradient_bucket = MiB(25);
   // The planner's id of the candidate being compiled (search/combos.h
   // Combo::Id). A compiler that looks up programs compiled elsewhere
   // (xla/xla_compiler.h) finds them by it; the built-in one ignores it.

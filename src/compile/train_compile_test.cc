@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "compile/pipeline.h"
+#include "compile/spmd/schedule.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "frontend/zoo/zoo.h"
 
@@ -52,6 +53,7 @@ TEST(TrainCompile, DataParallelWanStepAllReducesEveryGradientOnce) {
   SpmdCompiler compiler;
   CompileOptions compile_options;
   compile_options.combine_threshold = Bytes(0);  // one collective per gradient, to count them
+  compile_options.gradient_bucket = Bytes(0);
   auto program = CompileTemplate(compiler, *graph, *mesh, "dp", compile_options);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   int64_t all_reduce_bytes = 0;
@@ -69,6 +71,48 @@ TEST(TrainCompile, DataParallelWanStepAllReducesEveryGradientOnce) {
   EXPECT_EQ(all_reduce_bytes, gradient_bytes + 4);
   EXPECT_EQ(all_reduces, gradients + 1);
   RecordProperty("all_reduces", all_reduces);
+}
+
+TEST(TrainCompile, GradientBucketsOverlapTheBackwardWithBoundedMemory) {
+  // Default options (25 MiB buckets, async): the gradient reductions start
+  // inside the backward, at most kGradientBucketsInFlight at a time, each
+  // done before the optimizer reads its gradients (the verifier checks that
+  // no result of a start is read before its done).
+  zoo::ModelOptions small;
+  small.width = 256;
+  small.height = 256;
+  small.frames = 9;
+  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", small);
+  ASSERT_TRUE(config.ok());
+  config->depth_units = 2;
+  zoo::TrainOptions options;
+  options.micro_batch = 2;
+  auto graph = zoo::BuildTrainStep(*config, options);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  auto mesh = shard::Mesh::Parse("dp=2");
+  SpmdCompiler compiler;
+  auto program = CompileTemplate(compiler, *graph, *mesh, "dp", CompileOptions());
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  int in_flight = 0, most = 0, starts = 0, started_in_backward = 0;
+  bool optimizer = false;
+  for (const cir::Instruction& in : program->instructions) {
+    optimizer |= in.kind == cir::InstrKind::kKernel && in.origin.starts_with("optimizer.");
+    const bool gradient = !in.results.empty() && program->buffers[static_cast<size_t>(in.results[0])].kind ==
+                                                     cir::BufferKind::kGradient;
+    if (in.kind == cir::InstrKind::kCollectiveStart && gradient) {
+      ++starts;
+      started_in_backward += !optimizer;
+      most = std::max(most, ++in_flight);
+    }
+    if (in.kind == cir::InstrKind::kCollectiveDone) {
+      const cir::Instruction& start = program->instructions[static_cast<size_t>(in.start)];
+      in_flight -= !start.results.empty() && program->buffers[static_cast<size_t>(start.results[0])].kind ==
+                                                 cir::BufferKind::kGradient;
+    }
+  }
+  EXPECT_GT(starts, kGradientBucketsInFlight);
+  EXPECT_EQ(started_in_backward, starts);
+  EXPECT_EQ(most, kGradientBucketsInFlight);
 }
 
 }  // namespace

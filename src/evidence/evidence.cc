@@ -20,6 +20,15 @@ ordered_json Canonical(const Evidence& e) {
   j["mesh"] = e.mesh;
   j["peak_memory_bytes"] = e.peak_memory.value();
   j["parameter_bytes"] = e.parameter_bytes.value();
+  if (e.memory != MemoryBreakdown{}) {
+    j["memory"] = {{"parameters", e.memory.parameters.value()},
+                   {"gradients", e.memory.gradients.value()},
+                   {"optimizer_state", e.memory.optimizer_state.value()},
+                   {"activations", e.memory.activations.value()},
+                   {"communication", e.memory.communication.value()},
+                   {"inputs", e.memory.inputs.value()},
+                   {"constants", e.memory.constants.value()}};
+  }
   ordered_json segments = ordered_json::array();
   for (const ComputeSegment& s : e.segments) {
     ordered_json segment = {{"name", s.name},
@@ -83,6 +92,14 @@ Evidence Extract(const cir::Program& program, const std::string& compiler) {
   cir::ProgramSummary summary = cir::Summarize(program);
   e.peak_memory = summary.peak_memory;
   e.parameter_bytes = summary.parameter_bytes;
+  auto at_peak = [&](cir::BufferKind kind) { return summary.peak_by_kind[static_cast<size_t>(kind)]; };
+  e.memory.parameters = at_peak(cir::BufferKind::kParameter);
+  e.memory.gradients = at_peak(cir::BufferKind::kGradient);
+  e.memory.optimizer_state = at_peak(cir::BufferKind::kOptimizerState);
+  e.memory.activations = at_peak(cir::BufferKind::kActivation);
+  e.memory.communication = at_peak(cir::BufferKind::kCommunication);
+  e.memory.inputs = at_peak(cir::BufferKind::kInput);
+  e.memory.constants = at_peak(cir::BufferKind::kConstant);
   e.hash = ContentHash(e);
   return e;
 }
@@ -181,6 +198,20 @@ StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name) {
   AZ_RETURN_IF_ERROR(num(j, "parameter_bytes", "", &params));
   e.peak_memory = Bytes(peak);
   e.parameter_bytes = Bytes(params);
+  if (j.contains("memory")) {
+    const ordered_json& m = j["memory"];
+    if (!m.is_object()) return fail("memory", "expected an object");
+    const std::pair<const char*, Bytes*> terms[] = {
+        {"parameters", &e.memory.parameters},   {"gradients", &e.memory.gradients},
+        {"optimizer_state", &e.memory.optimizer_state}, {"activations", &e.memory.activations},
+        {"communication", &e.memory.communication},     {"inputs", &e.memory.inputs},
+        {"constants", &e.memory.constants}};
+    for (const auto& [key, out] : terms) {
+      int64_t bytes = 0;
+      AZ_RETURN_IF_ERROR(num(m, key, "memory", &bytes));
+      *out = Bytes(bytes);
+    }
+  }
   if (!j.contains("segments") || !j["segments"].is_array()) return fail("segments", "expected an array");
   for (size_t i = 0; i < j["segments"].size(); ++i) {
     const auto& s = j["segments"][i];

@@ -10,6 +10,9 @@
 //
 // JSON round-trips exactly; `hash` is a content hash (FNV-1a 64 of the
 // canonical JSON without the hash), so identical programs share one record.
+// The "memory" object (MemoryBreakdown) is written when any of its terms is
+// non-zero; a record without it (written before it existed) reads as zeros
+// and keeps its hash.
 #pragma once
 
 #include <string>
@@ -46,6 +49,20 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
+// The bytes live at the step's peak (cir::ProgramSummary::peak_by_kind), by
+// what they hold: parameters (as stored: FSDP shards), gradients (as produced
+// and as the optimizer reads them), optimizer states (fp32 master weights,
+// moments), activations (what the backward keeps, by remat choice, plus
+// working buffers), communication buffers (gathered weights, collective
+// results), inputs and constants. They sum to peak_memory.
+struct MemoryBreakdown {
+  Bytes parameters, gradients, optimizer_state, activations, communication, inputs, constants;
+  Bytes Total() const {
+    return parameters + gradients + optimizer_state + activations + communication + inputs + constants;
+  }
+  bool operator==(const MemoryBreakdown&) const = default;
+};
+
 struct Evidence {
   std::string program;
   std::string compiler;
@@ -56,6 +73,7 @@ struct Evidence {
   std::vector<Event> schedule;
   Bytes peak_memory;
   Bytes parameter_bytes;
+  MemoryBreakdown memory;
   std::string hash;
   bool operator==(const Evidence&) const = default;
 };

@@ -30,6 +30,36 @@ cir::Program CompiledMlp() {
   return std::move(program).value();
 }
 
+TEST(Evidence, MemoryBreakdownAtThePeak) {
+  // The MLP at the peak (fc2's kernel, or the all-reduce after it): the 4-way
+  // split weights (256 x 1024 / 4 and 1024 x 256 / 4 bf16: 131,072 B each),
+  // the input x (2 x 128 x 256 bf16 = 131,072 B) and the working buffers.
+  Evidence e = Extract(CompiledMlp(), "builtin-spmd");
+  EXPECT_EQ(e.memory.parameters, Bytes(2 * 131'072));
+  EXPECT_EQ(e.memory.inputs, Bytes(131'072));
+  EXPECT_EQ(e.memory.gradients, Bytes(0));
+  EXPECT_EQ(e.memory.optimizer_state, Bytes(0));
+  EXPECT_GT(e.memory.activations + e.memory.communication, Bytes(0));
+  EXPECT_EQ(e.memory.Total(), e.peak_memory);
+  // Round trip, in the hash.
+  auto back = FromJson(ToJson(e), "e.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, e);
+  Evidence changed = e;
+  changed.memory.activations += Bytes(1);
+  EXPECT_NE(ContentHash(changed), e.hash);
+  // A record written before the breakdown existed: no "memory" key, zeros,
+  // and its hash still matches.
+  Evidence old = e;
+  old.memory = {};
+  old.hash = ContentHash(old);
+  const std::string text = ToJson(old);
+  EXPECT_EQ(text.find("\"memory\""), std::string::npos);
+  auto read = FromJson(text, "old.json");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->memory, MemoryBreakdown{});
+}
+
 TEST(Evidence, ExtractsThePlacementOpenRecord) {
   Evidence e = Extract(CompiledMlp(), "builtin-spmd");
   EXPECT_EQ(e.num_devices, 4);

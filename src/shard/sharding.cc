@@ -239,8 +239,11 @@ Status CheckOpSharding(const pir::FactorRule& rule, const OpSharding& op, const 
     const std::vector<int>& users = factors_of_axis[static_cast<size_t>(axis)];
     if (users.size() <= 1) continue;
     auto is_reduction = [&](int f) { return rule.factors[static_cast<size_t>(f)].kind == pir::FactorKind::kReduction; };
-    bool ring =
-        users.size() == 2 && is_reduction(users[0]) != is_reduction(users[1]) && !tensors_with_both(users[0], users[1]);
+    // Two reduction factors are a ring too: attention_grad's q and kv (dK and
+    // dV sum over the queries, dQ over the keys) on one axis is ring
+    // attention's backward, each sum completed inside the op.
+    bool ring = users.size() == 2 && (is_reduction(users[0]) || is_reduction(users[1])) &&
+                !tensors_with_both(users[0], users[1]);
     if (!ring) {
       return InvalidArgument("mesh axis \"" + mesh.axis_name(axis) + "\" is on factors " + FactorName(rule, users[0]) +
                              " and " + FactorName(rule, users[1]));

@@ -28,11 +28,12 @@
 // (padding) when it is the minor-most sharded factor of every dimension it is
 // in. Size-1 factors never take axes.
 //
-// Ring exception: one mesh axis may sit on two factors of an op, one of them a
-// reduction factor and the other not, when no tensor of the op has both. That
-// is ring attention (attention's "q" and "kv" on the same axis: each device
-// keeps its query block and the key/value blocks rotate along the axis) or a
-// collective matmul. The reduction is then completed inside the op: the axis
+// Ring exception: one mesh axis may sit on two factors of an op, at least one
+// of them a reduction factor, when no tensor of the op has both. That is ring
+// attention (attention's "q" and "kv" on the same axis: each device keeps its
+// query block and the key/value blocks rotate along the axis), its backward
+// (attention_grad's "q" and "kv", both reductions: the dK/dV accumulators
+// rotate with the key/value blocks) or a collective matmul. The reduction is then completed inside the op: the axis
 // is not a partial axis of the result. Everywhere else an axis is used at most
 // once per op.
 #pragma once

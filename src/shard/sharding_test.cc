@@ -135,6 +135,36 @@ TEST(Projection, AttentionHeadsAndRing) {
   EXPECT_EQ(RequiredOperandSharding(rule, ring, 2), (TensorSharding{{{}, {1}, {}, {}}, {}}));
 }
 
+TEST(Projection, RingAttentionBackward) {
+  // attention_grad's rule (pir/rules/grad.cc) built from its types: q and kv
+  // are both reduction factors (dK, dV sum over the queries, dQ over the
+  // keys) and no tensor has both, so one axis on both is the ring exception;
+  // every result keeps the axis on its sequence dim, none is partial.
+  pir::GraphBuilder b("ring_grad");
+  const pir::Shape q{2, 64, 8, 16};
+  pir::ValueId query = b.Input("q", pir::DType::kBF16, q), key = b.Input("k", pir::DType::kBF16, q),
+               value = b.Input("v", pir::DType::kBF16, q), out = b.Input("o", pir::DType::kBF16, q),
+               d_out = b.Input("do", pir::DType::kBF16, q), lse = b.Input("lse", pir::DType::kF32, {2, 64, 8});
+  b.AddOp(pir::OpKind::kAttentionGrad, "attention_grad", {query, key, value, out, d_out, lse}, {});
+  pir::Graph graph = b.Finish();
+  auto rule = pir::BuildFactorRule(graph, graph.op(0));
+  ASSERT_TRUE(rule.ok()) << rule.status().ToString();
+  Mesh mesh = MustParse("x=2,y=4");
+  OpSharding ring{std::vector<std::vector<int>>(rule->factors.size())};
+  ring.factor_axes[static_cast<size_t>(rule->FindFactor("q"))] = {1};
+  ring.factor_axes[static_cast<size_t>(rule->FindFactor("kv"))] = {1};
+  EXPECT_TRUE(CheckOpSharding(*rule, ring, mesh).ok()) << CheckOpSharding(*rule, ring, mesh).ToString();
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(ProducedResultSharding(*rule, ring, r), (TensorSharding{{{}, {1}, {}, {}}, {}})) << "result " << r;
+  }
+  // Two reduction factors that share a tensor stay refused: q and the value
+  // dim v (both on o and dO).
+  OpSharding clash{std::vector<std::vector<int>>(rule->factors.size())};
+  clash.factor_axes[static_cast<size_t>(rule->FindFactor("q"))] = {1};
+  clash.factor_axes[static_cast<size_t>(rule->FindFactor("v"))] = {1};
+  EXPECT_FALSE(CheckOpSharding(*rule, clash, mesh).ok());
+}
+
 std::string CheckError(const FactorRule& rule, const OpSharding& op, const Mesh& mesh) {
   Status status = CheckOpSharding(rule, op, mesh);
   EXPECT_FALSE(status.ok());

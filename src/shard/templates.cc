@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "shard/train_seeds.h"
+
 namespace az::shard {
 
 namespace {
@@ -296,7 +298,8 @@ std::string Divisors(int64_t n) {
 struct GraphFacts {
   std::string model;
   std::string cfg;
-  std::string kind;  // "forward" or "step"
+  std::string kind;  // "forward", "step" or "train_step"
+  bool train = false;  // a training step (frontend/zoo/train.cc): forward, backward, AdamW
   int64_t batch = 1, forward_batch = 1;
   int64_t video_tokens = 0, joint_tokens = 0;  // joint: 0 without joint attention
   pir::ValueId latent = -1;
@@ -309,6 +312,9 @@ struct GraphFacts {
     if (v.role != pir::ValueRole::kActivation || v.type.rank() != 3 || !from_latent[static_cast<size_t>(id)]) {
       return false;
     }
+    // An attention's log-sum-exp [B, L, H] (training) follows the attention's
+    // layout, heads included: no token seed.
+    if (graph.op(v.producer).kind == pir::OpKind::kAttention) return false;
     int64_t length = v.type.shape[1];
     if (length != video_tokens && (joint_tokens == 0 || length != joint_tokens)) return false;
     return !InTextStream(graph.op(v.producer).name);
@@ -326,6 +332,7 @@ StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
   facts.model = graph.attrs().GetString("model").value_or(graph.name());
   facts.cfg = graph.attrs().GetString("cfg").value_or("none");
   facts.kind = graph.attrs().GetString("graph").value_or("forward");
+  facts.train = facts.kind == "train_step";
   facts.batch = graph.attrs().GetInt("batch").value_or(1);
   facts.forward_batch = facts.cfg == "batch2" ? 2 * facts.batch : facts.batch;
   // The zoo names its latent "latent"; an imported program records which input it is.
@@ -360,9 +367,11 @@ StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
       facts.joint_tokens = facts.video_tokens + text;
     }
   }
+  // A training step's attention_grad ops (flash-attention backward) and
+  // rematerialized attentions take their forward's layout (heads, q, kv).
   for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
     const pir::Op& op = graph.op(id);
-    if (op.kind != pir::OpKind::kAttention) continue;
+    if (op.kind != pir::OpKind::kAttention && op.kind != pir::OpKind::kAttentionGrad) continue;
     std::string mode = op.attrs.GetString("mode").value_or("self");
     pir::ValueId q = op.operands[0];
     int64_t length = graph.type(q).shape[1];
@@ -455,6 +464,7 @@ class Template {
 
   Status CheckApplies() const;
   void SeedBatchAndSequence(Seeds& seeds) const;
+  bool SequenceProducible(pir::ValueId id, int64_t n) const;
   Status SeedFsdp(Seeds& seeds) const;
   Status SeedAttention(Seeds& seeds) const;
   Status SeedTensorParallel(Seeds& seeds) const;
@@ -472,6 +482,20 @@ class Template {
     return fsdp_;
   }
   int64_t Degree(const Strategy* s) const { return s ? mesh_.axis_size(s->axis) : int64_t{1}; }
+  // A training step's fsdp is ZeRO-3: data parallel over its axes that no
+  // compute strategy holds (the batch split there, the weights, gradients and
+  // optimizer states sharded), so "fsdp=x" alone splits the batch on x and
+  // "fsdp=x+y,ring=y" on x. In a forward fsdp only stores (templates.h).
+  std::vector<int> FsdpDataAxes() const {
+    std::vector<int> axes;
+    if (!fsdp_ || !facts_.train) return axes;
+    for (int axis : fsdp_->axes) {
+      bool owned = false;
+      for (const Strategy* s : {dp_, cfg_, ulysses_, ring_, tp_}) owned |= s && s->axis == axis;
+      if (!owned) axes.push_back(axis);
+    }
+    return axes;
+  }
   int64_t Heads(pir::OpId attention) const { return graph_.type(graph_.op(attention).operands[0]).shape[2]; }
 
   const pir::Graph& graph_;
@@ -503,6 +527,11 @@ Status Template::CheckApplies() const {
                            ", the forward runs " + std::to_string(dp_batch) + (cfg_ ? " per CFG half" : "") +
                            " (raise --batch)");
   }
+  if (const std::vector<int> data = FsdpDataAxes(); !data.empty() && facts_.batch % mesh_.AxesSize(data) != 0) {
+    return InvalidArgument("'" + fsdp_->text + "': a training step's fsdp splits the micro-batch over " +
+                           std::to_string(mesh_.AxesSize(data)) + " devices, the step runs " +
+                           std::to_string(facts_.batch) + " (raise the micro-batch)");
+  }
   if ((ulysses_ || ring_) && facts_.video_attention.empty()) {
     return InvalidArgument("'" + (ulysses_ ? ulysses_ : ring_)->text +
                            "' does not apply: the graph has no self or joint attention over the video tokens");
@@ -531,12 +560,27 @@ Status Template::CheckApplies() const {
   return Status::Ok();
 }
 
+// Whether the producer of token activation `id` can produce its tokens split
+// `n` ways: a reshape merging [T, H, W] into the tokens (a training step's
+// unpatchify gradient) splits them only if T divides (its factors fill major
+// to minor); every other producer does.
+bool Template::SequenceProducible(pir::ValueId id, int64_t n) const {
+  const pir::Op& producer = graph_.op(graph_.value(id).producer);
+  if (producer.kind != pir::OpKind::kReshape || n == 1) return true;
+  auto rule = pir::BuildFactorRule(graph_, producer);
+  if (!rule.ok()) return false;
+  const pir::TensorFactors& result = rule->results.at(0);
+  if (result.size() < 2 || result[1].empty()) return true;
+  return rule->factors[static_cast<size_t>(result[1][0])].size % n == 0;
+}
+
 // Dim 0 of the latent and of batched activations: [cfg, dp]; dim 1 of token
 // activations: [ring, ulysses].
 void Template::SeedBatchAndSequence(Seeds& seeds) const {
   std::vector<int> forward_batch_axes, step_batch_axes, sequence_axes;
   if (cfg_) forward_batch_axes.push_back(cfg_->axis);
   if (dp_) forward_batch_axes.push_back(dp_->axis);
+  for (int axis : FsdpDataAxes()) forward_batch_axes.push_back(axis);
   // A batch2 step's own values (before the concat, after the split) have the per-half batch.
   if (dp_ && facts_.batch % Degree(dp_) == 0) step_batch_axes.push_back(dp_->axis);
   if (ring_) sequence_axes.push_back(ring_->axis);
@@ -553,19 +597,24 @@ void Template::SeedBatchAndSequence(Seeds& seeds) const {
     } else if (batch == facts_.batch) {
       s.dims[0] = step_batch_axes;
     }
-    if (facts_.IsTokenActivation(graph_, id)) s.dims[1] = sequence_axes;
+    if (facts_.IsTokenActivation(graph_, id) && SequenceProducible(id, mesh_.AxesSize(sequence_axes))) {
+      s.dims[1] = sequence_axes;
+    }
     if (!s.IsReplicated()) seeds.values[id] = std::move(s);
   }
 }
 
-// Every weight of rank >= 2 on its largest dim the axis divides, else its
+// Every weight of rank >= 2 on its largest dim the axes divide, else its
 // largest dim (padded); ties go to the first dim. Stored so, gathered for use.
+// A training step shards every parameter, vectors too (ZeRO-3 shards all of
+// them), and its opt_state leaves like their parameter (SeedTrainingState).
 Status Template::SeedFsdp(Seeds& seeds) const {
   if (!fsdp_) return Status::Ok();
   const int64_t n = mesh_.AxesSize(fsdp_->axes);
+  const int64_t min_rank = facts_.train ? 1 : 2;
   for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
     const pir::Value& v = graph_.value(id);
-    if (v.role != pir::ValueRole::kParameter || v.type.rank() < 2) continue;
+    if (v.role != pir::ValueRole::kParameter || v.type.rank() < min_rank) continue;
     const pir::Shape& shape = v.type.shape;
     size_t best = shape.size(), largest = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
@@ -580,6 +629,7 @@ Status Template::SeedFsdp(Seeds& seeds) const {
   if (seeds.storage_only.empty()) {
     return InvalidArgument("'" + fsdp_->text + "' does not apply: the graph has no weight of rank >= 2");
   }
+  if (facts_.train) SeedTrainingState(graph_, seeds);
   return Status::Ok();
 }
 
@@ -639,6 +689,7 @@ Status Template::SeedTensorParallel(Seeds& seeds) const {
     seeds.op_factors[id][factor] = {tp_->axis};
     any = true;
   }
+  if (facts_.train) AZ_RETURN_IF_ERROR(SeedBackwardLinears(graph_, seeds));
   if (!any) {
     return InvalidArgument("'" + tp_->text + "' does not apply: the graph has no attention and no block linears");
   }

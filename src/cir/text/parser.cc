@@ -122,12 +122,12 @@ class Parser : public TokenParser<Lexer, Token> {
     buffer.loc = Loc(start);
     AZ_ASSIGN_OR_RETURN(buffer.name, ParseString("the buffer's name (a quoted string)"));
     if (!At(TokenKind::kIdent)) {
-      return Expected("a buffer kind (param, input, activation, communication, const or opt_state)");
+      return Expected("a buffer kind (param, input, activation, communication, const, opt_state or grad)");
     }
     std::optional<BufferKind> kind = ParseBufferKind(tok_.text);
     if (!kind) {
       return ErrorAt(tok_, "unknown buffer kind '" + tok_.text +
-                               "' (expected param, input, activation, communication, const or opt_state)");
+                               "' (expected param, input, activation, communication, const, opt_state or grad)");
     }
     buffer.kind = *kind;
     Advance();

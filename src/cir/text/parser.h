@@ -20,7 +20,7 @@
 //   program    := 'program' STRING 'devices' '=' INT ('mesh' '=' STRING)? '{' statement* outputs '}' EOF
 //   statement  := buffer | kernel | collective | done
 //   buffer     := 'buffer' BUFFER STRING buffer-kind IDENT '[' (INT (',' INT)*)? ']'   -- dtype, dims >= 0
-//   buffer-kind:= 'param' | 'input' | 'activation' | 'communication' | 'const'
+//   buffer-kind:= 'param' | 'input' | 'activation' | 'communication' | 'const' | 'opt_state' | 'grad'
 //   kernel     := 'kernel' STRING kernel-kind lists '{' attrs '}'
 //   kernel-kind:= 'matmul' | 'attention' | 'convolution' | 'elementwise' | 'norm' | 'reduce' | 'copy' | 'custom'
 //   collective := (COLLECTIVE | COLLECTIVE '-start') STRING lists '{' attrs '}'

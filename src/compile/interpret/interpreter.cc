@@ -421,7 +421,7 @@ class Simulation {
       operands.push_back(std::move(h));
     }
     std::vector<int> ring_axes;
-    if (op.kind == pir::OpKind::kAttention) {
+    if (op.kind == pir::OpKind::kAttention || op.kind == pir::OpKind::kAttentionGrad) {
       AZ_ASSIGN_OR_RETURN(ring_axes, RingAxes(rule, sharding, operands));
     }
     const TensorSharding produced = shard::ProducedResultSharding(rule, sharding, 0);
@@ -443,7 +443,9 @@ class Simulation {
       }
       for (int axis : produced.partial) ctx.add_bias &= !options_.bias_once_per_partial_group || mesh_.Coordinate(device, axis) == 0;
       std::vector<Tensor> out;
-      if (!ring_axes.empty()) {
+      if (!ring_axes.empty() && op.kind == pir::OpKind::kAttentionGrad) {
+        out = RingAttentionGrad(operands, device, ring_axes);
+      } else if (!ring_axes.empty()) {
         std::vector<std::pair<const Tensor*, const Tensor*>> blocks;
         for (int64_t peer : Peers(mesh_, device, ring_axes)) {
           blocks.push_back({&operands[1].blocks[static_cast<size_t>(peer)], &operands[2].blocks[static_cast<size_t>(peer)]});
@@ -481,6 +483,33 @@ class Simulation {
                                 size_t r, bool normalized_sharded) const {
     if (!normalized_sharded) return plan_.values[static_cast<size_t>(op.results[r])];
     return shard::ProducedResultSharding(rule, sharding, static_cast<int>(r));
+  }
+
+  // Ring attention's backward on `device`: its dQ sums the contributions of
+  // every kv block of its ring to its query block; its dK and dV sum those of
+  // its kv block to every query block of the ring (what the rotating
+  // accumulators of spmd_compiler.cc gather). Exact: each block's
+  // P = exp(S - lse) uses the whole row's log-sum-exp.
+  std::vector<Tensor> RingAttentionGrad(const std::vector<Held>& operands, int64_t device,
+                                        const std::vector<int>& ring_axes) const {
+    auto block = [&](size_t operand, int64_t at) -> const Tensor& {
+      return operands[operand].blocks[static_cast<size_t>(at)];
+    };
+    auto add = [](Tensor& into, const Tensor& term) {
+      for (size_t i = 0; i < into.data.size(); ++i) into.data[i] += term.data[i];
+    };
+    std::vector<Tensor> out{interpret::Zeros(block(0, device).shape), interpret::Zeros(block(1, device).shape),
+                            interpret::Zeros(block(2, device).shape)};
+    for (int64_t peer : Peers(mesh_, device, ring_axes)) {
+      std::vector<Tensor> mine = interpret::AttentionGrad(block(0, device), block(1, peer), block(2, peer),
+                                                          block(3, device), block(4, device), block(5, device));
+      add(out[0], mine[0]);
+      std::vector<Tensor> theirs = interpret::AttentionGrad(block(0, peer), block(1, device), block(2, device),
+                                                            block(3, peer), block(4, peer), block(5, peer));
+      add(out[1], theirs[1]);
+      add(out[2], theirs[2]);
+    }
+    return out;
   }
 
   // The ring of a ring attention (its kv axes, all of them q axes); empty when

@@ -21,6 +21,9 @@
 //     local block (as in spmd_compiler.cc). Attention whose kv axes are all
 //     q axes is ring attention: each device merges the blocks of its whole
 //     ring with a running max and log-sum-exp, so its output is complete;
+//     attention_grad so sharded is its backward: a device's dQ sums its
+//     query block against every kv block of the ring, its dK and dV its kv
+//     block against every query block (the rotating accumulators);
 //   * an op with a sharded normalized dim (a norm's features, a softmax's
 //     axis: rule.h kNormalized) runs on that dim gathered from its group and
 //     each device keeps its slice: what all-reducing the row statistics

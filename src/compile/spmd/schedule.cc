@@ -17,6 +17,17 @@ std::vector<int> ReaderCounts(const cir::Program& p) {
   return readers;
 }
 
+// A blocking all-reduce or reduce-scatter whose results are gradients.
+bool IsGradientReduction(const cir::Program& p, const cir::Instruction& in) {
+  if (in.kind != cir::InstrKind::kCollective || in.results.empty() ||
+      (in.collective != cir::CollectiveKind::kAllReduce && in.collective != cir::CollectiveKind::kReduceScatter)) {
+    return false;
+  }
+  return std::all_of(in.results.begin(), in.results.end(), [&](int b) {
+    return p.buffers[static_cast<size_t>(b)].kind == cir::BufferKind::kGradient;
+  });
+}
+
 }  // namespace
 
 bool FuseElementwise(cir::Program& program) {
@@ -68,7 +79,7 @@ bool CombineCollectives(cir::Program& program, Bytes threshold) {
                       (in.collective == cir::CollectiveKind::kAllReduce ||
                        in.collective == cir::CollectiveKind::kAllGather ||
                        in.collective == cir::CollectiveKind::kReduceScatter) &&
-                      in.collective_bytes <= threshold;
+                      in.collective_bytes <= threshold && !IsGradientReduction(program, in);
     if (combinable && !out.empty()) {
       cir::Instruction& prev = out.back();
       if (prev.kind == cir::InstrKind::kCollective && prev.collective == in.collective && prev.groups == in.groups &&
@@ -95,7 +106,7 @@ bool ScheduleAsync(cir::Program& program) {
   int fence = -1;  // the previous collective's done: no start goes above it
   bool changed = false;
   for (cir::Instruction& in : ins) {
-    if (in.kind != cir::InstrKind::kCollective) {
+    if (in.kind != cir::InstrKind::kCollective || IsGradientReduction(program, in)) {
       for (int b : in.results) writer[static_cast<size_t>(b)] = static_cast<int>(out.size());
       if (in.kind == cir::InstrKind::kCollectiveDone) fence = static_cast<int>(out.size());
       out.push_back(std::move(in));
@@ -129,6 +140,125 @@ bool ScheduleAsync(cir::Program& program) {
   }
   ins = std::move(out);
   return changed;
+}
+
+bool OverlapGradientReductions(cir::Program& program, Bytes bucket) {
+  const std::vector<cir::Instruction>& ins = program.instructions;
+  const int n = static_cast<int>(ins.size());
+  struct Reduction {
+    int index;       // in the program
+    int ready = -1;  // the last instruction before it that completes a write of its operands
+    int needed = 0;  // the first instruction after it that reads one of its results
+  };
+  std::vector<Reduction> reductions;
+  std::vector<int> completed(program.buffers.size(), -1);  // where each buffer's last write completed
+  std::vector<int> reduction_of(program.buffers.size(), -1);
+  for (int i = 0; i < n; ++i) {
+    const cir::Instruction& in = ins[static_cast<size_t>(i)];
+    for (int b : in.operands) {
+      int r = reduction_of[static_cast<size_t>(b)];
+      if (r >= 0 && reductions[static_cast<size_t>(r)].needed == n) reductions[static_cast<size_t>(r)].needed = i;
+    }
+    if (IsGradientReduction(program, in)) {
+      Reduction r{i, -1, n};
+      for (int b : in.operands) r.ready = std::max(r.ready, completed[static_cast<size_t>(b)]);
+      for (int b : in.results) reduction_of[static_cast<size_t>(b)] = static_cast<int>(reductions.size());
+      reductions.push_back(r);
+    }
+    // An async transfer's results are complete at its done.
+    if (in.kind == cir::InstrKind::kCollectiveDone) {
+      for (int b : ins[static_cast<size_t>(in.start)].results) completed[static_cast<size_t>(b)] = i;
+    } else if (in.kind != cir::InstrKind::kCollectiveStart) {
+      for (int b : in.results) completed[static_cast<size_t>(b)] = i;
+    }
+  }
+  if (reductions.empty()) return false;
+  std::stable_sort(reductions.begin(), reductions.end(),
+                   [](const Reduction& a, const Reduction& b) { return a.ready < b.ready; });
+  // Buckets of consecutive reductions (in the order they are ready).
+  struct Bucket {
+    std::vector<int> members;  // program indices
+    int ready = -1, needed = 0;
+    Bytes bytes;
+  };
+  std::vector<Bucket> buckets;
+  for (const Reduction& r : reductions) {
+    const cir::Instruction& in = ins[static_cast<size_t>(r.index)];
+    if (!buckets.empty()) {
+      Bucket& last = buckets.back();
+      const cir::Instruction& first = ins[static_cast<size_t>(last.members.front())];
+      if (first.collective == in.collective && first.groups == in.groups &&
+          last.bytes + in.collective_bytes <= bucket && std::max(last.ready, r.ready) < std::min(last.needed, r.needed)) {
+        last.members.push_back(r.index);
+        last.ready = std::max(last.ready, r.ready);
+        last.needed = std::min(last.needed, r.needed);
+        last.bytes += in.collective_bytes;
+        continue;
+      }
+    }
+    buckets.push_back({{r.index}, r.ready, r.needed, in.collective_bytes});
+  }
+  // Slot s is the gap before old instruction s; in each, dones come first,
+  // then starts (and blocking buckets), in bucket order.
+  const int num_buckets = static_cast<int>(buckets.size());
+  std::vector<int> start_slot(static_cast<size_t>(num_buckets)), done_slot(static_cast<size_t>(num_buckets));
+  for (int k = 0; k < num_buckets; ++k) start_slot[static_cast<size_t>(k)] = buckets[static_cast<size_t>(k)].ready + 1;
+  for (int k = 0; k < num_buckets; ++k) {
+    int slot = buckets[static_cast<size_t>(k)].needed;
+    if (k + kGradientBucketsInFlight < num_buckets) {
+      slot = std::min(slot, start_slot[static_cast<size_t>(k + kGradientBucketsInFlight)]);
+    }
+    done_slot[static_cast<size_t>(k)] = slot;
+  }
+  std::vector<std::vector<int>> starts_at(static_cast<size_t>(n) + 1), dones_at(static_cast<size_t>(n) + 1);
+  for (int k = 0; k < num_buckets; ++k) {
+    starts_at[static_cast<size_t>(start_slot[static_cast<size_t>(k)])].push_back(k);
+    if (done_slot[static_cast<size_t>(k)] > start_slot[static_cast<size_t>(k)]) {
+      dones_at[static_cast<size_t>(done_slot[static_cast<size_t>(k)])].push_back(k);
+    }
+  }
+  std::vector<bool> removed(static_cast<size_t>(n), false);
+  for (const Bucket& b : buckets) {
+    for (int m : b.members) removed[static_cast<size_t>(m)] = true;
+  }
+  std::vector<cir::Instruction> out;
+  out.reserve(ins.size() + buckets.size());
+  std::vector<int> new_index(static_cast<size_t>(n), -1), bucket_start(static_cast<size_t>(num_buckets), -1);
+  for (int slot = 0; slot <= n; ++slot) {
+    for (int k : dones_at[static_cast<size_t>(slot)]) {
+      const cir::Instruction& start = out[static_cast<size_t>(bucket_start[static_cast<size_t>(k)])];
+      cir::Instruction done;
+      done.kind = cir::InstrKind::kCollectiveDone;
+      done.name = start.name + ".done";
+      done.origin = start.origin;
+      done.collective = start.collective;
+      done.start = bucket_start[static_cast<size_t>(k)];
+      out.push_back(std::move(done));
+    }
+    for (int k : starts_at[static_cast<size_t>(slot)]) {
+      const Bucket& b = buckets[static_cast<size_t>(k)];
+      cir::Instruction combined = ins[static_cast<size_t>(b.members.front())];
+      for (size_t m = 1; m < b.members.size(); ++m) {
+        const cir::Instruction& member = ins[static_cast<size_t>(b.members[m])];
+        combined.collective_bytes += member.collective_bytes;
+        combined.operands.insert(combined.operands.end(), member.operands.begin(), member.operands.end());
+        combined.results.insert(combined.results.end(), member.results.begin(), member.results.end());
+        combined.origin += "+" + member.origin;
+      }
+      const bool async = done_slot[static_cast<size_t>(k)] > start_slot[static_cast<size_t>(k)];
+      if (async) combined.kind = cir::InstrKind::kCollectiveStart;
+      bucket_start[static_cast<size_t>(k)] = static_cast<int>(out.size());
+      out.push_back(std::move(combined));
+    }
+    if (slot == n) break;
+    if (removed[static_cast<size_t>(slot)]) continue;
+    new_index[static_cast<size_t>(slot)] = static_cast<int>(out.size());
+    out.push_back(ins[static_cast<size_t>(slot)]);
+    cir::Instruction& copied = out.back();
+    if (copied.kind == cir::InstrKind::kCollectiveDone) copied.start = new_index[static_cast<size_t>(copied.start)];
+  }
+  program.instructions = std::move(out);
+  return true;
 }
 
 }  // namespace az::compile

@@ -49,7 +49,20 @@ cir::BufferKind BufferKindOf(pir::ValueRole role) {
 
 class Lowering {
  public:
-  Lowering(const pir::Graph& graph, const shard::ShardingPlan& plan) : graph_(graph), plan_(plan), mesh_(plan.mesh) {}
+  Lowering(const pir::Graph& graph, const shard::ShardingPlan& plan) : graph_(graph), plan_(plan), mesh_(plan.mesh) {
+    // A training step (frontend/zoo/train.cc) names its gradients and the
+    // leaves its outputs replace; any other graph has neither.
+    for (int64_t v : graph_.attrs().GetInts("gradients").value_or(std::vector<int64_t>{})) {
+      gradients_.insert(static_cast<pir::ValueId>(v));
+    }
+    auto leaves = graph_.attrs().GetInts("updated_leaves").value_or(std::vector<int64_t>{});
+    auto values = graph_.attrs().GetInts("updated_values").value_or(std::vector<int64_t>{});
+    for (size_t i = 0; i < leaves.size() && i < values.size(); ++i) {
+      updates_[static_cast<pir::ValueId>(values[i])] = static_cast<pir::ValueId>(leaves[i]);
+    }
+    backward_start_ = graph_.attrs().GetInt("backward_start").value_or(-1);
+    optimizer_start_ = graph_.attrs().GetInt("optimizer_start").value_or(-1);
+  }
 
   StatusOr<cir::Program> Run() {
     program_.name = graph_.name();
@@ -77,6 +90,7 @@ class Lowering {
       }
       program_.outputs.push_back(p.buffer);
     }
+    DonateUpdatedLeaves();
     return std::move(program_);
   }
 
@@ -107,17 +121,72 @@ class Lowering {
     return name;
   }
 
-  // The operand's buffer in the sharding the op needs (resharded once per target).
-  int Operand(pir::ValueId v, const TensorSharding& required) {
+  // A training step's state is donated to it (jax.jit's donate_argnums, what
+  // an optimizer step in place is): an output that replaces a leaf (a new
+  // parameter, master weight or moment) is written into the leaf's buffer,
+  // so the step holds one copy of its state, not two. Done when the two
+  // buffers have one local type, one instruction writes the output, and no
+  // instruction after it reads the leaf.
+  void DonateUpdatedLeaves() {
+    std::vector<int> writes(program_.buffers.size(), 0), writer(program_.buffers.size(), -1),
+        last_read(program_.buffers.size(), -1);
+    for (size_t i = 0; i < program_.instructions.size(); ++i) {
+      const cir::Instruction& in = program_.instructions[i];
+      for (int b : in.operands) last_read[static_cast<size_t>(b)] = static_cast<int>(i);
+      for (int b : in.results) {
+        ++writes[static_cast<size_t>(b)];
+        writer[static_cast<size_t>(b)] = static_cast<int>(i);
+      }
+    }
+    const std::vector<pir::ValueId>& outputs = graph_.outputs();
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      auto it = updates_.find(outputs[o]);
+      if (it == updates_.end()) continue;
+      const int out = program_.outputs[o], leaf = placed_[it->second].buffer;
+      const cir::Buffer& a = program_.buffers[static_cast<size_t>(out)];
+      const cir::Buffer& b = program_.buffers[static_cast<size_t>(leaf)];
+      const size_t w = static_cast<size_t>(out);
+      if (a.dtype != b.dtype || a.shape != b.shape || writes[w] != 1 ||
+          last_read[static_cast<size_t>(leaf)] > writer[w] ||
+          std::count(program_.outputs.begin(), program_.outputs.end(), out) != 1) {
+        continue;
+      }
+      for (size_t i = static_cast<size_t>(writer[w]); i < program_.instructions.size(); ++i) {
+        cir::Instruction& in = program_.instructions[i];
+        std::replace(in.results.begin(), in.results.end(), out, leaf);
+        std::replace(in.operands.begin(), in.operands.end(), out, leaf);
+      }
+      program_.outputs[o] = leaf;
+      last_read[static_cast<size_t>(leaf)] = static_cast<int>(program_.instructions.size());  // donated once
+    }
+  }
+
+  // The operand's buffer in the sharding the op needs (resharded once per
+  // target). A training step's parameter is gathered anew in the backward
+  // (FSDP / ZeRO-3 frees the gathered weight after its forward use and
+  // gathers it again for the backward); a gradient's resharded form, the one
+  // its reader uses, is a gradient buffer.
+  int Operand(pir::ValueId v, const TensorSharding& required, pir::OpId reader) {
     const Placed& p = placed_[v];
     if (p.sharding == required) return p.buffer;
     std::string key = std::to_string(v) + "@" + required.ToString(mesh_);
+    if (graph_.value(v).role == pir::ValueRole::kParameter && reader >= backward_start_ &&
+        reader < optimizer_start_) {
+      key += "@backward";
+    }
     auto it = reshard_cache_.find(key);
     if (it != reshard_cache_.end()) return it->second;
     std::string origin = Origin(v);
     int buffer =
         EmitReshard(mesh_, graph_.value(v).type, p.buffer, p.sharding, required, UniqueName(origin), origin, program_)
             .buffer;
+    if (gradients_.count(v)) {
+      // The optimizer reads the reduced form; the unreduced sum is a working buffer.
+      if (program_.buffers[static_cast<size_t>(p.buffer)].kind == cir::BufferKind::kGradient) {
+        program_.buffers[static_cast<size_t>(p.buffer)].kind = cir::BufferKind::kActivation;
+      }
+      program_.buffers[static_cast<size_t>(buffer)].kind = cir::BufferKind::kGradient;
+    }
     reshard_cache_[key] = buffer;
     return buffer;
   }
@@ -130,7 +199,7 @@ class Lowering {
     std::vector<pir::TensorType> local_operands;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       TensorSharding required = shard::RequiredOperandSharding(rule, sharding, static_cast<int>(i));
-      operands.push_back(Operand(op.operands[i], required));
+      operands.push_back(Operand(op.operands[i], required, id));
       const pir::TensorType& t = graph_.type(op.operands[i]);
       local_operands.push_back({t.dtype, required.LocalShape(mesh_, t.shape)});
     }
@@ -162,6 +231,12 @@ class Lowering {
         return LocatedError(StatusCode::kUnimplemented, op.Location(),
                             "attention with its key sequence sharded on axes its queries do not share: shard the "
                             "query sequence on the same axes (ring attention) or gather the keys");
+      }
+    }
+    if (op.kind == pir::OpKind::kAttentionGrad) {
+      std::vector<int> ring_axes = RingAxesOf(rule, sharding);
+      if (!ring_axes.empty()) {
+        return LowerRingAttentionGrad(op, operands, local_operands, local_results, produced, ring_axes);
       }
     }
     pir::OpCost cost = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
@@ -217,11 +292,124 @@ class Lowering {
     k.operands = operands;
     k.operands.insert(k.operands.end(), statistics.begin(), statistics.end());
     for (size_t r = 0; r < op.results.size(); ++r) {
-      int buffer = NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]);
+      const cir::BufferKind kind =
+          gradients_.count(op.results[r]) ? cir::BufferKind::kGradient : cir::BufferKind::kActivation;
+      int buffer = NewBuffer(op.name, kind, graph_.type(op.results[r]), produced[r]);
       k.results.push_back(buffer);
       placed_[op.results[r]] = {buffer, produced[r]};
     }
     program_.AddInstruction(std::move(k));
+    return Status::Ok();
+  }
+
+  // The kv axes of an attention(-grad) when every one is also a q axis (a
+  // ring), else empty.
+  static std::vector<int> RingAxesOf(const pir::FactorRule& rule, const shard::OpSharding& sharding) {
+    const auto& kv_axes = sharding.factor_axes[static_cast<size_t>(rule.FindFactor("kv"))];
+    const auto& q_axes = sharding.factor_axes[static_cast<size_t>(rule.FindFactor("q"))];
+    bool ring = !kv_axes.empty() && std::all_of(kv_axes.begin(), kv_axes.end(), [&](int a) {
+      return std::find(q_axes.begin(), q_axes.end(), a) != q_axes.end();
+    });
+    return ring ? kv_axes : std::vector<int>{};
+  }
+
+  // The ring's collective-permute pairs over `axes`: each device sends to its
+  // successor in its group.
+  std::vector<std::pair<int, int>> RingPairs(const std::vector<int>& axes) const {
+    cir::ReplicaGroups rings = GroupsOverAxes(mesh_, axes);
+    std::vector<std::pair<int, int>> pairs;
+    for (const auto& ring : rings.groups) {
+      for (size_t i = 0; i < ring.size(); ++i) pairs.push_back({ring[i], ring[(i + 1) % ring.size()]});
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+  }
+
+  // `name` must be unique (UniqueName).
+  int Permute(const std::string& name, const std::string& origin, const std::vector<int>& operands,
+              const std::vector<int>& results, Bytes bytes, const std::vector<std::pair<int, int>>& pairs) {
+    cir::Instruction permute;
+    permute.kind = cir::InstrKind::kCollective;
+    permute.collective = cir::CollectiveKind::kCollectivePermute;
+    permute.collective_bytes = bytes;
+    permute.pairs = pairs;
+    permute.name = name;
+    permute.origin = origin;
+    permute.operands = operands;
+    permute.results = results;
+    return program_.AddInstruction(std::move(permute));
+  }
+
+  int FlatBuffer(const std::string& name, cir::BufferKind kind, pir::DType dtype, int64_t elements) {
+    cir::Buffer b;
+    b.name = name;
+    b.kind = kind;
+    b.dtype = dtype;
+    b.shape = {elements};
+    return program_.AddBuffer(std::move(b));
+  }
+
+  // Ring attention's backward over `axes` (n devices per ring), as
+  // ring-flash-attention runs it: each device keeps its query block (q, o,
+  // dO, lse) and its dQ; the (k, v) blocks rotate as in the forward (n - 1
+  // permutes), each travelling with an f32 accumulator of its (dK, dV), which
+  // every device adds its block's contribution to and passes on. After the
+  // n-th block kernel an accumulator sits one step past its owner, so it moves
+  // once more: n permutes of (dK, dV), the last one delivering dK and dV home.
+  // Each block kernel is the flash-attention backward of one (q block, kv
+  // block) pair: the op's cost on the local shapes.
+  Status LowerRingAttentionGrad(const pir::Op& op, const std::vector<int>& operands,
+                                const std::vector<pir::TensorType>& local_operands,
+                                const std::vector<pir::TensorType>& local_results,
+                                std::vector<TensorSharding> produced, const std::vector<int>& axes) {
+    const int64_t n = mesh_.AxesSize(axes);
+    for (TensorSharding& result : produced) {
+      auto& partial = result.partial;
+      for (int a : axes) partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
+    }
+    pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
+    const int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
+    const Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
+    const Bytes accumulator_bytes = Bytes(kv_elements * 4);
+    std::vector<int> outs;
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      outs.push_back(NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]));
+    }
+    const std::vector<std::pair<int, int>> pairs = RingPairs(axes);
+    std::vector<int> kv = {operands[1], operands[2]};
+    int accumulator = -1;  // the (dK, dV) accumulator received from the ring predecessor
+    for (int64_t step = 0; step < n; ++step) {
+      const std::string suffix = std::to_string(step);
+      cir::Instruction k;
+      k.kind = cir::InstrKind::kKernel;
+      k.kernel = cir::KernelKind::kAttention;
+      k.name = UniqueName(op.name + ".ring" + suffix);
+      k.origin = op.name;
+      k.flops = block.total_flops();
+      k.bytes_read = block.bytes_read;
+      k.bytes_written = block.bytes_written;
+      k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
+      k.operands = {operands[0]};
+      k.operands.insert(k.operands.end(), kv.begin(), kv.end());
+      k.operands.insert(k.operands.end(), operands.begin() + 3, operands.end());
+      if (accumulator >= 0) k.operands.push_back(accumulator);
+      const int sum = FlatBuffer(k.name + ".dkv", cir::BufferKind::kActivation, pir::DType::kF32, kv_elements);
+      k.results = {outs[0], sum};
+      program_.AddInstruction(std::move(k));
+      if (step + 1 == n) {
+        Permute(UniqueName(op.name + ".dkv-permute" + suffix), op.name, {sum}, {outs[1], outs[2]}, accumulator_bytes,
+                pairs);
+        break;
+      }
+      const std::string kv_name = UniqueName(op.name + ".kv-permute" + suffix);
+      const int next_kv = FlatBuffer(kv_name, cir::BufferKind::kCommunication, local_operands[1].dtype, kv_elements);
+      Permute(kv_name, op.name, kv, {next_kv}, kv_bytes, pairs);
+      kv = {next_kv};
+      const std::string dkv_name = UniqueName(op.name + ".dkv-permute" + suffix);
+      accumulator = FlatBuffer(dkv_name, cir::BufferKind::kCommunication, pir::DType::kF32, kv_elements);
+      Permute(dkv_name, op.name, {sum}, {accumulator}, accumulator_bytes, pairs);
+    }
+    for (size_t r = 0; r < op.results.size(); ++r) placed_[op.results[r]] = {outs[r], produced[r]};
     return Status::Ok();
   }
 
@@ -297,6 +485,9 @@ class Lowering {
   std::vector<Placed> placed_;
   std::map<std::string, int> reshard_cache_;
   std::set<std::string> names_;
+  std::set<pir::ValueId> gradients_;
+  std::map<pir::ValueId, pir::ValueId> updates_;  // output value -> the leaf it replaces
+  int64_t backward_start_ = -1, optimizer_start_ = -1;
 };
 
 }  // namespace
@@ -307,7 +498,10 @@ StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shar
   AZ_ASSIGN_OR_RETURN(cir::Program program, Lowering(graph, plan).Run());
   if (options.fuse_elementwise) FuseElementwise(program);
   if (options.combine_threshold.value() > 0) CombineCollectives(program, options.combine_threshold);
-  if (options.async_collectives) ScheduleAsync(program);
+  if (options.async_collectives) {
+    ScheduleAsync(program);
+    OverlapGradientReductions(program, options.gradient_bucket);
+  }
   AZ_RETURN_IF_ERROR(cir::VerifyProgram(program));
   return program;
 }

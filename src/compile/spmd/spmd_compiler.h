@@ -7,7 +7,9 @@
 //      its local shapes (pir/rules/cost.h) — so uneven shards show their padded
 //      FLOPs. Reshapes are free (a bitcast of the local buffer). Attention with
 //      its query and key sequences on the same axes is ring attention: n block
-//      kernels with n-1 kv-block permutes between them;
+//      kernels with n-1 kv-block permutes between them; attention_grad so
+//      sharded is its backward: n block kernels, n-1 kv-block permutes and n
+//      permutes of the f32 (dK, dV) accumulators;
 //   3. graph outputs with pending partial sums are all-reduced;
 //   4. passes over the program (schedule.h): element-wise fusion, combining
 //      of small collectives, then asynchronous collectives.

@@ -25,7 +25,12 @@
 // torch.optim skips a parameter whose .grad is None).
 // Attributes: the zoo's (zoo.h) with batch = micro_batch and cfg = none, and
 // graph = "train_step", micro_batch, remat, backward_start, optimizer_start,
-// adamw_beta1, adamw_beta2, adamw_eps, adamw_weight_decay.
+// adamw_beta1, adamw_beta2, adamw_eps, adamw_weight_decay; for the compilers'
+// memory model, value ids: gradients (each updated parameter's gradient, the
+// value AdamW reads, in leaf order) and updated_leaves / updated_values (the
+// leaf -- parameter, master weight, moment -- each output replaces, in output
+// order: a compiler may update it in place, as a training loop donates its
+// state to the step).
 #include <cctype>
 
 #include "frontend/zoo/family.h"
@@ -138,12 +143,19 @@ StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOption
   ValueId step = b.Input("optimizer.step", DType::kF32, {});
   pir::AdamWScalars scalars = pir::AppendAdamWScalars(b, lr, step, adamw);
   b.Output(loss);
+  std::vector<int64_t> gradients, updated_leaves, updated_values;
   for (size_t i = 0; i < params.size(); ++i) {
     if (backward.grads[i] == pir::kNoValue) continue;
+    gradients.push_back(backward.grads[i]);
     pir::AdamWState state = pir::DeclareAdamWState(b, params[i]);
     pir::AdamWState next = pir::AppendAdamWUpdate(b, state, backward.grads[i], scalars);
-    for (ValueId v : {next.param, next.master, next.exp_avg, next.exp_avg_sq}) {
-      if (v != pir::kNoValue) b.Output(v);
+    const ValueId leaves[] = {state.param, state.master, state.exp_avg, state.exp_avg_sq};
+    const ValueId values[] = {next.param, next.master, next.exp_avg, next.exp_avg_sq};
+    for (size_t k = 0; k < 4; ++k) {
+      if (values[k] == pir::kNoValue) continue;
+      b.Output(values[k]);
+      updated_leaves.push_back(leaves[k]);
+      updated_values.push_back(values[k]);
     }
   }
 
@@ -158,6 +170,9 @@ StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOption
   g.attrs().Set("adamw_beta2", adamw.beta2);
   g.attrs().Set("adamw_eps", adamw.eps);
   g.attrs().Set("adamw_weight_decay", adamw.weight_decay);
+  g.attrs().Set("gradients", std::move(gradients));
+  g.attrs().Set("updated_leaves", std::move(updated_leaves));
+  g.attrs().Set("updated_values", std::move(updated_values));
   return g;
 }
 
