@@ -107,6 +107,8 @@ Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, int64_t 
   cost.fits = cost.peak_memory_bytes + resident <= hbm;
   cost.fits_offloaded =
       cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes + resident <= hbm;
+  cost.fits_evicted = options.dit_parameter_bytes_per_chip > 0 &&
+                      cost.peak_memory_bytes + resident - options.dit_parameter_bytes_per_chip <= hbm;
   return Status::Ok();
 }
 
@@ -198,6 +200,14 @@ int Choose(const std::vector<StageCandidateCost>& costs) {
     }
   }
   if (best >= 0) return best;
+  // The DiT evicted: the same reload whoever runs, so the fastest stage.
+  for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
+    if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits_evicted &&
+        better(i, best, [](const StageCandidateCost& c) { return c.latency_s; })) {
+      best = i;
+    }
+  }
+  if (best >= 0) return best;
   for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
     if (costs[static_cast<size_t>(i)].ok &&
         better(i, best, [](const StageCandidateCost& c) {
@@ -253,9 +263,16 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     plan.invocation_s = cost.invocation_s;
     plan.parameter_bytes = cost.parameter_bytes;
     plan.peak_memory_bytes = cost.peak_memory_bytes;
-    plan.fits = cost.fits || cost.fits_offloaded;
+    plan.fits = cost.fits || cost.fits_offloaded || cost.fits_evicted;
     plan.offloaded = !cost.fits;
-    if (plan.offloaded) {
+    plan.dit_evicted = !cost.fits && !cost.fits_offloaded && cost.fits_evicted;
+    if (plan.dit_evicted) {
+      plan.offload_s = static_cast<double>(options.dit_parameter_bytes_per_chip) / host.value();
+    } else if (plan.dit_evicted) {
+      plan.note = "no candidate fits beside the DiT, even with its own weights streamed: the DiT's " +
+                  FormatBytes(Bytes(options.dit_parameter_bytes_per_chip)) +
+                  " of weights per device evicted for the stage and reloaded at " + FormatBandwidth(host);
+    } else if (plan.offloaded) {
       plan.offload_s = cost.offload_s;
       plan.peak_memory_bytes = cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes;
     }
@@ -263,9 +280,15 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     plan.latency_s = static_cast<double>(plan.rounds) * plan.invocation_s + plan.offload_s + plan.transfer_s;
     const std::string budget = FormatBytes(Bytes(hbm - options.resident_bytes_per_chip));
     if (!plan.fits) {
-      plan.note = "nothing fits, even offloaded: the smallest need is " + FormatBytes(Bytes(plan.peak_memory_bytes)) +
+      plan.note = std::string("nothing fits, even offloaded") +
+                  (options.dit_parameter_bytes_per_chip > 0 ? " or with the DiT's weights evicted" : "") +
+                  ": the smallest need is " + FormatBytes(Bytes(plan.peak_memory_bytes)) +
                   " per device, " + budget + " left beside the resident " +
                   FormatBytes(Bytes(options.resident_bytes_per_chip));
+    } else if (plan.dit_evicted) {
+      plan.note = "no candidate fits beside the DiT, even with its own weights streamed: the DiT's " +
+                  FormatBytes(Bytes(options.dit_parameter_bytes_per_chip)) +
+                  " of weights per device evicted for the stage and reloaded at " + FormatBandwidth(host);
     } else if (plan.offloaded) {
       plan.note = "no candidate fits resident in the " + budget +
                   " the DiT leaves per device: weights streamed from host memory at " + FormatBandwidth(host);

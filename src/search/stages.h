@@ -58,6 +58,7 @@
 //   rounds        = ceil(invocations / R)
 //   invocation_s  = the simulated group program
 //   offload_s     = offloaded ? rounds x parameter_bytes / host link : 0
+//                   (dit_evicted: the DiT's reload instead, see Memory)
 //   transfer_s    = see Transfers
 //   latency_s     = rounds x invocation_s + offload_s + transfer_s
 // `parameter_bytes` and `peak_memory_bytes` are per device, from the
@@ -77,6 +78,14 @@
 // fewer chips, then to the lower name. When nothing fits even offloaded, the candidate with
 // the lowest requirement is returned with fits = false and the reason in
 // `note`. Offloading is never chosen for speed: it only adds time.
+// Last resort, with dit_parameter_bytes_per_chip set: the DiT's weights are
+// evicted for the stage (what Wan's --offload_model does before the VAE:
+// `self.model.cpu()`). Read-only weights keep their host copy, so eviction is
+// free and the reload before the next denoising step costs
+//   offload_s = dit_parameter_bytes_per_chip / host link
+// (every chip its own shard, in parallel); the stage then fits when peak +
+// resident - dit_parameter_bytes_per_chip <= HBM, its own weights resident.
+// Marked offloaded and dit_evicted.
 //
 // Transfers (priced with the collective model, net/model.h, over all chips
 // of the topology in chip-id order, the DiT's devices; zero on one chip):
@@ -115,6 +124,8 @@ namespace az::search {
 struct StagePlanOptions {
   price::PriceCalibration calibration;
   int64_t resident_bytes_per_chip = 0;  // the DiT's peak (or weights), held during the stage
+  // The DiT's weights per chip, part of the resident bytes; 0: never evicted.
+  int64_t dit_parameter_bytes_per_chip = 0;
   int threads = 2;
   uint64_t seed = 1;
   // One line per stage (the CLI prints them on stderr).
@@ -136,6 +147,7 @@ struct StageCandidateCost {
   int64_t largest_parameter_bytes = 0;  // the largest parameter shard per device
   bool fits = false;           // resident: peak + resident bytes <= HBM
   bool fits_offloaded = false; // offloaded: peak - parameters + 2 x largest + resident <= HBM
+  bool fits_evicted = false;   // the DiT's weights evicted: peak + resident - DiT weights <= HBM
 };
 
 struct StagePlan {
@@ -152,6 +164,7 @@ struct StagePlan {
   std::string transfer;      // what moved, how priced
   double offload_s = 0;
   bool offloaded = false;
+  bool dit_evicted = false;  // offloaded by evicting the DiT's weights, not the stage's
   bool fits = true;
   int64_t peak_memory_bytes = 0;  // per device; offloaded: what the device holds streaming
   int64_t parameter_bytes = 0;    // per device, as stored (offloaded: on the host)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "net/model.h"
 #include "pir/rules/cost.h"
@@ -225,6 +226,37 @@ TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
   const StagePlan full = Plan(config, t, Options(t, t.chip.hbm.value())).at(0);
   EXPECT_FALSE(full.fits);
   EXPECT_NE(full.note.find("nothing fits, even offloaded"), std::string::npos) << full.note;
+}
+
+// Wan's VAE on v5e:2x4 (16 GiB per chip): resident = HBM - (the smallest
+// offloaded need) + 1 MiB, so no candidate fits, resident or with its own
+// weights streamed. Declaring all of the resident bytes DiT weights lets the
+// planner evict them: the single device then needs its peak alone (14.8 GB
+// at 720p, under 16 GiB), and the reload is resident / 1.6e10 B/s (v5e's
+// host link, experts.h).
+TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  const StagePlan free = Plan(config, t, Options(t)).at(1);
+  ASSERT_EQ(free.name, "wan-vae-decoder");
+  int64_t smallest = INT64_MAX;
+  for (const StageCandidateCost& c : free.candidates) {
+    if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes - c.parameter_bytes + 2 * c.largest_parameter_bytes);
+  }
+  const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
+  StagePlanOptions o = Options(t, resident);
+  const StagePlan stuck = Plan(config, t, o).at(1);
+  EXPECT_FALSE(stuck.fits);
+  EXPECT_FALSE(stuck.dit_evicted);
+  o.dit_parameter_bytes_per_chip = resident;
+  const StagePlan p = Plan(config, t, o).at(1);
+  EXPECT_TRUE(p.fits);
+  EXPECT_TRUE(p.offloaded);
+  EXPECT_TRUE(p.dit_evicted);
+  EXPECT_EQ(p.sharding, "single device");
+  EXPECT_DOUBLE_EQ(p.offload_s, static_cast<double>(resident) / 1.6e10);
+  EXPECT_LE(p.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_NE(p.note.find("evicted"), std::string::npos) << p.note;
 }
 
 // The same plans twice, on one thread and on two.
