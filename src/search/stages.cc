@@ -1,0 +1,315 @@
+// Plans and prices the non-DiT stages (stages.h states the contract).
+#include "search/stages.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "compile/spmd/spmd_compiler.h"
+#include "evidence/evidence.h"
+#include "net/model.h"
+#include "pir/rules/cost.h"
+#include "place/search.h"
+#include "price/simulator.h"
+#include "search/experts.h"
+#include "search/stage_candidates.h"
+
+namespace az::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs body(i) for i in [0, n) on up to `threads` threads into per-index slots
+// (the planner's loop, planner.cc).
+void ParallelFor(int n, int threads, const std::function<void(int)>& body) {
+  threads = std::max(1, std::min(threads, n));
+  if (threads == 1) {
+    for (int i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) body(i);
+    });
+  }
+  for (std::thread& thread : pool) thread.join();
+}
+
+// One candidate compiled and priced.
+struct Priced {
+  StageCandidateCost cost;
+  std::vector<std::pair<std::string, int64_t>> mesh;
+  net::Placement placement;
+};
+
+StatusOr<shard::Seeds> SeedsFor(const StageCandidate& c, const pir::Graph& graph) {
+  switch (c.strategy) {
+    case StageStrategy::kSingle: return shard::Seeds();
+    case StageStrategy::kFsdp: return StageFsdpSeeds(graph, 0, c.group);
+    case StageStrategy::kTp: return StageTpSeeds(graph, 0, c.group);
+  }
+  return shard::Seeds();
+}
+
+// The largest parameter shard one device stores under `plan`.
+int64_t LargestParameterShard(const pir::Graph& graph, const shard::ShardingPlan& plan) {
+  int64_t largest = 0;
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    const pir::Value& v = graph.value(id);
+    if (v.role != pir::ValueRole::kParameter) continue;
+    pir::Shape local = plan.values[static_cast<size_t>(id)].LocalShape(plan.mesh, v.type.shape);
+    pir::TensorType t = v.type;
+    t.shape = local;
+    largest = std::max(largest, t.NumBytes());
+  }
+  return largest;
+}
+
+Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, int64_t invocations,
+                      const hw::Topology& topology, const StagePlanOptions& options, Priced& out) {
+  std::vector<int64_t> shape;
+  if (c.replicas > 1) {
+    out.mesh.push_back({"dp", c.replicas});
+    shape.push_back(c.replicas);
+  }
+  out.mesh.push_back({c.AxisName(), c.group});
+  shape.push_back(c.group);
+  std::string method;
+  AZ_ASSIGN_OR_RETURN(out.placement, place::DefaultPlacementFor(topology, shape, &method));
+  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(c.AxisName() + "=" + std::to_string(c.group)));
+  AZ_ASSIGN_OR_RETURN(shard::Seeds seeds, SeedsFor(c, graph));
+  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
+  compile::SpmdCompiler compiler;
+  AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, plan, compile::CompileOptions()));
+  evidence::Evidence evidence = evidence::Extract(program, compiler.name());
+  AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(evidence, topology, options.calibration.network,
+                                                                     options.calibration.compute));
+  // Replica 0: logical ids [0, G) of the (dp, strategy) mesh.
+  net::Placement group(out.placement.begin(), out.placement.begin() + c.group);
+  AZ_RETURN_IF_ERROR(sim.CheckPlacement(group));
+  StageCandidateCost& cost = out.cost;
+  cost.invocation_s = sim.Latency(group);
+  cost.rounds = (invocations + c.replicas - 1) / c.replicas;
+  cost.latency_s = static_cast<double>(cost.rounds) * cost.invocation_s;
+  cost.peak_memory_bytes = evidence.peak_memory.value();
+  cost.parameter_bytes = evidence.parameter_bytes.value();
+  cost.offload_s = static_cast<double>(cost.rounds) * static_cast<double>(cost.parameter_bytes) /
+                   HostLinkBandwidth(topology.chip).value();
+  cost.largest_parameter_bytes = LargestParameterShard(graph, plan);
+  const int64_t hbm = topology.chip.hbm.value();
+  const int64_t resident = options.resident_bytes_per_chip;
+  cost.fits = cost.peak_memory_bytes + resident <= hbm;
+  cost.fits_offloaded =
+      cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes + resident <= hbm;
+  cost.fits_evicted = options.dit_parameter_bytes_per_chip > 0 &&
+                      cost.peak_memory_bytes + resident - options.dit_parameter_bytes_per_chip <= hbm;
+  return Status::Ok();
+}
+
+int64_t OutputBytes(const pir::Graph& graph) {
+  if (graph.outputs().empty()) return 0;
+  return graph.type(graph.outputs()[0]).NumBytes();
+}
+
+int64_t InputBytes(const pir::Graph& graph) {
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    if (graph.value(id).role == pir::ValueRole::kInput) return graph.type(id).NumBytes();
+  }
+  return 0;
+}
+
+std::vector<int> AllChips(const hw::Topology& topology) {
+  std::vector<int> chips(static_cast<size_t>(topology.num_chips()));
+  for (size_t i = 0; i < chips.size(); ++i) chips[i] = static_cast<int>(i);
+  return chips;
+}
+
+// stages.h's transfers; `plan` is filled but for transfer_s and transfer.
+Status PriceTransfer(zoo::StageKind kind, const pir::Graph& graph, const hw::Topology& topology,
+                     const StagePlanOptions& options, StagePlan& plan) {
+  if (topology.num_chips() < 2) {
+    plan.transfer = "one chip: nothing moves";
+    return Status::Ok();
+  }
+  net::CollectiveModel model(topology, options.calibration.network);
+  const net::Placement identity = net::IdentityPlacement(topology.num_chips());
+  net::Collective c;
+  c.groups.groups.push_back(AllChips(topology));
+  const std::string chips = std::to_string(topology.num_chips());
+  if (kind == zoo::StageKind::kVaeDecoder) {
+    c.kind = net::CollectiveKind::kAllGather;
+    c.bytes = Bytes(InputBytes(graph) * plan.invocations);
+    AZ_ASSIGN_OR_RETURN(net::CollectiveResult r, model.Price(c, identity));
+    plan.transfer_s = r.time.value();
+    plan.transfer = "the latent (" + FormatBytes(c.bytes) + ") all-gathered over the " + chips +
+                    " chips, collective model (" + r.algorithm + ")";
+    return Status::Ok();
+  }
+  c.kind = net::CollectiveKind::kBroadcast;
+  c.bytes = Bytes(OutputBytes(graph));
+  const int64_t replicas = plan.mesh.size() == 2 ? plan.mesh[0].second : 1;
+  const int64_t per_replica = static_cast<int64_t>(plan.placement.size()) / replicas;
+  std::string algorithm;
+  for (int64_t i = 0; i < plan.invocations; ++i) {
+    // Invocation i runs on replica i mod R, whose first chip broadcasts it.
+    c.root = plan.placement[static_cast<size_t>((i % replicas) * per_replica)];
+    AZ_ASSIGN_OR_RETURN(net::CollectiveResult r, model.Price(c, identity));
+    plan.transfer_s += r.time.value();
+    algorithm = r.algorithm;
+  }
+  plan.transfer = std::to_string(plan.invocations) + " x " + FormatBytes(c.bytes) + " broadcast to the " + chips +
+                  " chips, collective model (" + algorithm + ")";
+  return Status::Ok();
+}
+
+// The chosen candidate's index, or -1 when none compiled: resident and
+// fitting first, else offloaded and fitting, else the lowest requirement;
+// fastest first, ties (stages.h) by fewer chips, then by name.
+// Within 0.1% is a tie: far below what the model can tell apart, and a VAE
+// whose FSDP all-gathers hide entirely behind its convolutions should not
+// take two chips for nothing.
+constexpr double kTieTolerance = 1e-3;
+
+int Choose(const std::vector<StageCandidateCost>& costs) {
+  auto better = [&](int a, int b, auto key) {
+    if (b < 0) return true;
+    const StageCandidateCost &ca = costs[static_cast<size_t>(a)], &cb = costs[static_cast<size_t>(b)];
+    const double ka = key(ca), kb = key(cb);
+    if (std::abs(ka - kb) > kTieTolerance * std::max(ka, kb)) return ka < kb;
+    if (ca.chips != cb.chips) return ca.chips < cb.chips;
+    return ca.sharding < cb.sharding;
+  };
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
+    if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits &&
+        better(i, best, [](const StageCandidateCost& c) { return c.latency_s; })) {
+      best = i;
+    }
+  }
+  if (best >= 0) return best;
+  for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
+    if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits_offloaded &&
+        better(i, best, [](const StageCandidateCost& c) { return c.latency_s + c.offload_s; })) {
+      best = i;
+    }
+  }
+  if (best >= 0) return best;
+  // The DiT evicted: the same reload whoever runs, so the fastest stage.
+  for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
+    if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits_evicted &&
+        better(i, best, [](const StageCandidateCost& c) { return c.latency_s; })) {
+      best = i;
+    }
+  }
+  if (best >= 0) return best;
+  for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
+    if (costs[static_cast<size_t>(i)].ok &&
+        better(i, best, [](const StageCandidateCost& c) {
+          return static_cast<double>(c.peak_memory_bytes - c.parameter_bytes + 2 * c.largest_parameter_bytes);
+        })) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, const hw::Topology& topology,
+                                            const StagePlanOptions& options) {
+  std::vector<StagePlan> plans;
+  AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
+  const Bandwidth host = HostLinkBandwidth(topology.chip);
+  const int64_t hbm = topology.chip.hbm.value();
+  for (const zoo::StageInfo& info : zoo::StagesOf(config)) {
+    const Clock::time_point start = Clock::now();
+    AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildStage(config, info.name));
+    const bool tensor_parallel = !ColumnLinears(graph).empty();
+    std::vector<StageCandidate> candidates =
+        EnumerateStageCandidates(topology.num_chips(), info.invocations, tensor_parallel);
+    std::vector<Priced> priced(candidates.size());
+    ParallelFor(static_cast<int>(candidates.size()), options.threads, [&](int i) {
+      Priced& p = priced[static_cast<size_t>(i)];
+      p.cost.sharding = candidates[static_cast<size_t>(i)].Name();
+      p.cost.chips = candidates[static_cast<size_t>(i)].group * candidates[static_cast<size_t>(i)].replicas;
+      Status status = PriceCandidate(candidates[static_cast<size_t>(i)], graph, info.invocations, topology, options, p);
+      if (!status.ok()) {
+        p.cost.ok = false;
+        p.cost.error = status.message();
+      }
+    });
+    StagePlan plan;
+    plan.name = info.name;
+    plan.kind = std::string(zoo::StageKindName(info.kind));
+    plan.invocations = info.invocations;
+    plan.flops = static_cast<double>(pir::ComputeGraphCost(graph).total_flops().value());
+    for (const Priced& p : priced) plan.candidates.push_back(p.cost);
+    const int chosen = Choose(plan.candidates);
+    if (chosen < 0) {
+      return InvalidArgument("stage '" + info.name + "' of " + config.model + ": no candidate compiled (" +
+                             (plan.candidates.empty() ? std::string("none") : plan.candidates[0].error) + ")");
+    }
+    const StageCandidateCost& cost = plan.candidates[static_cast<size_t>(chosen)];
+    plan.sharding = cost.sharding;
+    plan.mesh = priced[static_cast<size_t>(chosen)].mesh;
+    plan.placement = priced[static_cast<size_t>(chosen)].placement;
+    plan.rounds = cost.rounds;
+    plan.invocation_s = cost.invocation_s;
+    plan.parameter_bytes = cost.parameter_bytes;
+    plan.peak_memory_bytes = cost.peak_memory_bytes;
+    plan.fits = cost.fits || cost.fits_offloaded || cost.fits_evicted;
+    plan.offloaded = !cost.fits;
+    plan.dit_evicted = !cost.fits && !cost.fits_offloaded && cost.fits_evicted;
+    if (plan.dit_evicted) {
+      plan.offload_s = static_cast<double>(options.dit_parameter_bytes_per_chip) / host.value();
+    } else if (plan.dit_evicted) {
+      plan.note = "no candidate fits beside the DiT, even with its own weights streamed: the DiT's " +
+                  FormatBytes(Bytes(options.dit_parameter_bytes_per_chip)) +
+                  " of weights per device evicted for the stage and reloaded at " + FormatBandwidth(host);
+    } else if (plan.offloaded) {
+      plan.offload_s = cost.offload_s;
+      plan.peak_memory_bytes = cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes;
+    }
+    AZ_RETURN_IF_ERROR(PriceTransfer(info.kind, graph, topology, options, plan));
+    plan.latency_s = static_cast<double>(plan.rounds) * plan.invocation_s + plan.offload_s + plan.transfer_s;
+    const std::string budget = FormatBytes(Bytes(hbm - options.resident_bytes_per_chip));
+    if (!plan.fits) {
+      plan.note = std::string("nothing fits, even offloaded") +
+                  (options.dit_parameter_bytes_per_chip > 0 ? " or with the DiT's weights evicted" : "") +
+                  ": the smallest need is " + FormatBytes(Bytes(plan.peak_memory_bytes)) +
+                  " per device, " + budget + " left beside the resident " +
+                  FormatBytes(Bytes(options.resident_bytes_per_chip));
+    } else if (plan.dit_evicted) {
+      plan.note = "no candidate fits beside the DiT, even with its own weights streamed: the DiT's " +
+                  FormatBytes(Bytes(options.dit_parameter_bytes_per_chip)) +
+                  " of weights per device evicted for the stage and reloaded at " + FormatBandwidth(host);
+    } else if (plan.offloaded) {
+      plan.note = "no candidate fits resident in the " + budget +
+                  " the DiT leaves per device: weights streamed from host memory at " + FormatBandwidth(host);
+    } else {
+      plan.note = "the fastest of " + std::to_string(candidates.size()) + " candidates that fits the " + budget +
+                  " the DiT leaves per device";
+    }
+    if (!tensor_parallel) plan.note += "; tp: no linear after a norm";
+    if (info.kind == zoo::StageKind::kVaeDecoder) {
+      plan.note += "; spatial split not expressible (no halo exchange for sharded convolution windows)";
+    }
+    if (options.progress) {
+      char line[320];
+      std::snprintf(line, sizeof line, "stages: %s: %zu candidates in %.2f s; %s, %.4f s per video%s",
+                    info.name.c_str(), candidates.size(), std::chrono::duration<double>(Clock::now() - start).count(),
+                    plan.sharding.c_str(), plan.latency_s, plan.offloaded ? " (offloaded)" : "");
+      options.progress(line);
+    }
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+}  // namespace az::search

@@ -1,0 +1,304 @@
+// The non-DiT stage planner (stages.h): candidates, seeds, memory with the
+// DiT resident, offload, transfers, determinism.
+#include "search/stages.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "net/model.h"
+#include "pir/rules/cost.h"
+#include "search/stage_candidates.h"
+
+namespace az::search {
+namespace {
+
+zoo::ModelConfig Config(const std::string& model, int64_t width, int64_t height, int64_t frames) {
+  zoo::ModelOptions options;
+  options.width = width;
+  options.height = height;
+  options.frames = frames;
+  auto config = zoo::ResolveConfig(model, options);
+  EXPECT_TRUE(config.ok()) << config.status().message();
+  return *config;
+}
+
+hw::Topology Topo(const std::string& spec) {
+  auto t = hw::MakeTopology(spec);
+  EXPECT_TRUE(t.ok());
+  return *t;
+}
+
+StagePlanOptions Options(const hw::Topology& t, int64_t resident = 0, int threads = 2) {
+  StagePlanOptions o;
+  o.calibration = price::DefaultPriceCalibration(t);
+  o.resident_bytes_per_chip = resident;
+  o.threads = threads;
+  return o;
+}
+
+std::vector<StagePlan> Plan(const zoo::ModelConfig& config, const hw::Topology& t, const StagePlanOptions& o) {
+  auto plans = PlanStages(config, t, o);
+  EXPECT_TRUE(plans.ok()) << plans.status().message();
+  return plans.ok() ? *plans : std::vector<StagePlan>();
+}
+
+const StageCandidateCost& Candidate(const StagePlan& plan, const std::string& sharding) {
+  for (const StageCandidateCost& c : plan.candidates) {
+    if (c.sharding == sharding) return c;
+  }
+  ADD_FAILURE() << plan.name << " has no candidate " << sharding;
+  return plan.candidates.front();
+}
+
+std::vector<std::string> Names(const std::vector<StageCandidate>& candidates) {
+  std::vector<std::string> names;
+  for (const StageCandidate& c : candidates) names.push_back(c.Name());
+  return names;
+}
+
+// 8 chips, 2 invocations (CFG's two prompts): G in {2, 4, 8} (the divisors of
+// 8 above 1), each fsdp and tp; R in {1, 2} (the divisors of 2) while R x G <= 8,
+// so G = 8 has no dp=2: 2 (single, dp=2) + 2 x 2 (G=2) + 2 x 2 (G=4) + 2 (G=8) = 12.
+// Without tp and with one invocation (the VAE): single, fsdp=2, 4, 8.
+TEST(StageCandidates, EnumerationDerivedByHand) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Names(EnumerateStageCandidates(8, 2, true)),
+            (V{"single device", "dp=2", "fsdp=2", "fsdp=2,dp=2", "tp=2", "tp=2,dp=2", "fsdp=4", "fsdp=4,dp=2", "tp=4",
+               "tp=4,dp=2", "fsdp=8", "tp=8"}));
+  EXPECT_EQ(Names(EnumerateStageCandidates(8, 1, false)), (V{"single device", "fsdp=2", "fsdp=4", "fsdp=8"}));
+  EXPECT_EQ(Names(EnumerateStageCandidates(1, 2, true)), (V{"single device"}));
+}
+
+// Column linears: umT5 has q, k, v (after norm1) and gate.0, fc1 (after
+// norm2) in each of 24 blocks: 120. CLIP ViT-H/14 runs 31 blocks; its to_qkv
+// is viewed [B, L, 3, 16, 80] (two more dims: fused, left whole), so only the
+// MLP's first linear counts: 31. The VAE decoder has no einsum linears: 0.
+TEST(StageCandidates, ColumnLinearsOfEachStage) {
+  zoo::ModelConfig i2v = Config("wan2.1-i2v-14b", 1280, 720, 81);
+  auto t5 = zoo::BuildStage(i2v, "umt5-xxl");
+  auto clip = zoo::BuildStage(i2v, "clip-vit-h-14");
+  auto vae = zoo::BuildStage(i2v, "wan-vae-decoder");
+  ASSERT_TRUE(t5.ok() && clip.ok() && vae.ok());
+  EXPECT_EQ(ColumnLinears(*t5).size(), 120u);
+  EXPECT_EQ(ColumnLinears(*clip).size(), 31u);
+  EXPECT_TRUE(ColumnLinears(*vae).empty());
+  EXPECT_FALSE(StageTpSeeds(*vae, 0, 2).ok());
+}
+
+// CLIP-L's 12 heads do not split 8 ways: the error names the attention.
+TEST(StageCandidates, TpDegreeMustDivideTheHeads) {
+  auto clip = zoo::BuildStage(Config("hunyuanvideo-13b", 1280, 720, 129), "clip-l-text");
+  ASSERT_TRUE(clip.ok());
+  EXPECT_TRUE(StageTpSeeds(*clip, 0, 4).ok());
+  auto seeds = StageTpSeeds(*clip, 0, 8);
+  ASSERT_FALSE(seeds.ok());
+  EXPECT_NE(seeds.status().message().find("the 12 heads of 'encoder.layers.0.self_attn.attention'"),
+            std::string::npos)
+      << seeds.status().message();
+}
+
+// Every stage planned, in StagesOf's order; its latency positive and at least
+// its FLOPs at the peak of every chip together (invocations x FLOPs / (chips x
+// peak), the fastest a perfectly split stage could run: no candidate splits
+// the work more than over all chips); the pick the fastest candidate that
+// fits (within the 0.1% tie), and rounds x invocation + offload + transfer.
+void CheckPlans(const zoo::ModelConfig& config, const hw::Topology& t) {
+  std::vector<StagePlan> plans = Plan(config, t, Options(t));
+  std::vector<zoo::StageInfo> stages = zoo::StagesOf(config);
+  ASSERT_EQ(plans.size(), stages.size());
+  const double peak = std::max({t.chip.bf16.value(), t.chip.fp16.value(), t.chip.fp32.value()});
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const StagePlan& p = plans[i];
+    SCOPED_TRACE(p.name + " on " + t.name);
+    EXPECT_EQ(p.name, stages[i].name);
+    EXPECT_TRUE(p.fits);
+    EXPECT_FALSE(p.offloaded);
+    EXPECT_GT(p.latency_s, 0);
+    EXPECT_GT(p.flops, 0);
+    EXPECT_GE(p.latency_s, static_cast<double>(p.invocations) * p.flops / (t.num_chips() * peak));
+    EXPECT_DOUBLE_EQ(p.latency_s, static_cast<double>(p.rounds) * p.invocation_s + p.offload_s + p.transfer_s);
+    EXPECT_GT(p.transfer_s, 0);  // 8 chips: the encoder output or the latent moves
+    for (const StageCandidateCost& c : p.candidates) {
+      if (c.ok && c.fits) {
+        EXPECT_LE(p.latency_s - p.transfer_s, c.latency_s * 1.001) << c.sharding;
+      }
+    }
+    EXPECT_FALSE(p.placement.empty());
+    int64_t devices = 1;
+    for (const auto& [axis, size] : p.mesh) devices *= size;
+    EXPECT_EQ(static_cast<int64_t>(p.placement.size()), devices);
+  }
+}
+
+TEST(PlanStages, Wan14BAt720pOnH100x8) { CheckPlans(Config("wan2.1-t2v-14b", 1280, 720, 81), Topo("h100:8")); }
+TEST(PlanStages, Wan14BAt720pOnV5e2x4) { CheckPlans(Config("wan2.1-t2v-14b", 1280, 720, 81), Topo("v5e:2x4")); }
+
+// The umT5 output (bf16 [1, 512, 4096] = 512 x 4096 x 2 = 4 MiB) of both
+// prompts broadcast to the 8 chips: two of the collective model's broadcasts,
+// each from the first chip of the replica that encoded it.
+// The VAE's latent: f32 [1, 16, 21, 90, 160] = 19,353,600 bytes, all-gathered.
+TEST(PlanStages, TransfersArePricedWithTheCollectiveModel) {
+  hw::Topology t = Topo("h100:8");
+  std::vector<StagePlan> plans = Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), t, Options(t));
+  ASSERT_EQ(plans.size(), 2u);
+  net::CollectiveModel model(t, price::DefaultPriceCalibration(t).network);
+  net::Collective c;
+  c.groups.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  c.kind = net::CollectiveKind::kBroadcast;
+  c.bytes = Bytes(512 * 4096 * 2);
+  const net::Placement identity = net::IdentityPlacement(8);
+  // Invocation i is computed by replica i mod R and broadcast from its first chip.
+  const StagePlan& t5 = plans[0];
+  const int64_t replicas = t5.mesh.size() == 2 ? t5.mesh[0].second : 1;
+  const size_t group = t5.placement.size() / static_cast<size_t>(replicas);
+  double broadcast = 0;
+  for (int64_t i = 0; i < 2; ++i) {
+    c.root = t5.placement[static_cast<size_t>(i % replicas) * group];
+    broadcast += model.Time(c, identity).value();
+  }
+  EXPECT_DOUBLE_EQ(plans[0].transfer_s, broadcast);
+  c.kind = net::CollectiveKind::kAllGather;
+  c.bytes = Bytes(int64_t{16} * 21 * 90 * 160 * 4);
+  EXPECT_DOUBLE_EQ(plans[1].transfer_s, model.Time(c, identity).value());
+  // One chip: nothing moves.
+  hw::Topology one = Topo("h100:1");
+  for (const StagePlan& p : Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), one, Options(one))) {
+    EXPECT_EQ(p.transfer_s, 0) << p.name;
+    EXPECT_EQ(p.sharding, "single device");
+  }
+}
+
+// umT5 on h100:8 with the DiT resident. First with nothing resident, to read
+// what each candidate needs; then resident = HBM - single.peak + 1 MiB, so the
+// single device (and dp=2, the same program) is over the HBM by 1 MiB while
+// fsdp=8 (weights / 8 stored) needs less than the single device by far more
+// than 1 MiB: FSDP fits where a single device does not.
+TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
+  hw::Topology t = Topo("h100:8");
+  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  const StagePlan free = Plan(config, t, Options(t)).at(0);
+  ASSERT_EQ(free.name, "umt5-xxl");
+  const int64_t single = Candidate(free, "single device").peak_memory_bytes;
+  ASSERT_LT(Candidate(free, "fsdp=8").peak_memory_bytes + MiB(1).value(), single);
+  const int64_t resident = t.chip.hbm.value() - single + MiB(1).value();
+  const StagePlan tight = Plan(config, t, Options(t, resident)).at(0);
+  EXPECT_FALSE(Candidate(tight, "single device").fits);
+  EXPECT_FALSE(Candidate(tight, "dp=2").fits);
+  EXPECT_TRUE(Candidate(tight, "fsdp=8").fits);
+  EXPECT_TRUE(tight.fits);
+  EXPECT_FALSE(tight.offloaded);
+  EXPECT_LE(tight.peak_memory_bytes + resident, t.chip.hbm.value());
+  EXPECT_NE(tight.sharding, "single device");
+  EXPECT_NE(tight.sharding, "dp=2");
+}
+
+// resident = HBM - (the smallest candidate peak) + 1 MiB: nothing fits
+// resident, so the stage is offloaded. Offloaded, fsdp=8 needs peak -
+// parameters + 2 x its largest shard (the 256384 x 4096 bf16 embedding / 8 =
+// 262 MB), well under its peak (the 1.4 GB of stored weights leave), so some
+// candidate fits. Its offload is rounds x parameter bytes / 64 GB/s (H100's
+// host link, experts.h).
+TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
+  hw::Topology t = Topo("h100:8");
+  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  const StagePlan free = Plan(config, t, Options(t)).at(0);
+  int64_t smallest = free.candidates.front().peak_memory_bytes;
+  for (const StageCandidateCost& c : free.candidates) {
+    if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes);
+  }
+  const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
+  const StagePlan p = Plan(config, t, Options(t, resident)).at(0);
+  for (const StageCandidateCost& c : p.candidates) EXPECT_FALSE(c.fits) << c.sharding;
+  EXPECT_TRUE(p.offloaded);
+  EXPECT_TRUE(p.fits);
+  EXPECT_LE(p.peak_memory_bytes + resident, t.chip.hbm.value());
+  const StageCandidateCost& chosen = Candidate(p, p.sharding);
+  EXPECT_TRUE(chosen.fits_offloaded);
+  EXPECT_EQ(p.peak_memory_bytes,
+            chosen.peak_memory_bytes - chosen.parameter_bytes + 2 * chosen.largest_parameter_bytes);
+  EXPECT_DOUBLE_EQ(p.offload_s, static_cast<double>(p.rounds) * static_cast<double>(p.parameter_bytes) / 64e9);
+  EXPECT_GT(p.offload_s, 0);
+  EXPECT_NE(p.note.find("streamed from host memory"), std::string::npos) << p.note;
+
+  // The whole HBM resident: nothing fits even offloaded; said, not hidden.
+  const StagePlan full = Plan(config, t, Options(t, t.chip.hbm.value())).at(0);
+  EXPECT_FALSE(full.fits);
+  EXPECT_NE(full.note.find("nothing fits, even offloaded"), std::string::npos) << full.note;
+}
+
+// Wan's VAE on v5e:2x4 (16 GiB per chip): resident = HBM - (the smallest
+// offloaded need) + 1 MiB, so no candidate fits, resident or with its own
+// weights streamed. Declaring all of the resident bytes DiT weights lets the
+// planner evict them: the single device then needs its peak alone (14.8 GB
+// at 720p, under 16 GiB), and the reload is resident / 1.6e10 B/s (v5e's
+// host link, experts.h).
+TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  const StagePlan free = Plan(config, t, Options(t)).at(1);
+  ASSERT_EQ(free.name, "wan-vae-decoder");
+  int64_t smallest = INT64_MAX;
+  for (const StageCandidateCost& c : free.candidates) {
+    if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes - c.parameter_bytes + 2 * c.largest_parameter_bytes);
+  }
+  const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
+  StagePlanOptions o = Options(t, resident);
+  const StagePlan stuck = Plan(config, t, o).at(1);
+  EXPECT_FALSE(stuck.fits);
+  EXPECT_FALSE(stuck.dit_evicted);
+  o.dit_parameter_bytes_per_chip = resident;
+  const StagePlan p = Plan(config, t, o).at(1);
+  EXPECT_TRUE(p.fits);
+  EXPECT_TRUE(p.offloaded);
+  EXPECT_TRUE(p.dit_evicted);
+  EXPECT_EQ(p.sharding, "single device");
+  EXPECT_DOUBLE_EQ(p.offload_s, static_cast<double>(resident) / 1.6e10);
+  EXPECT_LE(p.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_NE(p.note.find("evicted"), std::string::npos) << p.note;
+}
+
+// The same plans twice, on one thread and on two.
+TEST(PlanStages, Deterministic) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.1-i2v-14b", 832, 480, 33);
+  std::vector<StagePlan> a = Plan(config, t, Options(t, 0, 1));
+  std::vector<StagePlan> b = Plan(config, t, Options(t, 0, 2));
+  std::vector<StagePlan> c = Plan(config, t, Options(t, 0, 2));
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(b.size(), c.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (const std::vector<StagePlan>* other : {&b, &c}) {
+      const StagePlan& o = (*other)[i];
+      EXPECT_EQ(a[i].sharding, o.sharding);
+      EXPECT_EQ(a[i].placement, o.placement);
+      EXPECT_EQ(a[i].latency_s, o.latency_s);
+      EXPECT_EQ(a[i].peak_memory_bytes, o.peak_memory_bytes);
+      EXPECT_EQ(a[i].note, o.note);
+      ASSERT_EQ(a[i].candidates.size(), o.candidates.size());
+      for (size_t k = 0; k < a[i].candidates.size(); ++k) {
+        EXPECT_EQ(a[i].candidates[k].latency_s, o.candidates[k].latency_s);
+        EXPECT_EQ(a[i].candidates[k].peak_memory_bytes, o.candidates[k].peak_memory_bytes);
+      }
+    }
+  }
+}
+
+// A model whose stages are not built, and an imported program's name: no
+// stages, no error.
+TEST(PlanStages, ModelsWithoutBuiltStagesGiveAnEmptyList) {
+  hw::Topology t = Topo("h100:8");
+  auto none = PlanStages(Config("cogvideox-5b", 720, 480, 49), t, Options(t));
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->empty());
+  zoo::ModelConfig imported = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  imported.model = "model.stablehlo";
+  auto empty = PlanStages(imported, t, Options(t));
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_TRUE(empty->empty());
+}
+
+}  // namespace
+}  // namespace az::search
