@@ -22,6 +22,13 @@
 //              free axis of that size, else a bound one, else the fewest axes
 //              multiplying to it; a bare "fsdp" takes every axis;
 //              all-gathered before use
+// Training steps (graph = "train_step", frontend/zoo/train.cc): fsdp is
+// ZeRO-3, data parallel over its axes no compute strategy holds (the
+// micro-batch split there, which it must divide) with every parameter
+// (vectors too), its gradient and its opt_state leaves split alike
+// (train_seeds.h); tp also splits the backward and remat einsums of its
+// linears; the attention_grad ops (and remat attentions) take their
+// attention's heads / q / kv, so ring trains with ring attention's backward.
 // Binding: "ulysses=y" names the axis; "ulysses=4" takes the first axis of
 // size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
 // one axis left free. "ulysses=A,ring=B" without the usp: prefix is USP too.

@@ -193,16 +193,27 @@ std::vector<Step> PlanReshard(const TensorSharding& from, const TensorSharding& 
   std::vector<Step> steps;
   TensorSharding cur = from;
   const size_t rank = from.dims.size();
+  std::vector<int> reduce_axes;
   for (int axis : from.partial) {
     if (std::count(to.partial.begin(), to.partial.end(), axis)) continue;
-    TensorSharding next = cur;
-    next.partial.erase(std::find(next.partial.begin(), next.partial.end(), axis));
     int scatter_dim = -1;
     for (size_t d = 0; d < rank; ++d) {
       if (Extends(cur.dims[d], to.dims[d], axis)) scatter_dim = static_cast<int>(d);
     }
-    if (scatter_dim >= 0) next.dims[static_cast<size_t>(scatter_dim)].push_back(axis);
-    steps.push_back({scatter_dim >= 0 ? Step::kReduceScatter : Step::kAllReduce, {axis}, next});
+    if (scatter_dim < 0) {
+      reduce_axes.push_back(axis);
+      continue;
+    }
+    TensorSharding next = cur;
+    next.partial.erase(std::find(next.partial.begin(), next.partial.end(), axis));
+    next.dims[static_cast<size_t>(scatter_dim)].push_back(axis);
+    steps.push_back({Step::kReduceScatter, {axis}, next});
+    cur = next;
+  }
+  if (!reduce_axes.empty()) {
+    TensorSharding next = cur;
+    for (int axis : reduce_axes) next.partial.erase(std::find(next.partial.begin(), next.partial.end(), axis));
+    steps.push_back({Step::kAllReduce, reduce_axes, next});
     cur = next;
   }
   for (size_t src = 0; src < rank; ++src) {

@@ -78,7 +78,9 @@ ReshardResult EmitReshard(const Mesh& mesh, const pir::TensorType& type, int buf
                           cir::Program& program) {
   Emitter e{mesh, type, name, origin, program, buffer, from};
   const size_t rank = from.dims.size();
-  // 1. Pending partial sums.
+  // 1. Pending partial sums: reduce-scatters first (the all-reduce then sums
+  // the smaller shard), and the rest in one all-reduce over all their axes.
+  std::vector<int> reduce_axes;
   for (int axis : from.partial) {
     if (std::find(to.partial.begin(), to.partial.end(), axis) != to.partial.end()) continue;
     TensorSharding next = e.cur;
@@ -96,8 +98,13 @@ ReshardResult EmitReshard(const Mesh& mesh, const pir::TensorType& type, int buf
       next.dims[scatter_dim].push_back(axis);
       e.Collective(cir::CollectiveKind::kReduceScatter, {axis}, e.LocalBytes(e.cur), next, "reduce-scatter");
     } else {
-      e.Collective(cir::CollectiveKind::kAllReduce, {axis}, e.LocalBytes(e.cur), next, "all-reduce");
+      reduce_axes.push_back(axis);
     }
+  }
+  if (!reduce_axes.empty()) {
+    TensorSharding next = e.cur;
+    for (int axis : reduce_axes) next.partial.erase(std::find(next.partial.begin(), next.partial.end(), axis));
+    e.Collective(cir::CollectiveKind::kAllReduce, reduce_axes, e.LocalBytes(e.cur), next, "all-reduce");
   }
   // 2. Axes moving between dims: all-to-all.
   for (size_t src = 0; src < rank; ++src) {

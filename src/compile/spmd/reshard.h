@@ -3,7 +3,10 @@
 //
 // From `from` to `to`, in this order:
 //   1. partial sums: an axis pending in `from` that `to` shards some dim on is a
-//      reduce-scatter along that dim; otherwise an all-reduce;
+//      reduce-scatter along that dim; the other pending axes are then one
+//      all-reduce over all of them (a gradient partial over dp and sequence
+//      axes is summed by one all-reduce over both, as a framework reduces it
+//      over its data-parallel group);
 //   2. an axis that moves from the minor end of one dim to another dim is an
 //      all-to-all (split the target dim, concatenate the source dim);
 //   3. axes `to` no longer has on a dim (past the common major prefix) are one
