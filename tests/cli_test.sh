@@ -252,7 +252,7 @@ printf 'bytes,time_us\n1024,12\n2048\n' >"$tmp/bad.csv"
 run calib_bad 1 "$bin" calibrate -t h100:8 -m "$tmp/bad.csv" && expect calib_bad err "bad.csv:3: error: expected 2 columns"
 
 # Compilation: Ulysses over 8 on Wan 14B has 4 all-to-alls per self-attention: 40 blocks x 4 = 160.
-small=(--width 256 --height 256 --frames 5)
+small=(--width 256 --height 256 --frames 9)
 if run compile_json 0 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh sp=8 -T ulysses=sp --json --evidence "$tmp/ev.json"; then
   expect compile_json out '"kind": "all-to-all",'
   expect compile_json out '"count": 160,'
@@ -320,9 +320,9 @@ run plan_tmpl 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 -T ulysses=4 -q && exp
 run plan_oom 1 "$bin" plan -m wan2.1-t2v-14b --frames 641 -t v5e:2x2 -q --no-alpa && expect plan_oom err "smallest slice that would fit: v5e:2x4"
 run plan_flag 2 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --placement best
 
-# Training plans (issue 9): a small clip (256x256x5: 512 tokens a sample) on 4 v5p chips,
+# Training plans (issue 9): a small clip (256x256x9: 768 tokens a sample) on 4 v5p chips,
 # one sample per chip; the files, the keys, the optimizer's tensors, and the errors.
-if run plan_train 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 5 -t v5p:2x2x1 --no-alpa \
+if run plan_train 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 --no-alpa \
     --json --out "$tmp/plan_train" -q; then
   for key in '"workload": "train"' '"micro_batch": 4' '"samples_per_s"' '"remat": "' '"role": "optimizer_state"' \
       '"description": "MaxDiffusion '; do
@@ -333,9 +333,9 @@ if run plan_train 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 
   expect_file "$tmp/plan_train/report.md" "One training step: forward, backward"
   python3 -m py_compile "$tmp/plan_train/plan_jax.py" && passed=$((passed + 1)) || { echo "FAIL plan_train: plan_jax.py"; failed=$((failed + 1)); }
 fi
-run train_summary 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 5 -t v5p:2x2x1 --no-alpa \
+run train_summary 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 --no-alpa \
     -T dp=4,fsdp=4,remat=full -q && expect train_summary out "samples/s" && expect train_summary out "remat full"
-run train_divide 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 5 -t v5p:2x2x1 \
+run train_divide 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 \
     --micro-batch 2 -T dp=4 -q && expect train_divide err "does not divide the micro-batch of 2 samples"
 run train_needs_flag 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat full -q &&
   expect train_needs_flag err "describe a training step: add --train"
@@ -345,7 +345,7 @@ run train_program 1 "$bin" plan --train --onnx "$root/tests/data/onnx/tiny_block
   expect train_program err "training steps are built for zoo models"
 run train_oom 1 "$bin" plan --train -m wan2.1-t2v-14b -t v5p:2x2x1 --micro-batch 16 --no-alpa -q &&
   expect train_oom err "does not fit v5p:2x2x1"
-run compile_train 0 "$bin" compile -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 5 --graph train --micro-batch 2 \
+run compile_train 0 "$bin" compile -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 --graph train --micro-batch 2 \
     --mesh x=2 -T dp=x && expect compile_train out "(train) on mesh x=2 with dp=x" && expect compile_train out "all-reduce"
 
 # XLA's compiled HLO priced directly (compile/xla): the Llama 3.1 70B train step
@@ -411,7 +411,7 @@ done
 ref=""
 for threads in 1 2 8; do
   dir="$tmp/det_train_$threads"
-  if run "det_train_$threads" 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 5 \
+  if run "det_train_$threads" 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 \
       -t v5p:2x2x1 --no-alpa --threads "$threads" --out "$dir" -q; then
     if [[ -z "$ref" ]]; then ref="$dir/plan.json"
     elif cmp -s "$ref" "$dir/plan.json"; then passed=$((passed + 1))

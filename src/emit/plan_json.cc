@@ -87,6 +87,13 @@ Json Memory(const Plan& plan, const Configuration& config) {
   memory["other_bytes"] = config.peak_memory_bytes - config.parameter_bytes;
   memory["hbm_bytes"] = plan.hbm_bytes;
   memory["fits"] = plan.hbm_bytes <= 0 || config.peak_memory_bytes <= plan.hbm_bytes;
+  const evidence::MemoryBreakdown& m = config.memory;
+  if (m.Total().value() > 0) {
+    memory["at_peak"] = Json{{"parameters", m.parameters.value()},       {"gradients", m.gradients.value()},
+                             {"optimizer_state", m.optimizer_state.value()}, {"activations", m.activations.value()},
+                             {"communication", m.communication.value()}, {"inputs", m.inputs.value()},
+                             {"constants", m.constants.value()}};
+  }
   if (!config.experts_mode.empty()) {
     // Denoising experts (search/experts.h): all resident, or one swapped in at the switch.
     memory["experts"] = Json{{"mode", config.experts_mode},

@@ -29,6 +29,9 @@
 //    "peak_memory_bytes",
 //    "memory": {"peak_bytes", "parameter_bytes", "other_bytes", "hbm_bytes",
 //               "fits",
+//               "at_peak": {"parameters", "gradients", "optimizer_state",   // what is live
+//                           "activations", "communication", "inputs",       // at the peak,
+//                           "constants"},                                   // by kind
 //               "experts": {"mode": "hold-both" | "swap", "count",   // only with
 //                           "expert_bytes", "swap_s_per_video",     // several
 //                           "swap_s_per_step", "host_link_bytes_per_s",  // experts

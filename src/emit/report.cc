@@ -93,6 +93,37 @@ void Summary(std::string& out, const Plan& plan) {
   }
 }
 
+// What is live at the peak, per device, by kind (compiled program's buffer
+// liveness); for a training step the terms ZeRO-3 and remat trade.
+void MemoryAtPeak(std::string& out, const Plan& plan) {
+  const evidence::MemoryBreakdown& m = plan.best.memory;
+  if (m.Total().value() <= 0) return;
+  Line(out, "## Memory per device at the peak (aoizora)");
+  Line(out);
+  Line(out, Row({"", "bytes", "share of the peak"}));
+  Line(out, Rule(3));
+  const double peak = static_cast<double>(m.Total().value());
+  struct Term {
+    std::string name;
+    Bytes bytes;
+    bool training_only;
+  };
+  const std::vector<Term> terms = {
+      {"parameters", m.parameters, false},
+      {"gradients", m.gradients, true},
+      {"optimizer states (fp32 master, exp_avg, exp_avg_sq)", m.optimizer_state, true},
+      {plan.train ? "activations (kept for the backward, and working buffers)" : "activations", m.activations, false},
+      {"communication buffers", m.communication, false},
+      {"inputs", m.inputs, false},
+      {"constants", m.constants, false}};
+  for (const Term& term : terms) {
+    if (term.training_only && !plan.train) continue;
+    Line(out, Row({term.name, FormatBytes(term.bytes), Share(static_cast<double>(term.bytes.value()), peak)}));
+  }
+  Line(out, Row({"**total**", FormatBytes(m.Total()), Share(peak, peak)}));
+  Line(out);
+}
+
 void Roofline(std::string& out, const Plan& plan) {
   Line(out, "## Roofline");
   Line(out);
@@ -252,6 +283,7 @@ std::string PlanReport(const Plan& plan) {
                 std::to_string(plan.candidates_compiled) + " compiled.");
   Line(out);
   Summary(out, plan);
+  MemoryAtPeak(out, plan);
   Roofline(out, plan);
   Breakdown(out, plan);
   Assignment(out, plan);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "evidence/evidence.h"
 #include "net/collective.h"
 #include "price/simulator.h"
 
@@ -33,6 +34,11 @@ struct Configuration {
   double step_latency_s = 0;
   int64_t peak_memory_bytes = 0;
   int64_t parameter_bytes = 0;           // per device (hold-both: every resident expert's)
+  // What is live at the peak, per device, by kind (evidence.h): parameters,
+  // gradients, optimizer states, activations (for a training step: what the
+  // backward keeps under the remat choice, plus working buffers),
+  // communication buffers, inputs, constants. All zero for evidence without it.
+  evidence::MemoryBreakdown memory;
   // Denoising experts (search/experts.h), when the model has more than one:
   // experts_mode "hold-both" (all resident; peak_memory_bytes counts them) or
   // "swap" (one resident, the next loaded from host memory at the switch;

@@ -342,6 +342,7 @@ Configuration MakeConfiguration(const std::string& label, const std::string& des
   c.step_latency_s = best_placement ? p.best_latency : p.default_latency;
   c.peak_memory_bytes = p.compiled.evidence.peak_memory.value();
   c.parameter_bytes = p.compiled.evidence.parameter_bytes.value();
+  c.memory = p.compiled.evidence.memory;
   if (p.experts.mode != ExpertMode::kSingle) {
     c.experts_mode = std::string(ExpertModeName(p.experts.mode));
     c.experts = static_cast<int>(p.experts.experts);

@@ -146,12 +146,12 @@ class ZooPlanTest(unittest.TestCase):
 class TrainPlanTest(unittest.TestCase):
     """plan(train=True) is `aoizora plan --train`: the same plan.json bytes."""
 
-    ARGS = dict(width=256, height=256, frames=5, topology="v5p:2x2x1", alpa=False)
+    ARGS = dict(width=256, height=256, frames=9, topology="v5p:2x2x1", alpa=False)
 
     @classmethod
     def setUpClass(cls):
         cls.plan = aoizora.plan("wan2.1-t2v-1.3b", train=True, progress=False, **cls.ARGS)
-        cls.cli = CliPlanJson("--train", "-m", "wan2.1-t2v-1.3b", "--width", 256, "--height", 256, "--frames", 5,
+        cls.cli = CliPlanJson("--train", "-m", "wan2.1-t2v-1.3b", "--width", 256, "--height", 256, "--frames", 9,
                               "-t", "v5p:2x2x1", "--no-alpa")
 
     def test_plan_json_is_the_clis(self):

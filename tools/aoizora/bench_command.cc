@@ -108,8 +108,10 @@ int RunBench(const BenchArgs& args) {
     std::error_code ec;
     std::filesystem::create_directories(args.out, ec);
     if (ec) return Fail(InvalidArgument("cannot create '" + args.out + "': " + ec.message()));
-    for (auto [name, text] : {std::pair<std::string, std::string>{"bench.md", markdown},
-                              std::pair<std::string, std::string>{"bench.svg", emit::BenchSvg(rows)}}) {
+    // Training rows go to their own files, beside the inference table of record.
+    const std::string stem = args.train ? "bench-train" : "bench";
+    for (auto [name, text] : {std::pair<std::string, std::string>{stem + ".md", markdown},
+                              std::pair<std::string, std::string>{stem + ".svg", emit::BenchSvg(rows)}}) {
       std::ofstream file(args.out + "/" + name);
       file << text;
       if (!file) return Fail(InvalidArgument("cannot write '" + args.out + "/" + name + "'"));
@@ -124,7 +126,8 @@ void RegisterBench(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench", "The table of record: AoiZora vs expert vs Alpa over models and slices (Markdown and SVG)");
-  cmd->add_option("--out,-o", args->out, "Write bench.md and bench.svg into this folder");
+  cmd->add_option("--out,-o", args->out,
+                  "Write bench.md and bench.svg (with --train: bench-train.md and bench-train.svg) into this folder");
   cmd->add_option("--model,-m", args->models,
                   "MODEL or MODEL@WIDTHxHEIGHTxFRAMES, repeatable (default: the cases of record)");
   cmd->add_option("--topology,-t", args->topologies,
