@@ -405,5 +405,29 @@ TEST(InterpreterReferenceTest, CustomIsUnimplementedAndLeavesAreChecked) {
   EXPECT_EQ(out.status().code(), StatusCode::kUnimplemented);
 }
 
+// Replicate padding on hand-computed values: x [1, 2, 3] padded 1 row before
+// in dim 1 and 2 columns after, 1 before in dim 2. Row 0 = {1, 2, 3},
+// row 1 = {4, 5, 6}; each padded column repeats its row's edge, the padded row
+// repeats row 0.
+TEST(InterpreterReferenceTest, ReplicatePadOnHandComputedValues) {
+  GraphBuilder b("pad");
+  ValueId x = b.Input("x", DType::kF32, {1, 2, 3});
+  pir::Attributes pad;
+  pad.Set("low", std::vector<int64_t>{0, 1, 1});
+  pad.Set("high", std::vector<int64_t>{0, 0, 2});
+  pad.Set("mode", std::string("replicate"));
+  b.Output(b.AddOp1(OpKind::kPad, "pad", {x}, pad));
+  pir::Graph graph = b.Finish();
+  std::map<ValueId, Tensor> leaves;
+  leaves[x] = Tensor{{1, 2, 3}, {1, 2, 3, 4, 5, 6}};
+  auto got = RunReference(graph, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)[0].shape, (pir::Shape{1, 3, 6}));
+  const std::vector<double> expected{1, 1, 2, 3, 3, 3,   // the replicated row 0
+                                     1, 1, 2, 3, 3, 3,   // row 0
+                                     4, 4, 5, 6, 6, 6};  // row 1
+  EXPECT_EQ((*got)[0].data, expected);
+}
+
 }  // namespace
 }  // namespace az::compile
