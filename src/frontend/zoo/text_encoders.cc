@@ -46,7 +46,7 @@ pir::Graph BuildUmt5XxlEncoder(int64_t batch) {
   GraphBuilder b("umt5-xxl");
   const DType dt = DType::kBF16;  // t5_dtype (shared_config.py)
   b.set_param_dtype(dt);
-  const int64_t L = kT5Tokens, head_dim = kT5Dim / kT5Heads;
+  const int64_t L = kT5Tokens;
   ValueId ids = b.Input("ids", DType::kI64, {batch, L});
   // masked_fill(mask == 0, finfo.min), as an additive [B, 1, 1, L] row.
   ValueId mask_bias = b.Input("mask_bias", dt, {batch, 1, 1, L});
