@@ -129,7 +129,9 @@ class HunyuanDecoder {
     };
     ValueId residual = rows("tokens", x);
     ValueId normed = rows("normed_tokens", GroupNorm("group_norm", x));
-    auto head = [&](const char* proj) { return b_.Reshape(std::string(proj) + ".head", b_.Linear(proj, normed, c), {s[0], tokens, 1, c}); };
+    auto head = [&](const char* proj) {
+      return b_.Reshape(std::string(proj) + ".head", b_.Linear(proj, normed, c), {s[0], tokens, 1, c});
+    };
     ValueId out = b_.Attention("sdpa", head("to_q"), head("to_k"), head("to_v"), "self");
     ValueId projected = b_.Linear("to_out.0", b_.Reshape("merge", out, {s[0], tokens, c}), c);
     ValueId sum = b_.Binary(OpKind::kAdd, "residual", projected, residual);

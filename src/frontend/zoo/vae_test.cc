@@ -87,7 +87,9 @@ int64_t HunyuanDecoderFlops(int64_t frames, int64_t h, int64_t w, int64_t* tiles
     }
     int64_t total = 0;
     for (int64_t i = 0; i < h; i += 24) {
-      for (int64_t j = 0; j < w; j += 24, ++*tiles) total += HunyuanTileFlops(f, std::min<int64_t>(32, h - i), std::min<int64_t>(32, w - j));
+      for (int64_t j = 0; j < w; j += 24, ++*tiles) {
+        total += HunyuanTileFlops(f, std::min<int64_t>(32, h - i), std::min<int64_t>(32, w - j));
+      }
     }
     return total;
   };
