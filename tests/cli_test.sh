@@ -97,6 +97,14 @@ if run inspect_stage 0 "$bin" inspect --model wan2.1-t2v-14b --stage umt5-xxl; t
   expect inspect_stage out "parameters       5,680,910,336"
 fi
 run inspect_stage_bad 1 "$bin" inspect --model wan2.1-t2v-14b --stage vae && expect inspect_stage_bad err "its stages: umt5-xxl, wan-vae-decoder"
+# HunyuanVideo's tiled VAE decoder (84 tiles at 720p) and the Wan I2V encoder:
+# 146,136,339 and 53,596,928 parameters (zoo/vae_test.cc derives them).
+if run inspect_hv_vae 0 "$bin" inspect --model hunyuanvideo-13b --stage hunyuan-vae-decoder; then
+  expect inspect_hv_vae out "parameters       146,136,339"
+fi
+if run inspect_wan_enc 0 "$bin" inspect --model wan2.1-i2v-14b --stage wan-vae-encoder; then
+  expect inspect_wan_enc out "parameters       53,596,928"
+fi
 # CogVideoX-5B: 49 frames -> 13 x 30 x 45 = 17,550 video tokens + 226 text; CFG as one batch-2 forward.
 if run inspect_cog5b 0 "$bin" inspect --model cogvideox-5b; then
   expect inspect_cog5b out "tokens           video 17,550 (13x30x45 patches), text 226"

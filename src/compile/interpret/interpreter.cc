@@ -420,7 +420,7 @@ class Simulation {
     }
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind == pir::FactorKind::kPermutation && !sharding.factor_axes[f].empty()) {
-        return Unimplemented("factor '" + rule.factors[f].name + "' (a concat or slice dim) is sharded");
+        return Unimplemented("factor '" + rule.factors[f].name + "' (a concat, slice or pad dim) is sharded");
       }
     }
     std::vector<Held> operands;

@@ -356,6 +356,41 @@ TEST(InterpreterNormalized, GroupNormShardedFramesMatchTheReference) {
   EXPECT_LE(RelativeError(*got, *reference), 1e-12);
 }
 
+// Replicate padding partitioned: with the unpadded batch dim split over x each
+// device pads its own rows and the run matches the reference. A padded dim is
+// a permutation factor, like a slice's: the interpreter refuses to run it
+// sharded rather than pad each shard's edges.
+TEST(InterpreterNormalized, PadShardedMatchesTheReference) {
+  GraphBuilder b("pad");
+  ValueId x = b.Input("x", DType::kF32, {2, 4, 6});
+  pir::Attributes pad;
+  pad.Set("low", std::vector<int64_t>{0, 2, 1});
+  pad.Set("high", std::vector<int64_t>{0, 0, 1});
+  pad.Set("mode", std::string("replicate"));
+  ValueId padded = b.AddOp1(OpKind::kPad, "pad", {x}, pad);
+  b.Output(b.Unary(OpKind::kSilu, "act", padded));
+  pir::Graph graph = b.Finish();
+  auto leaves = RandomLeaves(graph);
+  auto reference = RunReference(graph, leaves);
+  ASSERT_TRUE(reference.ok());
+  auto mesh = shard::Mesh::Parse("x=2");
+  ASSERT_TRUE(mesh.ok());
+  shard::Seeds seeds;
+  seeds.values[x] = shard::TensorSharding{{{0}, {}, {}}, {}};
+  auto plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto got = RunPartitioned(graph, *plan, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
+  seeds.values[x] = shard::TensorSharding{{{}, {0}, {}}, {}};
+  plan = shard::Propagate(graph, *mesh, seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  got = RunPartitioned(graph, *plan, leaves);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(got.status().message().find("'s1' (a concat, slice or pad dim)"), std::string::npos) << got.status().message();
+}
+
 // The attention kernel against the same computation spelled out with einsum,
 // softmax and a broadcast scale.
 TEST(InterpreterReferenceTest, AttentionMatchesEinsumSoftmax) {
@@ -403,6 +438,30 @@ TEST(InterpreterReferenceTest, CustomIsUnimplementedAndLeavesAreChecked) {
   auto out = RunReference(graph, {{x, {{2}, {1.0, 2.0}}}});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kUnimplemented);
+}
+
+// Replicate padding on hand-computed values: x [1, 2, 3] padded 1 row before
+// in dim 1 and 2 columns after, 1 before in dim 2. Row 0 = {1, 2, 3},
+// row 1 = {4, 5, 6}; each padded column repeats its row's edge, the padded row
+// repeats row 0.
+TEST(InterpreterReferenceTest, ReplicatePadOnHandComputedValues) {
+  GraphBuilder b("pad");
+  ValueId x = b.Input("x", DType::kF32, {1, 2, 3});
+  pir::Attributes pad;
+  pad.Set("low", std::vector<int64_t>{0, 1, 1});
+  pad.Set("high", std::vector<int64_t>{0, 0, 2});
+  pad.Set("mode", std::string("replicate"));
+  b.Output(b.AddOp1(OpKind::kPad, "pad", {x}, pad));
+  pir::Graph graph = b.Finish();
+  std::map<ValueId, Tensor> leaves;
+  leaves[x] = Tensor{{1, 2, 3}, {1, 2, 3, 4, 5, 6}};
+  auto got = RunReference(graph, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)[0].shape, (pir::Shape{1, 3, 6}));
+  const std::vector<double> expected{1, 1, 2, 3, 3, 3,   // the replicated row 0
+                                     1, 1, 2, 3, 3, 3,   // row 0
+                                     4, 4, 5, 6, 6, 6};  // row 1
+  EXPECT_EQ((*got)[0].data, expected);
 }
 
 }  // namespace

@@ -502,6 +502,15 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
       return one(std::move(out));
     }
     case pir::OpFamily::kResize: {
+      if (op.kind == pir::OpKind::kPad) {
+        // Replicate: an index outside the operand reads its nearest edge row.
+        std::vector<int64_t> low = attrs.GetInts("low").value_or(std::vector<int64_t>{});
+        const Tensor& x = *in[0];
+        if (low.size() != x.shape.size()) return InvalidArgument("pad 'low' does not match its operand");
+        return one(Gathered(x, result_shape, [&](const std::vector<int64_t>& index, std::vector<int64_t>& source) {
+          for (size_t d = 0; d < index.size(); ++d) source[d] = std::clamp(index[d] - low[d], int64_t{0}, x.shape[d] - 1);
+        }));
+      }
       std::vector<int64_t> scale = attrs.GetInts("scale").value_or(std::vector<int64_t>{});
       const Tensor& x = *in[0];
       if (scale.size() != x.shape.size()) return InvalidArgument("upsample 'scale' does not match its operand");

@@ -18,5 +18,11 @@ pir::Graph BuildClipVitH14(int64_t batch);
 
 // vae.cc: the decoder of latents [batch, 16, latent_frames, height / 8, width / 8].
 pir::Graph BuildWanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width);
+// vae.cc: the I2V encoder of the first frame [batch, 3, 1, height, width] and
+// frames - 1 zero frames.
+pir::Graph BuildWanVaeEncoder(int64_t batch, int64_t frames, int64_t height, int64_t width);
+
+// hunyuan_vae.cc: the tiled decoder of latents [batch, 16, latent_frames, height / 8, width / 8].
+pir::Graph BuildHunyuanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width);
 
 }  // namespace az::zoo

@@ -11,6 +11,7 @@ std::string_view StageKindName(StageKind kind) {
   switch (kind) {
     case StageKind::kTextEncoder: return "text-encoder";
     case StageKind::kImageEncoder: return "image-encoder";
+    case StageKind::kVaeEncoder: return "vae-encoder";
     case StageKind::kVaeDecoder: return "vae-decoder";
   }
   return "text-encoder";
@@ -38,6 +39,11 @@ std::vector<StageInfo> StagesOf(const ModelConfig& config) {
       stages.push_back({"clip-vit-h-14", StageKind::kImageEncoder, DType::kF16, 1,
                         "CLIP ViT-H/14 on the first frame: 257 tokens, 31 of 32 blocks (wan/modules/clip.py)"});
     }
+    // Both I2V pipelines encode the first frame and F - 1 zero frames.
+    if (m == "wan2.1-i2v-14b" || m == "wan2.2-i2v-a14b") {
+      stages.push_back({"wan-vae-encoder", StageKind::kVaeEncoder, DType::kF32, config.batch,
+                        "Wan 2.1 VAE encoder on the first frame + F - 1 zero frames, chunks 1, 4, 4, ... (wan/modules/vae.py)"});
+    }
     if (IsWan21Vae(m)) {
       stages.push_back({"wan-vae-decoder", StageKind::kVaeDecoder, DType::kF32, config.batch,
                         "Wan 2.1 VAE decoder, one latent frame per chunk with the causal cache (wan/modules/vae.py)"});
@@ -47,6 +53,8 @@ std::vector<StageInfo> StagesOf(const ModelConfig& config) {
                       "Llama-3-8B decoder on 351 tokens, states of layer 30 of 32 (hyvideo/text_encoder)"});
     stages.push_back({"clip-l-text", StageKind::kTextEncoder, DType::kF16, prompts,
                       "CLIP-L text tower on 77 tokens, pooled EOS state (hyvideo/text_encoder)"});
+    stages.push_back({"hunyuan-vae-decoder", StageKind::kVaeDecoder, DType::kF16, 1,
+                      "884-16c causal VAE decoder, tiled 17 latent frames x 32 x 32, blended (hyvideo/vae)"});
   }
   return stages;
 }
@@ -73,6 +81,19 @@ StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stag
     graph = BuildLlavaLlama3Encoder(b);
   } else if (info->name == "clip-l-text") {
     graph = BuildClipLTextEncoder(b);
+  } else if (info->name == "wan-vae-encoder") {
+    // WanVAE.encode encodes each video of the batch on its own.
+    graph = BuildWanVaeEncoder(1, config.frames, config.height, config.width);
+    graph.attrs().Set("frames", config.frames);
+    graph.attrs().Set("height", config.height);
+    graph.attrs().Set("width", config.width);
+  } else if (info->name == "hunyuan-vae-decoder") {
+    // vae.decode takes the whole batch (use_slicing is off).
+    graph = BuildHunyuanVaeDecoder(b, config.latent_frames(), config.latent_height(), config.latent_width());
+    const pir::Shape& video = graph.type(graph.outputs()[0]).shape;
+    graph.attrs().Set("frames", video[2]);
+    graph.attrs().Set("height", video[3]);
+    graph.attrs().Set("width", video[4]);
   } else {
     // WanVAE.decode decodes each video of the batch on its own.
     graph = BuildWanVaeDecoder(1, config.latent_frames(), config.latent_height(), config.latent_width());

@@ -1,5 +1,5 @@
-// The non-DiT stages of a video pipeline: text encoders, image encoders and
-// VAE decoders, built as the models' reference code runs them.
+// The non-DiT stages of a video pipeline: text encoders, image encoders, VAE
+// encoders and VAE decoders, built as the models' reference code runs them.
 //
 // A user waits for prompt encoding, the denoising steps and VAE decoding; the
 // DiT graphs (zoo.h) cover only the steps. Each stage here is one exact PIR
@@ -15,14 +15,24 @@
 //                   but the model runs every layer (output_hidden_states).
 //   clip-l-text     HunyuanVideo's text encoder 2: CLIP ViT-L/14's text
 //                   tower on 77 tokens, its pooled (EOS) state.
+//   wan-vae-encoder Wan 2.1's VAE encoder as both I2V pipelines run it
+//                   (wan/image2video.py): the first frame and F - 1 zero
+//                   frames, chunks of 1, 4, 4, ... frames with the causal
+//                   cache (WanVAE_.encode); Wan 2.1 I2V-14B, Wan 2.2 I2V-A14B.
 //   wan-vae-decoder Wan 2.1's VAE decoder (wan/modules/vae.py): one latent
 //                   frame per chunk with the causal feature cache, as
 //                   WanVAE_.decode runs it.
-// Left out (not built exactly here yet): HunyuanVideo's 884-16c VAE decoder
-// (replicate-padded causal convolutions, a frame-causal mid-block attention,
-// spatial and temporal tiling with blending), the Wan VAE encoder of the I2V
-// first frame, Wan 2.2 TI2V's VAE, and the T5-XXL / VAEs of CogVideoX,
-// Mochi, LTX-Video, Step-Video and Open-Sora.
+//   hunyuan-vae-decoder  HunyuanVideo's 884-16c VAE decoder (hyvideo/vae)
+//                   with the pipeline's default tiling: temporal tiles of 17
+//                   latent frames every 12, spatial tiles of 32 x 32 latents
+//                   every 24, every tile a whole decoder run, blended; the
+//                   replicate-padded causal convs (pad op) and the mid-block
+//                   attention over the tile's frames (its frame-causal mask
+//                   is not represented: SDPA with a dense mask computes the
+//                   full square, which is what the FLOPs count).
+// Left out (not built exactly here yet): the I2V first frame's bicubic resize
+// (its source size is unknown), Wan 2.2 TI2V-5B's VAE (z 48, 4x16x16), and the
+// T5-XXL / VAEs of CogVideoX, Mochi, LTX-Video, Step-Video and Open-Sora.
 #pragma once
 
 #include <string>
@@ -33,7 +43,7 @@
 
 namespace az::zoo {
 
-enum class StageKind { kTextEncoder, kImageEncoder, kVaeDecoder };
+enum class StageKind { kTextEncoder, kImageEncoder, kVaeEncoder, kVaeDecoder };
 std::string_view StageKindName(StageKind kind);  // "text-encoder", ...
 
 struct StageInfo {
@@ -41,7 +51,8 @@ struct StageInfo {
   StageKind kind;
   pir::DType dtype;  // what the pipeline runs it in
   // Invocations per video: a text encoder runs on the prompt and, with CFG,
-  // on the negative prompt; the image encoder and the VAE decoder once.
+  // on the negative prompt; the image encoder and the VAEs once per video
+  // (the graph of a Wan VAE is one video; HunyuanVideo's the whole batch).
   int64_t invocations = 1;
   std::string description;  // one line
 };
@@ -52,7 +63,8 @@ std::vector<StageInfo> StagesOf(const ModelConfig& config);
 
 // One invocation of `stage` at the configuration (its batch; the VAE at its
 // frames and resolution). Graph attributes: model, stage, kind, and per kind
-// tokens (encoders) or frames / height / width (the decoder's output video).
+// tokens (text and image encoders) or frames / height / width (the video a
+// VAE decoder outputs or a VAE encoder reads).
 // An unknown stage is a user error that lists the model's stages.
 StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stage);
 

@@ -36,8 +36,8 @@ std::vector<std::string> Names(const ModelConfig& config) {
 TEST(Stages, EachPipelineListsItsStages) {
   using V = std::vector<std::string>;
   EXPECT_EQ(Names(Config("wan2.1-t2v-14b")), (V{"umt5-xxl", "wan-vae-decoder"}));
-  EXPECT_EQ(Names(Config("wan2.1-i2v-14b")), (V{"umt5-xxl", "clip-vit-h-14", "wan-vae-decoder"}));
-  EXPECT_EQ(Names(Config("hunyuanvideo-13b")), (V{"llava-llama-3-8b", "clip-l-text"}));
+  EXPECT_EQ(Names(Config("wan2.1-i2v-14b")), (V{"umt5-xxl", "clip-vit-h-14", "wan-vae-encoder", "wan-vae-decoder"}));
+  EXPECT_EQ(Names(Config("hunyuanvideo-13b")), (V{"llava-llama-3-8b", "clip-l-text", "hunyuan-vae-decoder"}));
   // Wan's two CFG passes encode the prompt and the negative prompt.
   EXPECT_EQ(StagesOf(Config("wan2.1-t2v-14b")).front().invocations, 2);
 }

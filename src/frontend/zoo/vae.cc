@@ -18,6 +18,17 @@
 // The graph is that sequence of chunks sharing one set of weights (chunk
 // scopes do not name parameters), then the concatenation along time and the
 // clamp to [-1, 1] (WanVAE.decode).
+//
+// WanVAE_.encode, as the I2V pipelines run it [Wan2.1 wan/image2video.py and
+// Wan2.2 wan/image2video.py, the same call]: the conditioning image resized to
+// the video's h x w (bicubic, from a size the graph does not know, so left
+// out), then F - 1 zero frames, all F frames encoded: Encoder3d once per chunk
+// of 1, 4, 4, ... frames with the same causal cache, so a video of 1 + 4 (T - 1)
+// frames gives T latent frames. Resample 'downsample3d' caches its first
+// chunk's frame instead of running time_conv (stride 2, no padding); a later
+// chunk's time_conv reads the cached last frame and its own (4 -> 2, 2 -> 1
+// frames). Then conv1 (1x1x1) on all latent frames, mu = its first 16
+// channels, normalized (mu - mean) * (1 / std).
 #include <map>
 
 #include "frontend/zoo/stage_builders.h"
@@ -39,11 +50,13 @@ constexpr double kNormEps = 1e-12;   // F.normalize's eps
 // Latent normalization of WanVAE (its `mean` and `std` lists, 16 each).
 constexpr int64_t kLatentChannels = kZDim;
 
-class WanDecoder {
+// The blocks encoder and decoder share, with one chunk cache per pass.
+class WanVae {
  public:
-  explicit WanDecoder(GraphBuilder& b) : b_(b) {}
+  explicit WanVae(GraphBuilder& b) : b_(b) {}
 
-  ValueId Run(ValueId z);
+  ValueId Decode(ValueId z);
+  ValueId Encode(ValueId video);
 
  private:
   // CausalConv3d(cin, cout, kernel (kt, k, k)), padding (kt - 1) / 2 in time
@@ -74,16 +87,17 @@ class WanDecoder {
     attrs.Set("padding", std::vector<int64_t>{front, 0, p, p, p, p});
     return b_.AddOp1(OpKind::kConv3d, "conv", {input, w, bias}, attrs);
   }
-  // nn.Conv2d(cin, cout, k, padding (k - 1) / 2) on every frame.
-  ValueId FrameConv(const std::string& name, ValueId x, int64_t cout, int64_t k) {
+  // nn.Conv2d(cin, cout, k, padding (k - 1) / 2) on every frame; `stride` 2
+  // is the downsampler's: ZeroPad2d((0, 1, 0, 1)) and no padding of its own.
+  ValueId FrameConv(const std::string& name, ValueId x, int64_t cout, int64_t k, int64_t stride = 1) {
     GraphBuilder::Scope scope(b_, name);
     const Shape s = b_.type(x).shape;
     ValueId w = b_.Param("weight", DType::kF32, {cout, s[1], 1, k, k});
     ValueId bias = b_.Param("bias", DType::kF32, {cout});
     pir::Attributes attrs;
-    attrs.Set("stride", std::vector<int64_t>{1, 1, 1});
+    attrs.Set("stride", std::vector<int64_t>{1, stride, stride});
     const int64_t p = (k - 1) / 2;
-    attrs.Set("padding", std::vector<int64_t>{0, 0, p, p, p, p});
+    attrs.Set("padding", stride == 1 ? std::vector<int64_t>{0, 0, p, p, p, p} : std::vector<int64_t>{0, 0, 0, 1, 0, 1});
     return b_.AddOp1(OpKind::kConv3d, "conv", {x, w, bias}, attrs);
   }
   // RMS_norm: F.normalize over the channels * sqrt(C) * gamma (no bias).
@@ -133,20 +147,85 @@ class WanDecoder {
     ValueId up = b_.AddOp1(OpKind::kUpsample, "resample.0", {x}, scale);
     return FrameConv("resample.1", up, c / 2, 3);
   }
-  ValueId Chunk(ValueId x);
+  // Resample 'downsample2d' / 'downsample3d': Conv2d(dim, dim, 3, stride 2)
+  // after a zero pad of one row and column after; then, in time, the cached
+  // last frame of the previous chunk and this chunk's frames through
+  // time_conv (kernel 3, stride 2, unpadded), not in the first chunk.
+  ValueId Downsample(const std::string& name, ValueId x, bool in_time) {
+    GraphBuilder::Scope scope(b_, name);
+    const int64_t c = b_.type(x).shape[1];
+    x = FrameConv("resample.1", x, c, 3, /*stride=*/2);
+    if (!in_time) return x;
+    const std::string key = b_.QualifiedName("time_conv", /*for_param=*/true);
+    const int64_t frames = b_.type(x).shape[2];
+    ValueId last = b_.SliceAxis("cache", x, 2, frames - 1, frames);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      cache_[key] = last;
+      return x;
+    }
+    ValueId input = b_.Concat("cache_cat", {it->second, x}, 2);
+    cache_[key] = last;
+    GraphBuilder::Scope conv(b_, "time_conv");
+    ValueId w = b_.Param("weight", DType::kF32, {c, c, 3, 1, 1});
+    ValueId bias = b_.Param("bias", DType::kF32, {c});
+    pir::Attributes attrs;
+    attrs.Set("stride", std::vector<int64_t>{2, 1, 1});
+    attrs.Set("padding", std::vector<int64_t>{0, 0, 0, 0, 0, 0});
+    return b_.AddOp1(OpKind::kConv3d, "conv", {input, w, bias}, attrs);
+  }
+  ValueId DecoderChunk(ValueId x);
+  ValueId EncoderChunk(ValueId x);
+  ValueId Middle(ValueId x) {
+    const int64_t c = b_.type(x).shape[1];
+    x = Residual("middle.0", x, c);
+    x = Attention("middle.1", x);
+    return Residual("middle.2", x, c);
+  }
 
   GraphBuilder& b_;
   std::map<std::string, ValueId> cache_;  // by conv (parameter path): feat_cache
   bool first_chunk_ = true;
 };
 
+// Encoder3d: dims [96, 96, 192, 384, 384]; stage i: 2 residual blocks, then a
+// downsample (2d, 3d, 3d) except after the last; middle; head to 2 * z_dim.
+ValueId WanVae::EncoderChunk(ValueId x) {
+  GraphBuilder::Scope scope(b_, "encoder");
+  x = CausalConv("conv1", x, 96, 3, 3);
+  const int64_t out_dims[] = {96, 192, 384, 384};
+  const bool in_time[] = {false, true, true};
+  int module = 0;
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int r = 0; r < 2; ++r) x = Residual("downsamples." + std::to_string(module++), x, out_dims[stage]);
+    if (stage < 3) x = Downsample("downsamples." + std::to_string(module++), x, in_time[stage]);
+  }
+  x = Middle(x);
+  x = b_.Unary(OpKind::kSilu, "head.1", Norm("head.0", x));
+  return CausalConv("head.2", x, 2 * kZDim, 3, 3);
+}
+
+ValueId WanVae::Encode(ValueId video) {
+  // iter_ = 1 + (t - 1) // 4 chunks: frames [0, 1), then [1 + 4 (i - 1), 1 + 4 i).
+  const int64_t chunks = 1 + (b_.type(video).shape[2] - 1) / 4;
+  std::vector<ValueId> latents;
+  for (int64_t i = 0; i < chunks; ++i) {
+    GraphBuilder::Scope chunk(b_, "chunk" + std::to_string(i), /*names_params=*/false);
+    const int64_t start = i == 0 ? 0 : 1 + 4 * (i - 1), limit = i == 0 ? 1 : 1 + 4 * i;
+    latents.push_back(EncoderChunk(b_.SliceAxis("frames", video, 2, start, limit)));
+  }
+  ValueId out = latents.size() == 1 ? latents[0] : b_.Concat("cat", latents, 2);
+  // conv1, then mu = the first z_dim channels, (mu - mean) * (1 / std).
+  ValueId mu = b_.SliceAxis("mu", CausalConv("conv1", out, 2 * kZDim, 1, 1), 1, 0, kZDim);
+  ValueId mean = b_.Constant("scale.mean", DType::kF32, {1, kLatentChannels, 1, 1, 1});
+  ValueId inv_std = b_.Constant("scale.inv_std", DType::kF32, {1, kLatentChannels, 1, 1, 1});
+  return b_.Binary(OpKind::kMul, "normalize.mul", b_.Binary(OpKind::kSub, "normalize.sub", mu, mean), inv_std);
+}
+
 // Decoder3d: dims [384, 384, 384, 192, 96].
-ValueId WanDecoder::Chunk(ValueId x) {
+ValueId WanVae::DecoderChunk(ValueId x) {
   GraphBuilder::Scope scope(b_, "decoder");
-  x = CausalConv("conv1", x, 384, 3, 3);
-  x = Residual("middle.0", x, 384);
-  x = Attention("middle.1", x);
-  x = Residual("middle.2", x, 384);
+  x = Middle(CausalConv("conv1", x, 384, 3, 3));
   // Stage i: 3 residual blocks at out_dim, then a resample (none after the last).
   const int64_t out_dims[] = {384, 384, 192, 96};
   const bool in_time[] = {true, true, false};
@@ -159,7 +238,7 @@ ValueId WanDecoder::Chunk(ValueId x) {
   return CausalConv("head.2", x, 3, 3, 3);
 }
 
-ValueId WanDecoder::Run(ValueId z) {
+ValueId WanVae::Decode(ValueId z) {
   const Shape s = b_.type(z).shape;
   // z / scale[1] + scale[0], with scale = [mean, 1 / std].
   ValueId inv_std = b_.Constant("scale.inv_std", DType::kF32, {1, kLatentChannels, 1, 1, 1});
@@ -169,7 +248,7 @@ ValueId WanDecoder::Run(ValueId z) {
   std::vector<ValueId> frames;
   for (int64_t i = 0; i < s[2]; ++i) {
     GraphBuilder::Scope chunk(b_, "chunk" + std::to_string(i), /*names_params=*/false);
-    frames.push_back(Chunk(b_.SliceAxis("latent", x, 2, i, i + 1)));
+    frames.push_back(DecoderChunk(b_.SliceAxis("latent", x, 2, i, i + 1)));
     first_chunk_ = false;
   }
   ValueId video = frames.size() == 1 ? frames[0] : b_.Concat("cat", frames, 2);
@@ -183,8 +262,21 @@ ValueId WanDecoder::Run(ValueId z) {
 pir::Graph BuildWanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width) {
   GraphBuilder b("wan-vae-decoder");
   ValueId z = b.Input("z", DType::kF32, {batch, kZDim, latent_frames, latent_height, latent_width});
-  WanDecoder decoder(b);
-  b.Output(decoder.Run(z));
+  WanVae vae(b);
+  b.Output(vae.Decode(z));
+  return b.Finish();
+}
+
+pir::Graph BuildWanVaeEncoder(int64_t batch, int64_t frames, int64_t height, int64_t width) {
+  GraphBuilder b("wan-vae-encoder");
+  // The I2V input: the first frame, then F - 1 zero frames.
+  ValueId image = b.Input("first_frame", DType::kF32, {batch, 3, 1, height, width});
+  ValueId video = image;
+  if (frames > 1) {
+    video = b.Concat("video", {image, b.Full("zero_frames", DType::kF32, {batch, 3, frames - 1, height, width}, 0.0)}, 2);
+  }
+  WanVae vae(b);
+  b.Output(vae.Encode(video));
   return b.Finish();
 }
 

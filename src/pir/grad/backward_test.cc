@@ -292,6 +292,29 @@ TEST(Backward, Errors) {
   EXPECT_EQ(AppendBackward(b2, l2, {w2}, bad).status().code(), StatusCode::kInvalidArgument);
 }
 
+// The VAE's copies (upsample, replicate pad) run in inference only: a loss
+// through them is Unimplemented, naming the op, never a wrong gradient.
+TEST(Backward, VaeCopiesHaveNoBackwardYet) {
+  for (OpKind kind : {OpKind::kUpsample, OpKind::kPad}) {
+    GraphBuilder b("g");
+    ValueId w = b.Param("w", DType::kF32, {1, 2, 3});
+    Attributes attrs;
+    if (kind == OpKind::kUpsample) {
+      attrs.Set("scale", std::vector<int64_t>{1, 2, 2});
+    } else {
+      attrs.Set("low", std::vector<int64_t>{0, 1, 1});
+      attrs.Set("high", std::vector<int64_t>{0, 1, 1});
+      attrs.Set("mode", std::string("replicate"));
+    }
+    ValueId loss = MeanSquare(b, b.AddOp1(kind, "copy", {w}, attrs));
+    auto result = AppendBackward(b, loss, {w});
+    EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented);
+    EXPECT_NE(result.status().message().find("'copy': " + std::string(GetOpKindInfo(kind).name)),
+              std::string::npos)
+        << result.status().message();
+  }
+}
+
 TEST(Backward, ParametersTheLossIgnoresGetNoGradient) {
   GraphBuilder b("g");
   ValueId used = b.Param("used", DType::kF32, {4});

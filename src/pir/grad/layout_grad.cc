@@ -103,9 +103,11 @@ StatusOr<Grads> BackwardNone(BackwardContext& ctx) {
     case OpFamily::kGather:
       return Unimplemented("'" + ctx.op.name + "': the gradient of a gather table (a scatter-add, which PIR lacks)");
     case OpFamily::kResize:
-      // The backward would sum each block of copies (a reshape and a reduce);
-      // no training step upsamples yet (only VAE decoders, which run in inference).
-      return Unimplemented("'" + ctx.op.name + "': upsample has no backward yet");
+      // The backward would sum each block of copies (a reshape and a reduce),
+      // or for pad the edge rows' copies into the edge; no training step
+      // upsamples or pads yet (only VAEs, which run in inference).
+      return Unimplemented("'" + ctx.op.name + "': " + std::string(GetOpKindInfo(ctx.op.kind).name) +
+                           " has no backward yet");
     case OpFamily::kCustom:
       return Unimplemented("'" + ctx.op.name + "': custom op '" + ctx.op.attrs.GetString("target").value_or("") +
                            "' has no backward");

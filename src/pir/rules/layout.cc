@@ -296,14 +296,69 @@ StatusOr<FactorRule> RuleGather(const OpContext& ctx) {
   return b.Build();
 }
 
-// ---------------------------------------------------------------- upsample
+// ---------------------------------------------------------------- upsample, pad
 // Nearest-neighbour upsampling: attr scale (one integer >= 1 per dim),
 // out[i] = x[floor(i / scale)]. An upsampled dim of size n * s is the factors
 // [n, s], major to minor: n passes through (each device upsamples its own
 // rows, no halo: the copies of a row stay next to it), and s, the copies, exists
 // in the result alone, like a broadcast dim.
+//
+// Replicate padding: attrs low, high (one integer >= 0 per dim), mode
+// "replicate"; out[i] = x[clamp(i - low, 0, n - 1)]. An unpadded dim passes
+// through; a padded dim is a slice's dim in reverse: its own permutation factor
+// in the operand and in the result (a sharded padded dim would need its
+// neighbours' edge rows, so sharding it moves data).
+
+namespace {
+
+TypesOr InferPad(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  auto low = ctx.attrs.GetInts("low");
+  auto high = ctx.attrs.GetInts("high");
+  if (!low || !high || static_cast<int64_t>(low->size()) != x.rank() ||
+      static_cast<int64_t>(high->size()) != x.rank()) {
+    return InvalidArgument("pad needs 'low' and 'high' with one integer per dim of " + x.ToString());
+  }
+  const std::string mode = ctx.attrs.GetString("mode").value_or("");
+  if (mode != "replicate") return InvalidArgument("pad mode must be 'replicate', got '" + mode + "'");
+  Shape shape = x.shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if ((*low)[d] < 0 || (*high)[d] < 0) {
+      return InvalidArgument("pad widths must be >= 0, got low " + ShapeString(*low) + " high " + ShapeString(*high));
+    }
+    if (shape[d] == 0 && (*low)[d] + (*high)[d] > 0) {
+      return InvalidArgument("pad cannot replicate the edge of empty dim " + std::to_string(d) + " of " + x.ToString());
+    }
+    shape[d] += (*low)[d] + (*high)[d];
+  }
+  if (!CheckedProduct(shape)) return InvalidArgument("pad result is too large");
+  return std::vector<TensorType>{{x.dtype, shape}};
+}
+
+StatusOr<FactorRule> RulePad(const OpContext& ctx) {
+  const TensorType& x = ctx.operands[0];
+  const TensorType& r = ctx.results[0];
+  FactorRuleBuilder b;
+  TensorFactors in, out;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    const size_t i = static_cast<size_t>(d);
+    if (x.shape[i] == r.shape[i]) {
+      int f = b.AddFactor("d" + std::to_string(d), x.shape[i]);
+      in.push_back(Dim(f, x.shape[i]));
+      out.push_back(Dim(f, r.shape[i]));
+      continue;
+    }
+    in.push_back(Dim(b.AddFactor("s" + std::to_string(d), x.shape[i], FactorKind::kPermutation), x.shape[i]));
+    out.push_back(Dim(b.AddFactor("p" + std::to_string(d), r.shape[i], FactorKind::kPermutation), r.shape[i]));
+  }
+  b.Operand(in).Result(out);
+  return b.Build();
+}
+
+}  // namespace
 
 TypesOr InferResize(const OpContext& ctx) {
+  if (ctx.kind == OpKind::kPad) return InferPad(ctx);
   const TensorType& x = ctx.operands[0];
   auto scale = ctx.attrs.GetInts("scale");
   if (!scale || static_cast<int64_t>(scale->size()) != x.rank()) {
@@ -319,6 +374,7 @@ TypesOr InferResize(const OpContext& ctx) {
 }
 
 StatusOr<FactorRule> RuleResize(const OpContext& ctx) {
+  if (ctx.kind == OpKind::kPad) return RulePad(ctx);
   const TensorType& x = ctx.operands[0];
   const std::vector<int64_t> scale = ctx.attrs.GetInts("scale").value_or(std::vector<int64_t>{});
   if (static_cast<int64_t>(scale.size()) != x.rank()) return InvalidArgument("upsample 'scale' does not match its operand");

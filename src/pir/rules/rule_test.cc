@@ -166,6 +166,34 @@ TEST(FactorRule, UpsampleSplitsEachScaledDimIntoRowsAndCopies) {
   EXPECT_FALSE(InferResultTypes(OpKind::kUpsample, {F32({1, 8, 2})}, scale, {}).ok());
 }
 
+// Replicate padding (HunyuanVideo's CausalConv3d pads 2 frames before, 1 row
+// and column each side): an unpadded dim passes through, a padded dim n ->
+// n + low + high is a permutation factor on each side, like a slice's.
+TEST(FactorRule, PadPassesUnpaddedDimsAndPermutesPaddedOnes) {
+  Attributes pad;
+  pad.Set("low", std::vector<int64_t>{0, 0, 2, 1, 1});
+  pad.Set("high", std::vector<int64_t>{0, 0, 0, 1, 1});
+  pad.Set("mode", std::string("replicate"));
+  EXPECT_EQ(RuleText(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, pad),
+            "([1, d1, s2, s3, s4])->([1, d1, p2, p3, p4]) {d0=1, d1=8, s2=2, p2=4, s3=3, p3=5, s4=4, p4=6} "
+            "permutation={s2, p2, s3, p3, s4, p4}");
+  auto types = InferResultTypes(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, pad, {});
+  ASSERT_TRUE(types.ok());
+  // 2 + 2 frames, 3 + 2 rows, 4 + 2 columns.
+  EXPECT_EQ((*types)[0].shape, (Shape{1, 8, 4, 5, 6}));
+  Attributes bad = pad;
+  bad.Set("mode", std::string("reflect"));
+  EXPECT_FALSE(InferResultTypes(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, bad, {}).ok());
+  bad = pad;
+  bad.Set("low", std::vector<int64_t>{0, 0, -1, 1, 1});
+  EXPECT_FALSE(InferResultTypes(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, bad, {}).ok());
+  bad = pad;
+  bad.Set("high", std::vector<int64_t>{0, 1});  // one entry per dim
+  EXPECT_FALSE(InferResultTypes(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, bad, {}).ok());
+  // An empty dim has no edge to replicate.
+  EXPECT_FALSE(InferResultTypes(OpKind::kPad, {F32({1, 8, 0, 3, 4})}, pad, {}).ok());
+}
+
 // Causal convolution: all temporal padding before (Wan's CausalConv3d pads
 // 2 frames before and none after for a 3-frame kernel), so T frames stay T.
 TEST(FactorRule, CausalConvPadsBeforeOnly) {
