@@ -310,7 +310,8 @@ fi
 
 # The planner (issue 6): the default job, pinned configurations, files, errors.
 if run plan 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t v5e:2x4 --json --out "$tmp/plan" -q; then
-  for key in '"best": {' '"step_latency_s"' '"baselines": {' '"expert": {' '"alpa": {' '"video_latency_s"' '"plan_time_s"' '"roofline_bound_s"'; do
+  for key in '"best": {' '"step_latency_s"' '"baselines": {' '"expert": {' '"alpa": {' '"video_latency_s"' '"plan_time_s"' '"roofline_bound_s"' \
+      '"stages": [' '"name": "umt5-xxl"' '"name": "wan-vae-decoder"' '"denoising_latency_s"'; do
     expect plan out "$key"
   done
   for f in plan.json report.md plan_jax.py placement.svg compare.svg step.trace.json; do
@@ -327,6 +328,14 @@ run plan_topo 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:3x3 -q && expect plan_topo
 run plan_tmpl 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 -T ulysses=4 -q && expect plan_tmpl err "multiply to 4"
 run plan_oom 1 "$bin" plan -m wan2.1-t2v-14b --frames 641 -t v5e:2x2 -q --no-alpa && expect plan_oom err "smallest slice that would fit: v5e:2x4"
 run plan_flag 2 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --placement best
+# Issue 10: the whole video, stage by stage, in the summary and the report; --no-stages prices the steps alone.
+if run plan_stages 0 "$bin" plan -m wan2.1-t2v-14b --width 1280 --height 720 --frames 81 -t h100:8 --no-alpa --out "$tmp/plan_stages" -q; then
+  expect plan_stages out "video " && expect plan_stages out "umt5-xxl" && expect plan_stages out "wan-vae-decoder"
+  grep -qF "## The whole video: encoders, steps, VAE" "$tmp/plan_stages/report.md" && passed=$((passed + 1)) ||
+    { echo "FAIL plan_stages: the report has no stage table"; failed=$((failed + 1)); }
+fi
+run plan_no_stages 0 "$bin" plan -m wan2.1-t2v-14b --width 1280 --height 720 --frames 81 -t h100:8 --no-alpa --no-stages --json -q &&
+  expect plan_no_stages out '"stages": []'
 
 # Training plans (issue 9): a small clip (256x256x9: 768 tokens a sample) on 4 v5p chips,
 # one sample per chip; the files, the keys, the optimizer's tensors, and the errors.

@@ -19,7 +19,7 @@ constexpr double kWidth = 760;
 constexpr double kLabelWidth = 110;  // configuration names, left of the bars
 constexpr double kChartX = 120;
 constexpr double kChartWidth = 440;  // the rest holds the value labels
-constexpr double kTop = 72;          // below title, subtitle and the roofline label
+constexpr double kTop = 86;          // below title, subtitle, the stages line and the roofline label
 constexpr double kRowHeight = 40;
 constexpr double kBarHeight = 24;
 constexpr const char* kComputeColor = "#4e79a7";
@@ -85,6 +85,11 @@ std::string CompareSvg(const Plan& plan) {
   out += "<text x=\"10\" y=\"40\" " + std::string(kFont) + " font-size=\"11\" fill=\"#555555\">" +
          XmlText(WorkloadText(plan) + ", " + StepsText(plan, plan.best) + "; bars: compute + exposed communication") +
          "</text>\n";
+  if (!plan.stages.empty()) {
+    // The whole video of the best configuration, stage by stage (search/stages.h).
+    out += "<text x=\"10\" y=\"56\" " + std::string(kFont) + " font-size=\"11\" fill=\"#555555\">" +
+           XmlText("video " + FormatSeconds(plan.video_latency_s) + " = " + StagesText(plan, plan.best)) + "</text>\n";
+  }
 
   // Grid and ticks.
   int ticks = static_cast<int>(std::lround(axis_max / step));

@@ -351,7 +351,29 @@ std::string ThroughputText(const search::Plan& plan, const search::Configuration
     std::snprintf(text, sizeof text, "%.3g", rate);
     return std::string(text) + " samples/s";
   }
-  return FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)) + "/video";
+  return FormatSeconds(VideoLatency(plan, config)) + "/video";
+}
+
+double VideoLatency(const search::Plan& plan, const search::Configuration& config) {
+  return plan.stages_latency_s + config.step_latency_s * static_cast<double>(plan.steps);
+}
+
+std::string StagesText(const search::Plan& plan, const search::Configuration& config) {
+  if (plan.stages.empty()) return "";
+  std::string out;
+  bool steps_written = false;
+  auto steps = [&] {
+    out += (out.empty() ? "" : " + ") + std::to_string(plan.steps) + " x " + FormatSeconds(config.step_latency_s) +
+           " steps";
+    steps_written = true;
+  };
+  for (const search::StagePlan& stage : plan.stages) {
+    if (!steps_written && stage.kind == "vae-decoder") steps();
+    out += (out.empty() ? "" : " + ") + stage.name + " " + FormatSeconds(stage.latency_s) + " (" + stage.sharding +
+           (stage.offloaded ? ", offloaded" : "") + ")";
+  }
+  if (!steps_written) steps();
+  return out;
 }
 
 std::string StepsText(const search::Plan& plan, const search::Configuration& config) {

@@ -62,6 +62,12 @@ std::string WorkloadText(const search::Plan& plan);
 // What a step's latency buys: "679 s/video" for inference, "0.42 samples/s"
 // for a training step.
 std::string ThroughputText(const search::Plan& plan, const search::Configuration& config);
+// A configuration's video, end to end: the plan's stages (encoders, VAE) plus
+// steps x its step latency.
+double VideoLatency(const search::Plan& plan, const search::Configuration& config);
+// "umt5-xxl 11.6 ms (tp=4,dp=2) + 50 x 13.6 s steps + wan-vae-decoder 3.49 s (single device)";
+// empty without stages.
+std::string StagesText(const search::Plan& plan, const search::Configuration& config);
 // The steps the workload runs: "50 steps, cfg two-pass" / "AdamW, remat full".
 std::string StepsText(const search::Plan& plan, const search::Configuration& config);
 // The docstring lines every generated Python file opens with (model and

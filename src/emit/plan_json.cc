@@ -186,6 +186,31 @@ Json Tensors(const Configuration& config) {
   return tensors;
 }
 
+Json Stages(const Plan& plan) {
+  Json stages = Json::array();
+  for (const search::StagePlan& s : plan.stages) {
+    Json mesh = Json::array();
+    for (const auto& [axis, size] : s.mesh) mesh.push_back(Json{{"axis", axis}, {"size", size}});
+    stages.push_back(Json{{"name", s.name},
+                          {"kind", s.kind},
+                          {"latency_s", Number(s.latency_s)},
+                          {"sharding", s.sharding},
+                          {"peak_memory_bytes", s.peak_memory_bytes},
+                          {"mesh", std::move(mesh)},
+                          {"device_order", s.placement},
+                          {"invocations", s.invocations},
+                          {"invocation_s", Number(s.invocation_s)},
+                          {"transfer_s", Number(s.transfer_s)},
+                          {"offload_s", Number(s.offload_s)},
+                          {"offloaded", s.offloaded},
+                          {"dit_evicted", s.dit_evicted},
+                          {"fits", s.fits},
+                          {"parameter_bytes", s.parameter_bytes},
+                          {"note", s.note}});
+  }
+  return stages;
+}
+
 Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   Json out;
   out["label"] = config.label;
@@ -196,7 +221,7 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
         Number(config.step_latency_s > 0 ? static_cast<double>(plan.batch) / config.step_latency_s : std::nan(""));
     out["remat"] = config.remat;
   } else {
-    out["video_latency_s"] = Number(config.step_latency_s * static_cast<double>(plan.steps));
+    out["video_latency_s"] = Number(VideoLatency(plan, config));  // end to end: the plan's stages + the steps
   }
   out["mesh"] = Mesh(config);
   out["sharding"] = config.sharding;
@@ -243,6 +268,9 @@ std::string PlanJson(const Plan& plan, bool timing) {
     doc["samples_per_s"] = Number(plan.samples_per_s);
   } else {
     doc["video_latency_s"] = Number(plan.video_latency_s);
+    doc["denoising_latency_s"] = Number(plan.best.step_latency_s * static_cast<double>(plan.steps));
+    doc["stages_latency_s"] = Number(plan.stages_latency_s);
+    doc["stages"] = Stages(plan);
   }
   if (timing) doc["plan_time_s"] = Number(plan.plan_time_s);
   doc["roofline_bound_s"] = Number(plan.roofline_bound_s);

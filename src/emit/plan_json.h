@@ -12,7 +12,12 @@
 //    "baselines": {"expert": <configuration>,
 //                  "alpa": <configuration> | {"step_latency_s": null, "note"}},
 //    "speedups": {"over_expert": 1.8, "over_alpa": 1.2 | null},
-//    "video_latency_s" (inference) | "samples_per_s" (train),
+//    "video_latency_s" (inference, end to end), "denoising_latency_s" (steps x
+//    the best's step), "stages_latency_s", "stages": [{"name", "kind",
+//    "latency_s", "sharding", "peak_memory_bytes", "mesh": [{"axis", "size"}],
+//    "device_order", "invocations", "invocation_s", "transfer_s", "offload_s",
+//    "offloaded", "dit_evicted", "fits", "parameter_bytes", "note"}]
+//    (search/stages.h; empty when not planned) | "samples_per_s" (train),
 //    "plan_time_s" (with timing), "roofline_bound_s", "efficiency",
 //    "search": {"meshes_considered", "candidates_considered",
 //               "candidates_compiled"}}

@@ -47,8 +47,7 @@ void Summary(std::string& out, const Plan& plan) {
   auto row = [&](const Configuration& config, const std::string& name) {
     Line(out, Row({name, MarkdownCell(MeshText(config)), MarkdownCell(config.sharding),
                    MarkdownCell(config.placement_method), FormatMs(config.step_latency_s),
-                   plan.train ? ThroughputText(plan, config)
-                              : FormatSeconds(config.step_latency_s * static_cast<double>(plan.steps)),
+                   plan.train ? ThroughputText(plan, config) : FormatSeconds(VideoLatency(plan, config)),
                    FormatBytes(config.peak_memory_bytes),
                    FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s))}));
   };
@@ -121,6 +120,34 @@ void MemoryAtPeak(std::string& out, const Plan& plan) {
     Line(out, Row({term.name, FormatBytes(term.bytes), Share(static_cast<double>(term.bytes.value()), peak)}));
   }
   Line(out, Row({"**total**", FormatBytes(m.Total()), Share(peak, peak)}));
+  Line(out);
+}
+
+// The pipeline around the denoising steps (search/stages.h).
+void Stages(std::string& out, const Plan& plan) {
+  if (plan.stages.empty()) return;
+  Line(out, "## The whole video: encoders, steps, VAE (aoizora)");
+  Line(out);
+  Line(out, Row({"stage", "sharding", "latency per video", "share of the video", "peak memory", "note"}));
+  Line(out, Rule(6));
+  const double video = plan.video_latency_s;
+  bool steps_written = false;
+  auto steps = [&] {
+    const double denoising = plan.best.step_latency_s * static_cast<double>(plan.steps);
+    Line(out, Row({"denoising: " + std::to_string(plan.steps) + " steps", MarkdownCell(plan.best.sharding),
+                   FormatSeconds(denoising), Share(denoising, video), FormatBytes(plan.best.peak_memory_bytes), ""}));
+    steps_written = true;
+  };
+  for (const search::StagePlan& s : plan.stages) {
+    if (!steps_written && s.kind == "vae-decoder") steps();
+    Line(out, Row({s.name, MarkdownCell(s.sharding) + (s.offloaded ? " (offloaded)" : ""), FormatSeconds(s.latency_s),
+                   Share(s.latency_s, video), FormatBytes(s.peak_memory_bytes), MarkdownCell(s.note)}));
+  }
+  if (!steps_written) steps();
+  Line(out, Row({"**video**", "", FormatSeconds(video), Share(video, video), "", ""}));
+  Line(out);
+  Line(out, "Each stage runs on the same chips with the DiT's weights resident; the baselines' video latencies add the "
+            "same stages.");
   Line(out);
 }
 
@@ -283,6 +310,7 @@ std::string PlanReport(const Plan& plan) {
                 std::to_string(plan.candidates_compiled) + " compiled.");
   Line(out);
   Summary(out, plan);
+  Stages(out, plan);
   MemoryAtPeak(out, plan);
   Roofline(out, plan);
   Breakdown(out, plan);
@@ -332,6 +360,7 @@ std::string PlanSummary(const Plan& plan) {
                 "/step, efficiency " + FormatPercent(plan.efficiency) + "; planned in " +
                 FormatSeconds(plan.plan_time_s));
   if (!plan.best.experts_mode.empty()) Line(out, "  experts " + plan.best.experts_mode + ": " + plan.best.experts_reason);
+  if (!plan.stages.empty()) Line(out, "  video " + FormatSeconds(plan.video_latency_s) + " = " + StagesText(plan, plan.best));
   return out;
 }
 

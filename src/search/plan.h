@@ -11,6 +11,7 @@
 #include "evidence/evidence.h"
 #include "net/collective.h"
 #include "price/simulator.h"
+#include "search/stages.h"
 
 namespace az::search {
 
@@ -118,7 +119,15 @@ struct Plan {
   Configuration annotated;
   bool has_annotated = false;
   std::string annotated_note;
-  double video_latency_s = 0;       // steps x best step latency (inference)
+  // The pipeline's other stages (search/stages.h: text and image encoders,
+  // the VAE), planned on the same chips with the best configuration's
+  // weights resident; empty for training, imported programs, models whose
+  // stages are not built, and with PlanOptions::stages off. Every
+  // configuration's video latency adds the same stages.
+  std::vector<StagePlan> stages;
+  double stages_latency_s = 0;      // the sum of stages[].latency_s
+  // End to end (inference): stages_latency_s + steps x best step latency.
+  double video_latency_s = 0;
   double samples_per_s = 0;         // training: batch / best step latency
   double roofline_bound_s = 0;      // per step: max(FLOPs / (chips * peak), HBM bytes / (chips * HBM bw))
   double efficiency = 0;            // roofline_bound_s / best.step_latency_s

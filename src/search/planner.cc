@@ -1079,7 +1079,22 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
                              : 0;
     plan.roofline_bound_s = TrainRooflineBound(config, topology, *options.train);
   } else {
-    plan.video_latency_s = static_cast<double>(config.steps) * plan.best.step_latency_s;
+    if (options.stages && !config.program) {
+      say("stages: planning the encoders and the VAE with the DiT's weights resident");
+      StagePlanOptions stage_options;
+      stage_options.calibration = options.calibration;
+      // Between denoising runs the DiT's activations are freed; its weights
+      // stay (and may be evicted to the host as a priced last resort).
+      stage_options.resident_bytes_per_chip = plan.best.parameter_bytes;
+      stage_options.dit_parameter_bytes_per_chip = plan.best.parameter_bytes;
+      stage_options.threads = options.threads;
+      stage_options.seed = options.seed;
+      stage_options.progress = options.progress;
+      AZ_ASSIGN_OR_RETURN(plan.stages, PlanStages(config, topology, stage_options));
+      for (const StagePlan& stage : plan.stages) plan.stages_latency_s += stage.latency_s;
+    }
+    plan.video_latency_s =
+        plan.stages_latency_s + static_cast<double>(config.steps) * plan.best.step_latency_s;
     plan.roofline_bound_s = RooflineBound(config, topology);
   }
   plan.efficiency = plan.best.step_latency_s > 0 ? plan.roofline_bound_s / plan.best.step_latency_s : 0;

@@ -86,6 +86,9 @@ struct PlanOptions {
   // dump are skipped, stage 1 and the Alpa baseline are not run.
   std::string hlo_dir;
   std::optional<TrainPlanOptions> train;  // set: plan a training step
+  // Inference: also plan the encoders and the VAE (search/stages.h), so that
+  // video_latency_s is end to end; false prices the denoising steps only.
+  bool stages = true;
   // Called with one line per stage (the CLI prints them on stderr).
   std::function<void(const std::string&)> progress;
 };

@@ -125,7 +125,12 @@ class ZooPlanTest(unittest.TestCase):
         p = self.plan
         steps = p.inputs["steps"]
         self.assertGreater(p.step_latency_s, 0)
-        self.assertAlmostEqual(p.video_latency_s, steps * p.step_latency_s, delta=1e-9 * p.video_latency_s)
+        # End to end: the encoders and the VAE (plan.json "stages") around the denoising steps.
+        stages = sum(stage["latency_s"] for stage in p.data["stages"])
+        self.assertEqual([stage["name"] for stage in p.data["stages"]], ["umt5-xxl", "wan-vae-decoder"])
+        self.assertGreater(stages, 0)
+        self.assertAlmostEqual(p.data["stages_latency_s"], stages, delta=1e-9 * stages)
+        self.assertAlmostEqual(p.video_latency_s, stages + steps * p.step_latency_s, delta=1e-9 * p.video_latency_s)
         self.assertGreater(p.breakdown["compute_s"], 0)
         expert = p.baselines["expert"]
         self.assertIsInstance(expert, aoizora.Configuration)

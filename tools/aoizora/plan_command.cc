@@ -36,6 +36,7 @@ struct PlanArgs : ModelFlags {
   std::string hlo_dir;
   std::string emit_candidates;
   bool train = false;
+  bool no_stages = false;
   int64_t micro_batch = 0;
   std::string remat;
 };
@@ -74,6 +75,7 @@ int RunPlan(const PlanArgs& args) {
     return Fail(InvalidArgument("--micro-batch and --remat describe a training step: add --train"));
   }
   options.hlo_dir = args.hlo_dir;
+  options.stages = !args.no_stages;
   options.pinned = args.templ;
   options.search_placement = args.placement == "search";
   options.threads = args.threads;
@@ -136,6 +138,8 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--emit-candidates", args->emit_candidates,
                   "Write every candidate (id, mesh, PartitionSpecs) as JSON for the JAX loop, and stop");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
+  cmd->add_flag("--no-stages", args->no_stages,
+                "Price the denoising steps only: no encoders or VAE in video_latency_s (search/stages.h)");
   cmd->add_flag("--train", args->train,
                 "Plan a training step (forward, backward, AdamW) instead of a denoising step; --width/--height/"
                 "--frames set the training clips");
