@@ -99,6 +99,12 @@ int RunBench(const BenchArgs& args) {
       } else {
         row.error = plan.status().message();
       }
+      if (!args.quiet) {
+        // Each row as it lands, so that a long bench cut short keeps what it measured.
+        std::string table = emit::BenchMarkdown({row});
+        table.pop_back();
+        fmt::print(stderr, "bench: {}\n", table.substr(table.rfind('\n') + 1));
+      }
       rows.push_back(std::move(row));
     }
   }
