@@ -18,6 +18,24 @@ std::string Fixed(double value, int digits) {
 
 double Ratio(double slower, double faster) { return faster > 0 ? slower / faster : 0; }
 
+// The cells every table ends with: the expert, Alpa, the efficiency and the plan time.
+std::string BaselineCells(const search::Plan& p) {
+  std::string out;
+  if (p.has_expert) {
+    out += p.expert.description + " | " + Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
+           Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
+  } else {
+    out += "none: " + p.expert_note + " | | | ";
+  }
+  if (p.has_alpa) {
+    out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
+           "x | ";
+  } else {
+    out += "none | | ";
+  }
+  return out + Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time_s, 2) + " s |\n";
+}
+
 }  // namespace
 
 // Training rows: throughput, remat and memory beside the step, the
@@ -37,19 +55,7 @@ std::string BenchTrainMarkdown(const std::vector<BenchRow>& rows) {
     const search::Plan& p = r.plan;
     out += p.best.description + " | " + p.best.remat + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " +
            Fixed(p.samples_per_s, 2) + " | " + FormatBytes(p.best.peak_memory_bytes) + " | ";
-    if (p.has_expert) {
-      out += p.expert.description + " | " + Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
-             Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
-    } else {
-      out += "none: " + p.expert_note + " | | | ";
-    }
-    if (p.has_alpa) {
-      out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
-             "x | ";
-    } else {
-      out += "none | | ";
-    }
-    out += Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time_s, 2) + " s |\n";
+    out += BaselineCells(p);
   }
   return out;
 }
@@ -70,19 +76,7 @@ std::string BenchMarkdown(const std::vector<BenchRow>& rows) {
     // The whole video: the encoders and the VAE (search/stages.h) around the steps.
     out += p.best.description + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " + Fixed(p.video_latency_s, 1) +
            " | ";
-    if (p.has_expert) {
-      out += p.expert.description + " | " + Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
-             Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
-    } else {
-      out += "none: " + p.expert_note + " | | | ";
-    }
-    if (p.has_alpa) {
-      out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
-             "x | ";
-    } else {
-      out += "none | | ";
-    }
-    out += Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time_s, 2) + " s |\n";
+    out += BaselineCells(p);
   }
   return out;
 }
