@@ -347,8 +347,9 @@ std::string WorkloadText(const search::Plan& plan) {
 std::string ThroughputText(const search::Plan& plan, const search::Configuration& config) {
   if (plan.train) {
     double rate = config.step_latency_s > 0 ? static_cast<double>(plan.batch) / config.step_latency_s : 0;
+    // Three significant digits, trailing zeros kept ("3.80", "38.4", "384").
     char text[32];
-    std::snprintf(text, sizeof text, "%.3g", rate);
+    std::snprintf(text, sizeof text, "%.*f", rate >= 100 ? 0 : rate >= 10 ? 1 : 2, rate);
     return std::string(text) + " samples/s";
   }
   return FormatSeconds(VideoLatency(plan, config)) + "/video";
