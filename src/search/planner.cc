@@ -23,6 +23,7 @@
 #include "search/experts.h"
 #include "shard/propagation.h"
 #include "shard/templates.h"
+#include "support/parallel.h"
 
 namespace az::search {
 
@@ -32,24 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Runs body(i) for i in [0, n) on up to `threads` threads; results go to
-// per-index slots, so the outcome does not depend on scheduling.
-void ParallelFor(int n, int threads, const std::function<void(int)>& body) {
-  threads = std::max(1, std::min(threads, n));
-  if (threads == 1) {
-    for (int i = 0; i < n; ++i) body(i);
-    return;
-  }
-  std::atomic<int> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) body(i);
-    });
-  }
-  for (std::thread& thread : pool) thread.join();
 }
 
 StatusOr<shard::Mesh> MeshOf(const Combo& c) { return shard::Mesh::Parse(c.MeshText()); }

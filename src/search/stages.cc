@@ -16,30 +16,13 @@
 #include "price/simulator.h"
 #include "search/experts.h"
 #include "search/stage_candidates.h"
+#include "support/parallel.h"
 
 namespace az::search {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Runs body(i) for i in [0, n) on up to `threads` threads into per-index slots
-// (the planner's loop, planner.cc).
-void ParallelFor(int n, int threads, const std::function<void(int)>& body) {
-  threads = std::max(1, std::min(threads, n));
-  if (threads == 1) {
-    for (int i = 0; i < n; ++i) body(i);
-    return;
-  }
-  std::atomic<int> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) body(i);
-    });
-  }
-  for (std::thread& thread : pool) thread.join();
-}
 
 // One candidate compiled and priced.
 struct Priced {
