@@ -1,7 +1,6 @@
 #include "search/planner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +8,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "compile/pipeline.h"
 #include "compile/spmd/spmd_compiler.h"

@@ -2,11 +2,9 @@
 #include "search/stages.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <thread>
 
 #include "compile/spmd/spmd_compiler.h"
 #include "evidence/evidence.h"
