@@ -115,6 +115,12 @@ struct Instruction {
   // convolution {batch, m, n, k}, attention {batch * heads, q, kv, head dim});
   // empty when unknown or not a matrix-unit kernel.
   std::vector<int64_t> dims;
+  // The element type the matrix units read for a matmul, attention or
+  // convolution kernel (the op's inputs; an einsum of bf16 x f32 reads f32),
+  // which picks the rate the compute model prices it at (price/compute.h: f32
+  // convolutions run as TF32 on GPUs). bf16 for every other kernel, and when
+  // unknown.
+  pir::DType precision = pir::DType::kBF16;
   // Collectives (kCollective, kCollectiveStart; a done repeats its start's kind).
   CollectiveKind collective = CollectiveKind::kAllReduce;
   Bytes collective_bytes;

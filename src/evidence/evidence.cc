@@ -1,6 +1,7 @@
 #include "evidence/evidence.h"
 
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 namespace az::evidence {
@@ -36,6 +37,7 @@ ordered_json Canonical(const Evidence& e) {
                             {"flops", s.flops.value()},
                             {"bytes", s.bytes.value()}};
     if (!s.dims.empty()) segment["dims"] = s.dims;
+    if (s.precision != pir::DType::kBF16) segment["precision"] = std::string(pir::DTypeName(s.precision));
     segments.push_back(std::move(segment));
   }
   j["segments"] = segments;
@@ -75,7 +77,7 @@ Evidence Extract(const cir::Program& program, const std::string& compiler) {
     switch (in.kind) {
       case cir::InstrKind::kKernel:
         e.schedule.push_back({EventType::kCompute, static_cast<int>(e.segments.size())});
-        e.segments.push_back({in.name, in.kernel, in.flops, in.bytes_read + in.bytes_written, in.dims});
+        e.segments.push_back({in.name, in.kernel, in.flops, in.bytes_read + in.bytes_written, in.dims, in.precision});
         break;
       case cir::InstrKind::kCollective:
       case cir::InstrKind::kCollectiveStart:
@@ -243,6 +245,13 @@ StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name) {
         }
         seg.dims.push_back(d.get<int64_t>());
       }
+    }
+    if (s.contains("precision")) {
+      std::string precision;
+      AZ_RETURN_IF_ERROR(str(s, "precision", path, &precision));
+      std::optional<pir::DType> dtype = pir::ParseDType(precision);
+      if (!dtype) return fail(path + ".precision", "unknown element type '" + precision + "'");
+      seg.precision = *dtype;
     }
     e.segments.push_back(std::move(seg));
   }

@@ -29,6 +29,9 @@ struct ComputeSegment {
   Flops flops;
   Bytes bytes;  // read + written
   std::vector<int64_t> dims;  // cir::Instruction::dims (empty when unknown)
+  // cir::Instruction::precision; JSON key "precision", written when not bf16
+  // (a record without it reads as bf16 and keeps its hash).
+  pir::DType precision = pir::DType::kBF16;
   bool operator==(const ComputeSegment&) const = default;
 };
 

@@ -83,6 +83,45 @@ TEST(Evidence, JsonRoundTripsExactly) {
   Evidence other = e;
   other.segments[0].flops = other.segments[0].flops + Flops(1);
   EXPECT_NE(ContentHash(other), e.hash);
+  // The precision: bf16 is not written (records from before it keep their
+  // hash); any other is, round-trips and enters the hash.
+  EXPECT_EQ(text.find("\"precision\""), std::string::npos);
+  Evidence wide = e;
+  wide.segments[0].precision = pir::DType::kF32;
+  wide.hash = ContentHash(wide);
+  EXPECT_NE(wide.hash, e.hash);
+  const std::string wide_text = ToJson(wide);
+  EXPECT_NE(wide_text.find("\"precision\": \"f32\""), std::string::npos) << wide_text;
+  auto wide_back = FromJson(wide_text, "wide.json");
+  ASSERT_TRUE(wide_back.ok()) << wide_back.status().ToString();
+  EXPECT_EQ(*wide_back, wide);
+}
+
+// The compiler records what a matrix kernel reads: the MLP's einsums are
+// bf16; the same MLP in f32 has f32 matmuls, and the element-wise kernels
+// stay at the bf16 default.
+TEST(Evidence, MatrixKernelsCarryTheirPrecision) {
+  Evidence bf16 = Extract(CompiledMlp(), "builtin-spmd");
+  for (const ComputeSegment& s : bf16.segments) EXPECT_EQ(s.precision, pir::DType::kBF16) << s.name;
+  pir::GraphBuilder b("mlp32");
+  pir::ValueId x = b.Input("x", pir::DType::kF32, {2, 128, 256});
+  b.set_param_dtype(pir::DType::kF32);
+  pir::ValueId h = b.Linear("fc1", x, 1024, /*bias=*/false);
+  b.Output(b.Unary(pir::OpKind::kGeluTanh, "act", h));
+  pir::Graph graph = b.Finish();
+  auto plan = shard::Propagate(graph, *shard::Mesh::Parse("t=1"), shard::Seeds());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  compile::SpmdCompiler compiler;
+  auto program = compiler.Compile(graph, *plan, {});
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  Evidence f32 = Extract(*program, "builtin-spmd");
+  int matmuls = 0;
+  for (const ComputeSegment& s : f32.segments) {
+    if (s.kind != cir::KernelKind::kMatmul) continue;
+    ++matmuls;
+    EXPECT_EQ(s.precision, pir::DType::kF32) << s.name;
+  }
+  EXPECT_EQ(matmuls, 1);
 }
 
 TEST(Evidence, BadJsonIsAClearError) {

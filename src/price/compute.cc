@@ -118,11 +118,22 @@ double ComputeModel::Padding(cir::KernelKind kind, const std::vector<int64_t>& d
   return 1.0;
 }
 
-KernelTime ComputeModel::Time(cir::KernelKind kind, Flops flops, Bytes bytes, const std::vector<int64_t>& dims) const {
+FlopRate ComputeModel::Rate(cir::KernelKind kind, pir::DType precision) const {
+  const double efficiency = Efficiency(kind);
+  const bool wide = precision == pir::DType::kF32 || precision == pir::DType::kF64;
+  const bool matrix = kind == cir::KernelKind::kMatmul || kind == cir::KernelKind::kAttention ||
+                      kind == cir::KernelKind::kConvolution;
+  if (!wide || !matrix || tpu_) return FlopRate(peak_.value() * efficiency);
+  if (kind == cir::KernelKind::kConvolution) return FlopRate(peak_.value() / 2 * efficiency);  // TF32
+  return FlopRate(peak_.value() * calibration_.vector_fraction / 2 * efficiency);          // CUDA cores
+}
+
+KernelTime ComputeModel::Time(cir::KernelKind kind, Flops flops, Bytes bytes, const std::vector<int64_t>& dims,
+                              pir::DType precision) const {
   KernelTime t;
   t.padding = Padding(kind, dims);
   double effective = static_cast<double>(flops.value()) * t.padding;
-  t.compute_time = Seconds(effective / (peak_.value() * Efficiency(kind)));
+  t.compute_time = Seconds(effective / Rate(kind, precision).value());
   t.memory_time = Seconds(static_cast<double>(bytes.value()) / (hbm_bw_.value() * calibration_.memory_efficiency));
   t.memory_bound = t.memory_time.value() > t.compute_time.value();
   t.time = Seconds(calibration_.kernel_overhead.value() + std::max(t.compute_time.value(), t.memory_time.value()));
@@ -130,7 +141,7 @@ KernelTime ComputeModel::Time(cir::KernelKind kind, Flops flops, Bytes bytes, co
 }
 
 KernelTime ComputeModel::Time(const evidence::ComputeSegment& segment) const {
-  return Time(segment.kind, segment.flops, segment.bytes, segment.dims);
+  return Time(segment.kind, segment.flops, segment.bytes, segment.dims, segment.precision);
 }
 
 std::string ComputeCalibrationToJson(const ComputeCalibration& c) {

@@ -29,6 +29,29 @@
 // A kernel without dims (an importer that could not tell) gets the plain
 // roofline with its kind's efficiency.
 //
+// Precision. `peak` above is the rate for the element type the matrix units
+// read (evidence ComputeSegment::precision), times the kind's efficiency:
+//   bf16, f16, fp8      the dense bf16 peak (fp8 is not priced faster: no
+//                       zoo model or importer path runs fp8 matmuls today).
+//   f32 on a TPU        the bf16 peak: XLA's default precision multiplies f32
+//                       operands on the MXU in one bf16 pass
+//                       (jax.lax.Precision.DEFAULT).
+//   f32 convolution     TF32 tensor cores: cuDNN takes them for f32 convolutions
+//     on a GPU          unless told not to (PyTorch's torch.backends.cudnn.
+//                       allow_tf32 defaults to True); dense TF32 is half the
+//                       dense bf16 rate on every NVIDIA tensor core since
+//                       Ampere (A100 156 / 312, H100 SXM 494.7 / 989.4, L40S
+//                       183 / 362, RTX 4090 82.6 / 165.2 TFLOP/s, the
+//                       vendors' datasheets).
+//   f32 matmul and      CUDA cores: PyTorch keeps f32 matmuls off TF32 by
+//     attention on a    default (torch.backends.cuda.matmul.allow_tf32 is
+//     GPU               False since 1.12); f32 FMAs run at half the packed
+//                       bf16 rate vector_fraction describes, so the rate is
+//                       vector_fraction / 2 of the peak (H100: 66.9 of 989.4).
+// An XLA program's f32 dot on a GPU runs as TF32 by default; one imported
+// from HLO is priced as PyTorch would run it (CUDA cores), an approximation
+// no shipped path exercises (the imported DiTs are bf16).
+//
 // The parameters are calibration parameters (ComputeCalibration), with
 // documented defaults per chip family (DefaultComputeCalibration) and fitted
 // values where public measurements exist (price/compute_fit.h). A chip whose
@@ -96,7 +119,11 @@ class ComputeModel {
 
   KernelTime Time(const evidence::ComputeSegment& segment) const;
   // The same from raw figures (kernel-timing fits, tests).
-  KernelTime Time(cir::KernelKind kind, Flops flops, Bytes bytes, const std::vector<int64_t>& dims) const;
+  KernelTime Time(cir::KernelKind kind, Flops flops, Bytes bytes, const std::vector<int64_t>& dims,
+                  pir::DType precision = pir::DType::kBF16) const;
+  // The rate a kernel of `kind` reading `precision` runs at, efficiency
+  // included (the header's Precision paragraph).
+  FlopRate Rate(cir::KernelKind kind, pir::DType precision) const;
 
   const ComputeCalibration& calibration() const { return calibration_; }
   FlopRate peak() const { return peak_; }

@@ -340,6 +340,12 @@ class Parser : public TokenParser<Lexer, Token> {
         instruction->dims.push_back(dim);
       }
       Advance();
+    } else if (key == "precision") {
+      if (!At(TokenKind::kIdent)) return Expected("a dtype such as bf16 or f32");
+      std::optional<pir::DType> dtype = pir::ParseDType(tok_.text);
+      if (!dtype) return ErrorHere("unknown dtype '" + tok_.text + "' for the precision");
+      instruction->precision = *dtype;
+      Advance();
     } else {
       AZ_ASSIGN_OR_RETURN(int64_t value, ParseInt("an integer"));
       if (key == "flops") instruction->flops = Flops(value);
@@ -407,7 +413,7 @@ class Parser : public TokenParser<Lexer, Token> {
         instruction.kernel = *kernel;
         Advance();
         AZ_RETURN_IF_ERROR(ParseLists(&instruction));
-        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"flops", "read", "written", "dims", "origin"}, 3));
+        AZ_RETURN_IF_ERROR(ParseAttrs(&instruction, start, {"flops", "read", "written", "dims", "precision", "origin"}, 3));
         break;
       }
       case InstrKind::kCollective:

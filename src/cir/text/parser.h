@@ -36,7 +36,7 @@
 //   dims       := '[' (INT (',' INT)*)? ']'                  -- at most 8
 // Attributes, each at most once, in any order (the printer uses this one):
 //   kernel     flops = INT, read = INT, written = INT (all required), dims = dims,
-//              origin = STRING
+//              precision = IDENT (a dtype; absent: bf16), origin = STRING
 //   collective bytes = INT and groups = groups (collective-permute: pairs = pairs)
 //              (required), origin = STRING
 //   done       origin = STRING

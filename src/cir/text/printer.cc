@@ -69,6 +69,9 @@ class Printer {
           }
           out_ += ']';
         }
+        if (instruction.precision != pir::DType::kBF16) {
+          out_ += ", precision = " + std::string(pir::DTypeName(instruction.precision));
+        }
         PrintOrigin(instruction);
         out_ += '}';
         break;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compile/spmd/reshard.h"
@@ -14,6 +15,22 @@ using pir::OpFamily;
 using shard::TensorSharding;
 
 namespace {
+
+// cir::Instruction::precision of a kernel: what the matrix units read, the
+// promoted type of the op's first two operands (an einsum's, a convolution's
+// input and weight, attention's q and k); bf16 for other kernels.
+pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorType>& operands) {
+  if (kind != cir::KernelKind::kMatmul && kind != cir::KernelKind::kAttention &&
+      kind != cir::KernelKind::kConvolution) {
+    return pir::DType::kBF16;
+  }
+  std::optional<pir::DType> precision;
+  for (size_t i = 0; i < std::min<size_t>(2, operands.size()); ++i) {
+    if (!pir::IsFloat(operands[i].dtype)) continue;
+    precision = precision ? pir::PromoteTypes(*precision, operands[i].dtype) : operands[i].dtype;
+  }
+  return precision.value_or(pir::DType::kBF16);
+}
 
 cir::KernelKind KernelKindOf(const pir::Op& op, const pir::OpCost& cost) {
   switch (pir::GetOpKindInfo(op.kind).family) {
@@ -289,6 +306,7 @@ class Lowering {
     k.bytes_read = cost.bytes_read;
     k.bytes_written = cost.bytes_written;
     k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
+    k.precision = MatrixPrecision(k.kernel, local_operands);
     k.operands = operands;
     k.operands.insert(k.operands.end(), statistics.begin(), statistics.end());
     for (size_t r = 0; r < op.results.size(); ++r) {
@@ -389,6 +407,7 @@ class Lowering {
       k.bytes_read = block.bytes_read;
       k.bytes_written = block.bytes_written;
       k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
+      k.precision = MatrixPrecision(k.kernel, local_operands);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.operands.insert(k.operands.end(), operands.begin() + 3, operands.end());
@@ -451,6 +470,7 @@ class Lowering {
       k.bytes_read = block.bytes_read;
       k.bytes_written = block.bytes_written;
       k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
+      k.precision = MatrixPrecision(k.kernel, local_operands);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.results = outs;

@@ -36,6 +36,13 @@ std::vector<int64_t> Ints(const HloInstruction& instr, std::string_view name) {
   return v.ok() ? *v : std::vector<int64_t>{};
 }
 
+// cir::Instruction::precision from a matrix kernel's lhs: its HLO element
+// type when PIR names it ("f32", "bf16", "f16"), else bf16.
+pir::DType PrecisionOf(const HloShape& lhs) {
+  std::optional<pir::DType> dtype = pir::ParseDType(lhs.type);
+  return dtype && pir::IsFloat(*dtype) ? *dtype : pir::DType::kBF16;
+}
+
 int64_t DimProduct(const HloShape& s, const std::vector<int64_t>& idx) {
   int64_t p = 1;
   for (int64_t i : idx) {
@@ -304,6 +311,7 @@ KernelCost ConvolutionCost(const HloInstruction& instr, const std::vector<HloSha
   c.flops = 2.0 * (in_features / static_cast<double>(fgc)) * out_features * (batch / static_cast<double>(bgc)) * pairs;
   c.dims = {1, static_cast<int64_t>(batch / static_cast<double>(bgc) * out_spatial), static_cast<int64_t>(out_features),
             static_cast<int64_t>(in_features / static_cast<double>(fgc) * kernel_volume)};
+  c.precision = PrecisionOf(lhs);
   return c;
 }
 
@@ -317,6 +325,7 @@ KernelCost MatmulCost(const HloInstruction& instr, const std::vector<HloShape>& 
   const HloShape& rhs = Leaf0(OperandShape(instr, shapes, 1));
   int64_t k = DimProduct(lhs, contracting), batch = DimProduct(lhs, batch_dims);
   c.flops = 2.0 * static_cast<double>(Leaf0(out).Elements()) * static_cast<double>(k);
+  c.precision = PrecisionOf(lhs);
   int64_t bk = std::max<int64_t>(batch * k, 1);
   c.dims = {batch, lhs.Elements() / bk, rhs.Elements() / bk, k};
   return c;
@@ -363,7 +372,9 @@ KernelCost CustomCallCost(const HloInstruction& instr, const std::vector<HloShap
     int64_t sq = q.Elements() / std::max<int64_t>(bh * d, 1), skv = k.Elements() / std::max<int64_t>(bh * d, 1);
     bool backward = target.find("ackward") != std::string::npos;
     bool causal = target.find("ausal") != std::string::npos || config.find("CAUSAL") != std::string_view::npos;
-    return AttentionCost(bh, 1, sq, skv, d, d, causal, backward);
+    KernelCost attention = AttentionCost(bh, 1, sq, skv, d, d, causal, backward);
+    attention.precision = PrecisionOf(q);
+    return attention;
   }
   if (target.find("gemm") != std::string::npos || target.find("matmul") != std::string::npos) {
     // cuBLAS: the dot dimension numbers are in the backend config; without
@@ -567,6 +578,7 @@ KernelCost FusionCost(const HloModule& module, const HloComputation& comp, const
         best_matrix_flops = part.flops;
         c.kind = part.kind;
         c.dims = part.dims;
+        c.precision = part.precision;
       }
     }
     if (part.kind == cir::KernelKind::kReduce) has_reduce = true;

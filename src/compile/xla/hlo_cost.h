@@ -24,6 +24,7 @@ struct KernelCost {
   double flops = 0;
   int64_t bytes_read = 0, bytes_written = 0;
   std::vector<int64_t> dims;  // cir::Instruction::dims
+  pir::DType precision = pir::DType::kBF16;  // cir::Instruction::precision: the lhs's element type
   std::string note;           // set when the cost is unknown (custom call target)
 };
 

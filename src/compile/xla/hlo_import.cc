@@ -575,6 +575,7 @@ class Lowering {
       }
     }
     if (cost.dims.size() <= cir::kMaxKernelDims) k.dims = cost.dims;
+    k.precision = cost.precision;
     k.operands = AllOperandLeaves(in, vals);
     if (op == "dynamic-update-slice" && !in.operands.empty()) {
       vals[i] = Fit(vals[in.operands[0]], shape.Leaves());  // in place

@@ -216,6 +216,33 @@ ENTRY e {
   // the 2 that fall in the padding = 13; 13^2 = 169 pairs x 2 x 1 x 1 x 1 = 338.
   EXPECT_EQ(k[1]->kernel, cir::KernelKind::kConvolution);
   EXPECT_EQ(k[1]->flops.value(), 338);
+  // Both read f32: the compute model prices them at the f32 rates.
+  EXPECT_EQ(k[0]->precision, pir::DType::kF32);
+  EXPECT_EQ(k[1]->precision, pir::DType::kF32);
+}
+
+// A matrix kernel's precision is its lhs's element type, through a fusion too.
+TEST(HloImport, MatrixKernelsCarryTheLhsPrecision) {
+  ImportResult r = Import(R"(HloModule m, is_scheduled=true
+%fused (p0: bf16[8,16], p1: bf16[16,32]) -> bf16[8,32] {
+  %p0 = bf16[8,16] parameter(0)
+  %p1 = bf16[16,32] parameter(1)
+  %d = bf16[8,32] dot(%p0, %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT %n = bf16[8,32] negate(%d)
+}
+ENTRY e {
+  a = bf16[8,16] parameter(0)
+  b = bf16[16,32] parameter(1)
+  h = f16[8,16] parameter(2)
+  g = f16[16,32] parameter(3)
+  f = bf16[8,32] fusion(a, b), kind=kOutput, calls=%fused
+  ROOT d = f16[8,32] dot(h, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  auto k = Kernels(r.program);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0]->kernel, cir::KernelKind::kMatmul);
+  EXPECT_EQ(k[0]->precision, pir::DType::kBF16);
+  EXPECT_EQ(k[1]->precision, pir::DType::kF16);
 }
 
 TEST(HloImport, FusionBytesCountSlicesAndInPlaceUpdates) {
