@@ -277,10 +277,19 @@ run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip 
 # Compute-model fit to the public DiT latencies (docs/compute-model.md).
 if [[ -d "$data" ]]; then
   if run calib_dit 0 "$bin" calibrate --dit "$data/dit_single_gpu_latency.csv" -o "$tmp/compute.json"; then
-    expect calib_dit out "median |error| over 10 priced rows"
-    expect calib_dit out "has no sourced bf16 peak"
+    expect calib_dit out "median |error| over 13 priced rows"
+    expect calib_dit out "not priced: umt5-xxl on the host CPU (--t5_cpu)"
+    expect calib_dit out "+ wan-vae-decoder"
+    python3 -c "import json; j=json.load(open('$tmp/compute.json')); assert len(j) == 6 and j[0]['chip'] == 'h800'" \
+      && passed=$((passed + 1)) || { echo "FAIL calib_dit: -o is not one calibration per GPU"; failed=$((failed + 1)); }
+  fi
+  if run calib_shipped 0 "$bin" calibrate --dit "$data/dit_single_gpu_latency.csv" --shipped --json; then
+    expect calib_shipped out '"calibration": "shipped defaults"'
+    expect calib_shipped out '"host_transfers_s"'
   fi
 fi
+run calib_shipped_o 1 "$bin" calibrate --dit x.csv --shipped -o y.json && expect calib_shipped_o err "--shipped fits nothing"
+run calib_shipped_k 1 "$bin" calibrate --kernels x.csv --chip h100 --shipped && expect calib_shipped_k err "--shipped goes with --dit"
 run calib_modes 1 "$bin" calibrate --dit x.csv -t h100:8 && expect calib_modes err "give one per invocation"
 run calib_kchip 1 "$bin" calibrate --kernels x.csv && expect calib_kchip err "--kernels needs --chip"
 

@@ -211,27 +211,75 @@ std::vector<ChipSpec> BuildCatalog() {
   c.bf16 = FlopRate(119.5 * kTera);
   c.fp16 = FlopRate(119.5 * kTera);     // Misc (xDiT docs)
   c.hbm = GB(48);                       // Add, Misc (xDiT): 48 GB GDDR6
-  // hbm_bw: not sourced (spec sheets list 864 GB/s, unverified): 0.
+  // The Addendum's spec-sheet figure, verified against two spec databases
+  // (topcpu.net "A40 PCIe vs L20", technical.city "L20"): 384-bit GDDR6 at
+  // 2250 MHz (18 Gbps effective) = 864.0 GB/s; 92 SMs (11,776 CUDA cores / 128
+  // per Ada SM), AD102.
+  c.hbm_bw = Bandwidth(864 * kGiga);
+  c.sm_count = 92;
   c.link_bw = Bandwidth(kPcieGen4x16Bps);  // Add: PCIe Gen4 (x16 assumed), no NVLink
-  c.source = "Add (xDiT docs)";
+  c.source = "Add (xDiT docs), spec databases (topcpu.net, technical.city)";
   chips.push_back(c);
 
   c = ChipSpec();
   c.name = "rtx4090";
   c.long_name = "NVIDIA GeForce RTX 4090 24GB (PCIe)";
   c.family = ChipFamily::kGpu;
-  // bf16 and memory bandwidth: not sourced (spec sheets list 165 TFLOP/s and
-  // 1,008 GB/s, unverified): 0.
+  // The Addendum's spec-sheet figures, verified against spec databases
+  // (waredb.com "NVIDIA GeForce RTX 4090": BF16 tensor 165.15 TFLOP/s dense
+  // with FP32 accumulate, TF32 82.58, 1008 GB/s; thefpsreview.com: 1008 GB/s,
+  // 384-bit GDDR6X at 21 Gbps; 16,384 CUDA cores = 128 SMs of 128), the
+  // figures of NVIDIA's Ada whitepaper (165.2 / 82.6 TFLOP/s).
+  c.bf16 = FlopRate(165.2 * kTera);
+  c.hbm_bw = Bandwidth(1008 * kGiga);
+  c.sm_count = 128;
   c.hbm = GB(24);                       // Add: 24 GB GDDR6X (nnScaler, FastVideo docs)
   c.link_bw = Bandwidth(kPcieGen4x16Bps);  // Add: PCIe Gen4 x16, no NVLink
   c.peer_to_peer = false;               // MLE network/debug, tinygrad #17: P2P disabled by the driver
-  c.source = "Add (nnScaler, FastVideo docs), MLE";
+  c.source = "Add (nnScaler, FastVideo docs), MLE, spec databases (waredb.com, thefpsreview.com)";
   chips.push_back(c);
 
   return chips;
 }
 
 }  // namespace
+
+Bandwidth HostLinkBandwidth(const ChipSpec& chip, std::string* source) {
+  struct Row {
+    const char* chip;
+    double bytes_per_s;
+    const char* source;
+  };
+  // experts.h lists the derivation of every row.
+  static const Row kRows[] = {
+      {"v4", 1.6e10, "hardware.md §2.1 (SB): PCIe host link ~1.6e10 B/s per TPU"},
+      {"v5e", 1.6e10, "hardware.md §2.1 (SB): PCIe host link ~1.6e10 B/s per TPU"},
+      {"v5p", 1.6e10, "hardware.md §2.1 (SB): PCIe host link ~1.6e10 B/s per TPU"},
+      {"v6e", 3.2e10, "hardware.md §2.1 (SB): PCIe host link 3.2e10 B/s per TPU on v6e"},
+      {"h100", 64e9, "hardware.md §1.2: PCIe Gen5 128 GB/s bidirectional / 2"},
+      {"h200", 64e9, "assumed the H100's PCIe Gen5 x16 (hardware.md §1.2), 128 GB/s bidirectional / 2"},
+      {"h800", 64e9, "assumed the H100's PCIe Gen5 x16 (hardware.md §1.2), 128 GB/s bidirectional / 2"},
+      {"h20", 64e9, "assumed the H100's PCIe Gen5 x16 (hardware.md §1.2), 128 GB/s bidirectional / 2"},
+      {"b200", 64e9, "assumed PCIe Gen5 x16 (MLE, hardware.md §4.2: Gen5 ~63 GB/s per direction)"},
+      {"a100", 32e9, "assumed PCIe Gen4 x16 (MLE, hardware.md §4.2: Gen4 ~31 GB/s per direction)"},
+      {"a800", 32e9, "assumed PCIe Gen4 x16 (MLE, hardware.md §4.2: Gen4 ~31 GB/s per direction)"},
+      {"l40s", 32e9, "PCIe Gen4 x16, 64 GB/s bidirectional / 2 (hw/chip.cc)"},
+      {"l40", 32e9, "PCIe Gen4 x16, 64 GB/s bidirectional / 2 (hw/chip.cc)"},
+      {"l20", 32e9, "PCIe Gen4 x16 (hw/chip.cc)"},
+      {"rtx4090", 32e9, "PCIe Gen4 x16 (hw/chip.cc)"},
+  };
+  for (const Row& row : kRows) {
+    if (chip.name != row.chip) continue;
+    if (source) *source = row.source;
+    return Bandwidth(row.bytes_per_s);
+  }
+  if (chip.family == ChipFamily::kTpu) {
+    if (source) *source = "chip '" + chip.name + "' not in the table: assumed the TPU figure 1.6e10 B/s (SB)";
+    return Bandwidth(1.6e10);
+  }
+  if (source) *source = "chip '" + chip.name + "' not in the table: assumed PCIe Gen4 x16, 32 GB/s per direction";
+  return Bandwidth(32e9);
+}
 
 const std::vector<ChipSpec>& ChipCatalog() {
   static const std::vector<ChipSpec> catalog = BuildCatalog();

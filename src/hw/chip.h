@@ -36,6 +36,21 @@ struct ChipSpec {
   std::string source;      // tags of the sources of the row
 };
 
+// Host link bandwidth per direction between a chip and its host's memory (PCIe), what
+// weights offloaded to the host or evicted there move at; from
+// reference/hardware.md:
+//   TPU v4, v5e, v5p  1.6e10 B/s per chip ("PCIe host link ~1.6e10 B/s per TPU", SB, §2.1)
+//   TPU v6e           3.2e10 B/s (the same line)
+//   H100              64 GB/s: "PCIe Gen5 128 GB/s" bidirectional (§1.2 H100 row) / 2
+//   H200, H800, H20   64 GB/s: assumed the H100's PCIe Gen5 x16 host link (same HGX
+//                     Hopper baseboard; the reference gives no row)
+//   B200              64 GB/s: assumed PCIe Gen5 x16, MLE "Gen5 ~63" GB/s per direction (§4.2)
+//   A100, A800        32 GB/s: assumed PCIe Gen4 x16, MLE "Gen4 ~31" GB/s per direction (§4.2)
+//   L40S, L40, L20,   32 GB/s: the PCIe Gen4 x16 port of hw/chip.cc
+//   RTX 4090
+//   other chips       TPU 1.6e10, GPU 32 GB/s (the slowest above), said so in `source`.
+Bandwidth HostLinkBandwidth(const ChipSpec& chip, std::string* source = nullptr);
+
 const std::vector<ChipSpec>& ChipCatalog();
 StatusOr<const ChipSpec*> FindChip(std::string_view name);
 

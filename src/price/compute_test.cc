@@ -99,11 +99,49 @@ TEST(ComputeModel, Roofline) {
   EXPECT_EQ(h100.Time(segment).time.value(), mm.time.value());
 }
 
+// The rate by what the matrix units read (compute.h, Precision), on an H100
+// with the documented efficiencies (ComputeCalibration(): matmul 0.75,
+// convolution 0.6, vector_fraction 0.1): a 2 GFLOP kernel with no dims and no
+// bytes takes flops / rate.
+TEST(ComputeModel, PrecisionPicksTheRate) {
+  ComputeCalibration c;
+  c.kernel_overhead = Seconds(0);
+  ComputeModel h100 = Model("h100", c);
+  const double peak = 989e12;
+  auto time = [&](cir::KernelKind kind, pir::DType dtype) {
+    return h100.Time(kind, Flops(2'000'000'000), Bytes(0), {}, dtype).time.value();
+  };
+  // bf16 and f16: the tensor-core peak.
+  EXPECT_DOUBLE_EQ(time(cir::KernelKind::kConvolution, pir::DType::kBF16), 2e9 / (peak * 0.6));
+  EXPECT_DOUBLE_EQ(time(cir::KernelKind::kConvolution, pir::DType::kF16), 2e9 / (peak * 0.6));
+  // f32 convolution: cuDNN's TF32, half the bf16 rate.
+  EXPECT_DOUBLE_EQ(time(cir::KernelKind::kConvolution, pir::DType::kF32), 2e9 / (peak / 2 * 0.6));
+  // f32 matmul and attention: CUDA cores, vector_fraction / 2 of the peak.
+  EXPECT_DOUBLE_EQ(time(cir::KernelKind::kMatmul, pir::DType::kF32), 2e9 / (peak * 0.1 / 2 * 0.75));
+  EXPECT_DOUBLE_EQ(time(cir::KernelKind::kAttention, pir::DType::kF32), 2e9 / (peak * 0.1 / 2 * 0.6));
+  // Element-wise kernels are on the vector units whatever they read.
+  EXPECT_DOUBLE_EQ(time(cir::KernelKind::kElementwise, pir::DType::kF32),
+                   time(cir::KernelKind::kElementwise, pir::DType::kBF16));
+  // A TPU multiplies f32 in one bf16 pass at XLA's default precision.
+  ComputeModel v5e = Model("v5e", c);
+  EXPECT_EQ(v5e.Time(cir::KernelKind::kConvolution, Flops(2'000'000'000), Bytes(0), {}, pir::DType::kF32).time.value(),
+            v5e.Time(cir::KernelKind::kConvolution, Flops(2'000'000'000), Bytes(0), {}, pir::DType::kBF16).time.value());
+  // The segment carries it from the evidence.
+  evidence::ComputeSegment segment{"conv", cir::KernelKind::kConvolution, Flops(2'000'000'000), Bytes(0), {},
+                                   pir::DType::kF32};
+  EXPECT_DOUBLE_EQ(h100.Time(segment).time.value(), 2e9 / (peak / 2 * 0.6));
+}
+
 TEST(ComputeModel, RefusesWhatIsNotSourced) {
-  auto rtx = ComputeModel::Create(Chip("rtx4090"), ComputeCalibration());
+  // A chip of a topology JSON may leave figures out (0 = not sourced).
+  hw::ChipSpec no_peak = Chip("h100");
+  no_peak.bf16 = FlopRate(0);
+  auto rtx = ComputeModel::Create(no_peak, ComputeCalibration());
   ASSERT_FALSE(rtx.ok());
   EXPECT_NE(rtx.status().message().find("no sourced bf16 peak"), std::string::npos);
-  auto l20 = ComputeModel::Create(Chip("l20"), ComputeCalibration());
+  hw::ChipSpec no_bandwidth = Chip("h100");
+  no_bandwidth.hbm_bw = Bandwidth(0);
+  auto l20 = ComputeModel::Create(no_bandwidth, ComputeCalibration());
   ASSERT_FALSE(l20.ok());
   EXPECT_NE(l20.status().message().find("no sourced memory bandwidth"), std::string::npos);
   ComputeCalibration bad;

@@ -30,18 +30,7 @@
 // expert fits, else the configuration does not fit. With one expert the mode
 // is kSingle and nothing changes.
 //
-// Host link bandwidth per direction (HostLinkBandwidth), from
-// reference/hardware.md:
-//   TPU v4, v5e, v5p  1.6e10 B/s per chip ("PCIe host link ~1.6e10 B/s per TPU", SB, §2.1)
-//   TPU v6e           3.2e10 B/s (the same line)
-//   H100              64 GB/s: "PCIe Gen5 128 GB/s" bidirectional (§1.2 H100 row) / 2
-//   H200, H800, H20   64 GB/s: assumed the H100's PCIe Gen5 x16 host link (same HGX
-//                     Hopper baseboard; the reference gives no row)
-//   B200              64 GB/s: assumed PCIe Gen5 x16, MLE "Gen5 ~63" GB/s per direction (§4.2)
-//   A100, A800        32 GB/s: assumed PCIe Gen4 x16, MLE "Gen4 ~31" GB/s per direction (§4.2)
-//   L40S, L40, L20,   32 GB/s: the PCIe Gen4 x16 port of hw/chip.cc
-//   RTX 4090
-//   other chips       TPU 1.6e10, GPU 32 GB/s (the slowest above), said so in `source`.
+// The host link's bandwidth is hw::HostLinkBandwidth (hw/chip.h).
 #pragma once
 
 #include <cstdint>
@@ -57,7 +46,6 @@ enum class ExpertMode { kSingle, kHoldBoth, kSwap };
 std::string_view ExpertModeName(ExpertMode mode);  // "single", "hold-both", "swap"
 
 // The chip's host link, one direction, and where the figure comes from.
-Bandwidth HostLinkBandwidth(const hw::ChipSpec& chip, std::string* source = nullptr);
 
 struct ExpertChoice {
   ExpertMode mode = ExpertMode::kSingle;

@@ -81,7 +81,7 @@ Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, int64_t 
   cost.peak_memory_bytes = evidence.peak_memory.value();
   cost.parameter_bytes = evidence.parameter_bytes.value();
   cost.offload_s = static_cast<double>(cost.rounds) * static_cast<double>(cost.parameter_bytes) /
-                   HostLinkBandwidth(topology.chip).value();
+                   hw::HostLinkBandwidth(topology.chip).value();
   cost.largest_parameter_bytes = LargestParameterShard(graph, plan);
   const int64_t hbm = topology.chip.hbm.value();
   const int64_t resident = options.resident_bytes_per_chip;
@@ -206,7 +206,7 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
                                             const StagePlanOptions& options) {
   std::vector<StagePlan> plans;
   AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
-  const Bandwidth host = HostLinkBandwidth(topology.chip);
+  const Bandwidth host = hw::HostLinkBandwidth(topology.chip);
   const int64_t hbm = topology.chip.hbm.value();
   for (const zoo::StageInfo& info : zoo::StagesOf(config)) {
     const Clock::time_point start = Clock::now();

@@ -68,7 +68,7 @@
 // <= the chip's HBM (the DiT's weights, or its whole peak, stay resident
 // while the stage runs). When no candidate fits, every candidate is tried
 // offloaded: its stored parameters stay in host memory and are streamed in
-// over the chip's host link (search/experts.h: HostLinkBandwidth, each device
+// over the chip's host link (hw/chip.h: HostLinkBandwidth, each device
 // its own shard in parallel) once per round, not overlapped with compute; on
 // the device it then needs
 //   peak - parameter_bytes + 2 x its largest parameter shard

@@ -165,13 +165,14 @@ struct CalibrateArgs {
   std::string chip;
   std::string out;
   bool json = false;
+  bool shipped = false;  // --dit: price with the shipped defaults, no fit
 };
 
 // Which flags the user gave, so that calibrations of different kinds are not
 // mixed in one invocation.
 struct CalibrateGiven {
   bool topology = false, measurements = false, kind = false, failures = false, calibration = false;
-  bool dit = false, kernels = false, chip = false;
+  bool dit = false, kernels = false, chip = false, shipped = false, out = false;
 };
 
 Status CheckCalibrateFlags(const CalibrateGiven& given) {
@@ -203,6 +204,10 @@ Status CheckCalibrateFlags(const CalibrateGiven& given) {
                            "(docs/compute-model.md)");
   }
   if (given.kernels && !given.chip) return InvalidArgument("--kernels needs --chip NAME (the chip the kernels ran on)");
+  if (given.shipped && !given.dit) return InvalidArgument("--shipped goes with --dit (it prices the rows, no fit)");
+  if (given.shipped && given.out) {
+    return InvalidArgument("--shipped fits nothing, so there is no calibration to write (-o)");
+  }
   return Status::Ok();
 }
 
@@ -258,13 +263,23 @@ int RunCalibrateCollective(const CalibrateArgs& args) {
 }
 
 
+// "50x2 fwd 1812.3 s + umt5-xxl 0.1 s + wan-vae-decoder 9.8 s + host 0.8 s".
+std::string DitBreakdown(const price::DitPrediction& p, int64_t steps, int64_t passes) {
+  std::string out = fmt::format("{}x{} forwards {:.1f} s", steps, passes, p.denoising.value());
+  for (const auto& [name, time] : p.stages) out += fmt::format(" + {} {:.2f} s", name, time.value());
+  if (p.host_transfers.value() > 0) out += fmt::format(" + host transfers {:.2f} s", p.host_transfers.value());
+  for (const std::string& what : p.not_priced) out += "; not priced: " + what;
+  return out;
+}
+
 int RunCalibrateDit(const CalibrateArgs& args) {
   auto text = ReadFile(args.dit);
   if (!text.ok()) return Fail(text.status());
   auto rows = price::ReadDitLatencies(*text, args.dit);
   if (!rows.ok()) return Fail(rows.status());
-  price::DitEvidenceCache cache;
-  auto report = price::FitDitLatencies(*rows, cache);
+  price::PipelineCache cache;
+  auto report = args.shipped ? price::PredictDitLatencies(*rows, cache, price::DefaultComputeCalibration)
+                             : price::FitDitLatencies(*rows, cache);
   if (!report.ok()) return Fail(report.status());
   for (price::DitChipFit& fit : report->chips) {
     fit.calibration.source = "aoizora calibrate --dit " + args.dit + ": " + fit.calibration.source;
@@ -282,11 +297,17 @@ int RunCalibrateDit(const CalibrateArgs& args) {
   if (args.json) {
     ordered_json rows_json = ordered_json::array(), skipped = ordered_json::array(), chips = ordered_json::array();
     for (const price::DitFitRow& r : report->rows) {
+      ordered_json stages = ordered_json::array();
+      for (const auto& [name, time] : r.prediction.stages) stages.push_back({{"name", name}, {"seconds", time.value()}});
       rows_json.push_back({{"line", r.row.line}, {"model", r.row.model}, {"gpu", r.row.gpu}, {"chip", r.row.chip},
                            {"width", r.row.width}, {"height", r.row.height}, {"frames", r.row.frames},
                            {"steps", r.row.steps}, {"cfg_passes_per_step", r.row.cfg_passes},
-                           {"end_to_end", r.row.end_to_end}, {"measured_s", r.row.measured.value()},
-                           {"predicted_s", r.predicted.value()}, {"relative_error", r.relative_error}});
+                           {"offload_model", r.row.offload_model}, {"text_encoder_on_cpu", r.row.text_encoder_on_cpu},
+                           {"measured_s", r.row.measured.value()}, {"predicted_s", r.predicted.value()},
+                           {"relative_error", r.relative_error}, {"forward_s", r.prediction.forward.value()},
+                           {"denoising_s", r.prediction.denoising.value()}, {"stages", stages},
+                           {"host_transfers_s", r.prediction.host_transfers.value()},
+                           {"not_priced", r.prediction.not_priced}});
     }
     for (const price::DitSkippedRow& r : report->skipped) {
       skipped.push_back({{"line", r.row.line}, {"model", r.row.model}, {"gpu", r.row.gpu}, {"chip", r.row.chip},
@@ -294,34 +315,41 @@ int RunCalibrateDit(const CalibrateArgs& args) {
     }
     for (const price::DitChipFit& fit : report->chips) {
       chips.push_back({{"chip", fit.chip}, {"rows", fit.rows}, {"scale", fit.scale},
-                       {"rms_log_error", fit.rms_log_error}, {"end_to_end_only", fit.end_to_end_only}, {"warning", fit.warning},
+                       {"rms_log_error", fit.rms_log_error}, {"one_workload", fit.one_workload},
+                       {"absorbs_unpriced", fit.absorbs_unpriced}, {"note", fit.note}, {"warning", fit.warning},
                        {"calibration", ordered_json::parse(price::ComputeCalibrationToJson(fit.calibration))}});
     }
-    ordered_json j = {{"median_abs_error", report->median_abs_error}, {"rows", rows_json}, {"skipped", skipped},
+    ordered_json j = {{"calibration", args.shipped ? "shipped defaults" : "fitted"},
+                      {"median_abs_error", report->median_abs_error},
+                      {"rows", rows_json},
+                      {"skipped", skipped},
                       {"chips", chips}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  fmt::print("{:<18} {:<8} {:<13} {:>8} {:>11} {:>11} {:>8}\n", "model", "gpu", "size", "forwards", "measured",
-             "predicted", "error");
+  fmt::print("{} ({})\n", args.shipped ? "predicted with the shipped default calibrations" : "fitted per GPU",
+             "each row end to end: the DiT forwards, the pipeline's other stages, the recipe's host transfers");
+  fmt::print("{:<18} {:<8} {:<13} {:>11} {:>11} {:>8}  {}\n", "model", "gpu", "size", "measured", "predicted", "error",
+             "breakdown");
   for (const price::DitFitRow& r : report->rows) {
-    fmt::print("{:<18} {:<8} {:<13} {:>8} {:>9.1f} s {:>9.1f} s {:>7.1f}%{}\n", r.row.model, r.row.gpu, size(r.row),
-               fmt::format("{}x{}", r.row.steps, r.row.cfg_passes), r.row.measured.value(), r.predicted.value(),
-               100 * r.relative_error, r.row.end_to_end ? "  (end to end)" : "");
+    fmt::print("{:<18} {:<8} {:<13} {:>9.1f} s {:>9.1f} s {:>7.1f}%  {}\n", r.row.model, r.row.gpu, size(r.row),
+               r.row.measured.value(), r.predicted.value(), 100 * r.relative_error,
+               DitBreakdown(r.prediction, r.row.steps, r.row.cfg_passes));
   }
   if (!report->skipped.empty()) fmt::print("skipped (the compute model cannot price the chip):\n");
   for (const price::DitSkippedRow& r : report->skipped) {
     fmt::print("  {}:{} {} on {}: {}\n", args.dit, r.row.line, r.row.model, r.row.gpu, r.reason);
   }
   fmt::print("median |error| over {} priced rows: {:.1f}%\n", report->rows.size(), 100 * report->median_abs_error);
-  fmt::print("fitted tensor-core efficiencies:\n");
+  if (!report->chips.empty()) fmt::print("fitted tensor-core efficiencies:\n");
   for (const price::DitChipFit& fit : report->chips) {
     const price::ComputeCalibration& c = fit.calibration;
-    fmt::print("  {:<6} {} rows  scale {:.4f}  matmul {:.4f}  attention {:.4f}  convolution {:.4f}  "
-               "rms log error {:.3f}{}\n",
+    fmt::print("  {:<7} {} rows  scale {:.4f}  matmul {:.4f}  attention {:.4f}  convolution {:.4f}  "
+               "rms log error {:.3f}\n",
                fit.chip, fit.rows, fit.scale, c.matmul_efficiency, c.attention_efficiency, c.convolution_efficiency,
-               fit.rms_log_error, fit.end_to_end_only ? "  (end-to-end rows only: conservative)" : "");
-    if (!fit.warning.empty()) fmt::print("         warning: {}\n", fit.warning);
+               fit.rms_log_error);
+    if (!fit.note.empty()) fmt::print("          note: {}\n", fit.note);
+    if (!fit.warning.empty()) fmt::print("          warning: {}\n", fit.warning);
   }
   if (!args.out.empty()) fmt::print("wrote {}\n", args.out);
   return 0;
@@ -437,6 +465,8 @@ void RegisterCalibrate(CLI::App& app, CommandContext& ctx) {
                   "Start from this calibration JSON (collective; with --kernels a compute calibration)");
   cmd->add_option("--out,-o", args->out,
                   "Write the fitted calibration JSON here (--dit: an array, one compute calibration per GPU)");
+  cmd->add_flag("--shipped", args->shipped,
+               "--dit: price every row with the shipped default calibrations instead of fitting them");
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->callback([args, cmd, &ctx] {
     CalibrateGiven given;
@@ -448,6 +478,8 @@ void RegisterCalibrate(CLI::App& app, CommandContext& ctx) {
     given.dit = cmd->count("--dit") > 0;
     given.kernels = cmd->count("--kernels") > 0;
     given.chip = cmd->count("--chip") > 0;
+    given.shipped = cmd->count("--shipped") > 0;
+    given.out = cmd->count("--out") > 0;
     ctx.exit_code = RunCalibrate(*args, given);
   });
 }
