@@ -117,6 +117,7 @@ struct PlanRequest {
   uint64_t seed = 1;
   int top_k = 6;
   bool alpa = true;
+  bool stages = true;  // false: the CLI's --no-stages
   // A training step (search/planner.h: TrainPlanOptions).
   bool train = false;
   int64_t micro_batch = 0;  // 0: one sample per chip
@@ -167,6 +168,7 @@ PlanResult Plan(const PlanRequest& request, const py::object& progress) {
   options.seed = r.seed;
   options.top_k = r.top_k;
   options.alpa = r.alpa;
+  options.stages = r.stages;
   if (r.train) {
     search::TrainPlanOptions train;
     train.micro_batch = r.micro_batch;
@@ -322,6 +324,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("seed", &PlanRequest::seed)
       .def_readwrite("top_k", &PlanRequest::top_k)
       .def_readwrite("alpa", &PlanRequest::alpa)
+      .def_readwrite("stages", &PlanRequest::stages)
       .def_readwrite("train", &PlanRequest::train)
       .def_readwrite("micro_batch", &PlanRequest::micro_batch)
       .def_readwrite("remat", &PlanRequest::remat);

@@ -90,7 +90,7 @@ def _default_progress():
 def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=None, dims=None,
          width=None, height=None, frames=None, steps=None, batch=1, cfg=None, dtype="bf16",
          template=None, placement="search", calibration=None, threads=2, seed=1, top_k=6, alpa=True,
-         train=False, micro_batch=None, remat=None, progress=None):
+         stages=True, train=False, micro_batch=None, remat=None, progress=None):
     """Plans a model on a slice and returns a Plan (what `aoizora plan` computes).
 
     The model, one of:
@@ -105,7 +105,8 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     The search: topology= (a named system, see topologies(); a topology JSON file; or its dict),
     template= (pin a sharding: "ulysses=4,ring=2"), placement= ("search" or "default"),
     calibration= (a calibration JSON file or dict), threads=, seed=, top_k=, alpa= (False skips
-    the Alpa baseline).
+    the Alpa baseline), stages= (False prices the denoising steps only: no encoders or VAE in
+    video_latency_s, the CLI's --no-stages).
     Training (`aoizora plan --train`): train=True plans a training step (forward, backward and
     AdamW) of micro_batch= samples (default: one per chip) at the clip width=, height=, frames=;
     remat= ("none", "selected", "full") pins the per-block rematerialization, else the planner
@@ -167,6 +168,7 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     if not 1 <= top_k <= 1000:
         raise Error(f"top_k: expected 1 to 1000, got {top_k}")
     request.threads, request.seed, request.top_k, request.alpa = threads, seed, top_k, bool(alpa)
+    request.stages = bool(stages)
     request.train = bool(train)
     if micro_batch is not None:
         if not 1 <= micro_batch <= 1024:

@@ -131,6 +131,11 @@ class ZooPlanTest(unittest.TestCase):
         self.assertGreater(stages, 0)
         self.assertAlmostEqual(p.data["stages_latency_s"], stages, delta=1e-9 * stages)
         self.assertAlmostEqual(p.video_latency_s, stages + steps * p.step_latency_s, delta=1e-9 * p.video_latency_s)
+        # stages=False is --no-stages: the steps alone, the same sharding.
+        steps_only = aoizora.plan(**SMALL, topology="h100:8", alpa=False, stages=False, progress=False)
+        self.assertEqual(steps_only.data["stages"], [])
+        self.assertAlmostEqual(steps_only.video_latency_s, steps * steps_only.step_latency_s,
+                               delta=1e-9 * steps_only.video_latency_s)
         self.assertGreater(p.breakdown["compute_s"], 0)
         expert = p.baselines["expert"]
         self.assertIsInstance(expert, aoizora.Configuration)
