@@ -6,26 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "frontend/zoo/testing.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
 
 using zoo_test::MatmulAndAttentionFlops;
 using zoo_test::ParamCount;
-
-ModelConfig Config(const std::string& model, ModelOptions options = {}) {
-  auto config = ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return *config;
-}
-
-pir::Graph Stage(const ModelConfig& config, const std::string& stage) {
-  auto graph = BuildStage(config, stage);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  EXPECT_TRUE(pir::VerifyGraph(*graph).ok()) << stage;
-  return std::move(graph).value();
-}
+using zoo_test::Resolve;
+using zoo_test::Stage;
 
 std::vector<std::string> Names(const ModelConfig& config) {
   std::vector<std::string> names;
@@ -35,15 +23,15 @@ std::vector<std::string> Names(const ModelConfig& config) {
 
 TEST(Stages, EachPipelineListsItsStages) {
   using V = std::vector<std::string>;
-  EXPECT_EQ(Names(Config("wan2.1-t2v-14b")), (V{"umt5-xxl", "wan-vae-decoder"}));
-  EXPECT_EQ(Names(Config("wan2.1-i2v-14b")), (V{"umt5-xxl", "clip-vit-h-14", "wan-vae-encoder", "wan-vae-decoder"}));
-  EXPECT_EQ(Names(Config("hunyuanvideo-13b")), (V{"llava-llama-3-8b", "clip-l-text", "hunyuan-vae-decoder"}));
+  EXPECT_EQ(Names(Resolve("wan2.1-t2v-14b")), (V{"umt5-xxl", "wan-vae-decoder"}));
+  EXPECT_EQ(Names(Resolve("wan2.1-i2v-14b")), (V{"umt5-xxl", "clip-vit-h-14", "wan-vae-encoder", "wan-vae-decoder"}));
+  EXPECT_EQ(Names(Resolve("hunyuanvideo-13b")), (V{"llava-llama-3-8b", "clip-l-text", "hunyuan-vae-decoder"}));
   // Wan's two CFG passes encode the prompt and the negative prompt.
-  EXPECT_EQ(StagesOf(Config("wan2.1-t2v-14b")).front().invocations, 2);
+  EXPECT_EQ(StagesOf(Resolve("wan2.1-t2v-14b")).front().invocations, 2);
 }
 
 TEST(Stages, UnknownStageIsAUserErrorListingTheStages) {
-  auto graph = BuildStage(Config("wan2.1-t2v-1.3b"), "vae");
+  auto graph = BuildStage(Resolve("wan2.1-t2v-1.3b"), "vae");
   ASSERT_FALSE(graph.ok());
   EXPECT_NE(graph.status().message().find("has no stage 'vae' (its stages: umt5-xxl, wan-vae-decoder)"),
             std::string::npos)
@@ -67,7 +55,7 @@ TEST(Stages, UnknownStageIsAUserErrorListingTheStages) {
 //   block                                                 =   201,863,462,912
 //   24 blocks                                             = 4,844,723,109,888
 TEST(Stages, Umt5XxlEncoder) {
-  pir::Graph g = Stage(Config("wan2.1-t2v-14b"), "umt5-xxl");
+  pir::Graph g = Stage(Resolve("wan2.1-t2v-14b"), "umt5-xxl");
   EXPECT_EQ(ParamCount(g), 5'680'910'336);
   EXPECT_EQ(ParamCount(g, "blocks.0."), 192'948'224);
   EXPECT_EQ(MatmulAndAttentionFlops(g), 4'844'723'109'888);
@@ -94,7 +82,7 @@ TEST(Stages, Umt5XxlEncoder) {
 //   31 blocks                                                 = 323,758,484,480
 //   total                                                     = 324,143,836,160
 TEST(Stages, ClipVitH14ImageEncoder) {
-  pir::Graph g = Stage(Config("wan2.1-i2v-14b"), "clip-vit-h-14");
+  pir::Graph g = Stage(Resolve("wan2.1-i2v-14b"), "clip-vit-h-14");
   EXPECT_EQ(ParamCount(g), 611'086'080);
   EXPECT_EQ(ParamCount(g, "transformer.0."), 19'677'440);
   EXPECT_EQ(MatmulAndAttentionFlops(g), 324'143'836'160);
@@ -117,7 +105,7 @@ TEST(Stages, ClipVitH14ImageEncoder) {
 //   attention 4 * 32 * 351 * 351 * 128 = 2,018,525,184          =   155,127,398,400
 //   32 layers                                                   = 4,964,076,748,800
 TEST(Stages, LlavaLlama3TextEncoder) {
-  pir::Graph g = Stage(Config("hunyuanvideo-13b"), "llava-llama-3-8b");
+  pir::Graph g = Stage(Resolve("hunyuanvideo-13b"), "llava-llama-3-8b");
   EXPECT_EQ(ParamCount(g), 7'504'924'672);
   EXPECT_EQ(ParamCount(g) + 128'256 * 4096, 8'030'261'248);
   EXPECT_EQ(MatmulAndAttentionFlops(g), 4'964'076'748'800);
@@ -138,7 +126,7 @@ TEST(Stages, LlavaLlama3TextEncoder) {
 //   18,213,888                                                  =   1,108,208,640
 //   12 layers                                                   =  13,298,503,680
 TEST(Stages, ClipLTextEncoder) {
-  pir::Graph g = Stage(Config("hunyuanvideo-13b"), "clip-l-text");
+  pir::Graph g = Stage(Resolve("hunyuanvideo-13b"), "clip-l-text");
   EXPECT_EQ(ParamCount(g), 123'060'480);
   EXPECT_EQ(MatmulAndAttentionFlops(g), 13'298'503'680);
   // The pooled vector: 768 per prompt.
@@ -197,7 +185,7 @@ TEST(Stages, WanVaeDecoderParametersAndChunks) {
   small.width = 64;
   small.height = 32;
   small.frames = 9;  // 3 latent frames of 4 x 8
-  ModelConfig config = Config("wan2.1-t2v-1.3b", small);
+  ModelConfig config = Resolve("wan2.1-t2v-1.3b", small);
   pir::Graph g = Stage(config, "wan-vae-decoder");
   EXPECT_EQ(ParamCount(g), 73'295'603);
   EXPECT_EQ(ParamCount(g, "decoder.middle.1."), 591'744);
@@ -206,7 +194,7 @@ TEST(Stages, WanVaeDecoderParametersAndChunks) {
   EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeDecoderFlops(3, 4, 8));
   // One latent frame decodes to one frame, without any time conv.
   small.frames = 1;
-  pir::Graph one = Stage(Config("wan2.1-t2v-1.3b", small), "wan-vae-decoder");
+  pir::Graph one = Stage(Resolve("wan2.1-t2v-1.3b", small), "wan-vae-decoder");
   EXPECT_EQ(one.type(one.outputs()[0]).shape, (pir::Shape{1, 3, 1, 32, 64}));
   EXPECT_EQ(MatmulAndAttentionFlops(one), WanVaeDecoderFlops(1, 4, 8));
 }
@@ -214,7 +202,7 @@ TEST(Stages, WanVaeDecoderParametersAndChunks) {
 // At the default 1280 x 720, 81 frames: 21 latent frames of 90 x 160 decode to
 // the 81 frames of the video.
 TEST(Stages, WanVaeDecoderAtTheDefaultResolution) {
-  pir::Graph g = Stage(Config("wan2.1-t2v-14b"), "wan-vae-decoder");
+  pir::Graph g = Stage(Resolve("wan2.1-t2v-14b"), "wan-vae-decoder");
   EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 3, 81, 720, 1280}));
   EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeDecoderFlops(21, 90, 160));
 }

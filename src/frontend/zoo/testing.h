@@ -1,6 +1,6 @@
-// Helpers the zoo's per-family tests share: the forward graph of a resolved
-// configuration, parameter counts by name prefix, and the matmul + attention
-// FLOPs the tests derive by hand.
+// Helpers the zoo's per-family tests share: a resolved configuration, its
+// forward graph or one of its stages (verified), parameter counts by name
+// prefix, and the matmul + attention FLOPs the tests derive by hand.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,10 +9,26 @@
 #include <string>
 #include <utility>
 
+#include "frontend/zoo/stages.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
+#include "pir/verify/verifier.h"
 
 namespace az::zoo::zoo_test {
+
+inline ModelConfig Resolve(const std::string& model, const ModelOptions& options = {}) {
+  auto config = ResolveConfig(model, options);
+  EXPECT_TRUE(config.ok()) << config.status().ToString();
+  return *config;
+}
+
+// BuildStage, verified.
+inline pir::Graph Stage(const ModelConfig& config, const std::string& stage) {
+  auto graph = BuildStage(config, stage);
+  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+  EXPECT_TRUE(pir::VerifyGraph(*graph).ok()) << stage;
+  return std::move(graph).value();
+}
 
 inline pir::Graph Forward(const ModelConfig& config) {
   auto graph = BuildForward(config);

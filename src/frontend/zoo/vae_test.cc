@@ -9,26 +9,14 @@
 
 #include "frontend/zoo/stages.h"
 #include "frontend/zoo/testing.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
 
 using zoo_test::MatmulAndAttentionFlops;
 using zoo_test::ParamCount;
-
-ModelConfig Config(const std::string& model, ModelOptions options = {}) {
-  auto config = ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return *config;
-}
-
-pir::Graph Stage(const ModelConfig& config, const std::string& stage) {
-  auto graph = BuildStage(config, stage);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  EXPECT_TRUE(pir::VerifyGraph(*graph).ok()) << stage;
-  return std::move(graph).value();
-}
+using zoo_test::Resolve;
+using zoo_test::Stage;
 
 int64_t Conv(int64_t cin, int64_t cout, int64_t kernel, int64_t f, int64_t h, int64_t w) {
   return 2 * cout * f * h * w * cin * kernel;
@@ -45,12 +33,12 @@ TEST(VaeStages, PipelinesListTheirVaeStages) {
     for (const StageInfo& s : StagesOf(config)) out.push_back(s.name);
     return out;
   };
-  EXPECT_EQ(names(Config("hunyuanvideo-13b")), (V{"llava-llama-3-8b", "clip-l-text", "hunyuan-vae-decoder"}));
-  EXPECT_EQ(names(Config("wan2.1-i2v-14b")), (V{"umt5-xxl", "clip-vit-h-14", "wan-vae-encoder", "wan-vae-decoder"}));
+  EXPECT_EQ(names(Resolve("hunyuanvideo-13b")), (V{"llava-llama-3-8b", "clip-l-text", "hunyuan-vae-decoder"}));
+  EXPECT_EQ(names(Resolve("wan2.1-i2v-14b")), (V{"umt5-xxl", "clip-vit-h-14", "wan-vae-encoder", "wan-vae-decoder"}));
   // Wan 2.2 I2V encodes the same first frame (no CLIP branch).
-  EXPECT_EQ(names(Config("wan2.2-i2v-a14b")), (V{"umt5-xxl", "wan-vae-encoder", "wan-vae-decoder"}));
-  EXPECT_EQ(names(Config("wan2.1-t2v-14b")), (V{"umt5-xxl", "wan-vae-decoder"}));
-  EXPECT_EQ(StageKindName(StagesOf(Config("wan2.1-i2v-14b"))[2].kind), "vae-encoder");
+  EXPECT_EQ(names(Resolve("wan2.2-i2v-a14b")), (V{"umt5-xxl", "wan-vae-encoder", "wan-vae-decoder"}));
+  EXPECT_EQ(names(Resolve("wan2.1-t2v-14b")), (V{"umt5-xxl", "wan-vae-decoder"}));
+  EXPECT_EQ(StageKindName(StagesOf(Resolve("wan2.1-i2v-14b"))[2].kind), "vae-encoder");
 }
 
 // ------------------------------------------------------------ HunyuanVideo
@@ -125,7 +113,7 @@ TEST(VaeStages, HunyuanDecoderParametersAndOneTile) {
   small.width = 128;
   small.height = 64;
   small.frames = 9;  // 3 latent frames of 8 x 16: one tile, no tiling
-  pir::Graph g = Stage(Config("hunyuanvideo-13b", small), "hunyuan-vae-decoder");
+  pir::Graph g = Stage(Resolve("hunyuanvideo-13b", small), "hunyuan-vae-decoder");
   EXPECT_EQ(ParamCount(g), kHunyuanDecoderParams);
   EXPECT_EQ(ParamCount(g, "decoder.mid_block.attentions.0."), 1'051'648);
   EXPECT_EQ(ParamCount(g) + 100'342'464, 246'478'803);
@@ -147,7 +135,7 @@ TEST(VaeStages, HunyuanDecoderParametersAndOneTile) {
 // 620,622,774,272). The kept frames 49 + 48 + 32 = 129 and the kept columns
 // 6 * 192 + 128 = 1280, rows 3 * 192 + 144 = 720: the video.
 TEST(VaeStages, HunyuanDecoderTilesAtTheDefaultResolution) {
-  pir::Graph g = Stage(Config("hunyuanvideo-13b"), "hunyuan-vae-decoder");
+  pir::Graph g = Stage(Resolve("hunyuanvideo-13b"), "hunyuan-vae-decoder");
   EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 3, 129, 720, 1280}));
   int64_t tiles = 0;
   EXPECT_EQ(MatmulAndAttentionFlops(g), HunyuanDecoderFlops(33, 90, 160, &tiles));
@@ -167,7 +155,7 @@ TEST(VaeStages, HunyuanDecoderTilingEdges) {
   options.width = 320;   // 40 latent columns: tiles at 0 (32 wide) and 24 (16)
   options.height = 256;  // 32 latent rows: tiles at 0 (32) and 24 (8), since w > 32
   options.frames = 33;   // 9 latent frames
-  pir::Graph spatial = Stage(Config("hunyuanvideo-13b", options), "hunyuan-vae-decoder");
+  pir::Graph spatial = Stage(Resolve("hunyuanvideo-13b", options), "hunyuan-vae-decoder");
   // Kept: 192 + 128 columns (the second tile is 16 * 8 wide), 192 + 64 rows.
   EXPECT_EQ(spatial.type(spatial.outputs()[0]).shape, (pir::Shape{1, 3, 33, 256, 320}));
   int64_t tiles = 0;
@@ -176,7 +164,7 @@ TEST(VaeStages, HunyuanDecoderTilingEdges) {
 
   options.width = options.height = 128;  // 16 x 16 latents: no spatial tiling
   options.frames = 97;                   // 25 latent frames
-  pir::Graph temporal = Stage(Config("hunyuanvideo-13b", options), "hunyuan-vae-decoder");
+  pir::Graph temporal = Stage(Resolve("hunyuanvideo-13b", options), "hunyuan-vae-decoder");
   // Tiles of 17, 13 and 1 latent frames decode 65, 49 and 1 frames; kept
   // 49 + (48 of the 48 left after the first frame) + 0 = 97.
   EXPECT_EQ(temporal.type(temporal.outputs()[0]).shape, (pir::Shape{1, 3, 97, 128, 128}));
@@ -234,7 +222,7 @@ TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
   small.width = 64;
   small.height = 32;
   small.frames = 9;  // chunks of 1, 4, 4 frames -> 3 latent frames of 4 x 8
-  pir::Graph g = Stage(Config("wan2.1-i2v-14b", small), "wan-vae-encoder");
+  pir::Graph g = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
   EXPECT_EQ(ParamCount(g), 53'596'928);
   EXPECT_EQ(ParamCount(g) + 73'295'603, 126'892'531);
   EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 16, 3, 4, 8}));
@@ -248,7 +236,7 @@ TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
   }
   EXPECT_EQ(inputs, 1);
   small.frames = 1;
-  pir::Graph one = Stage(Config("wan2.1-i2v-14b", small), "wan-vae-encoder");
+  pir::Graph one = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
   EXPECT_EQ(one.type(one.outputs()[0]).shape, (pir::Shape{1, 16, 1, 4, 8}));
   EXPECT_EQ(MatmulAndAttentionFlops(one), WanVaeEncoderFlops(1, 32, 64));
 }
@@ -256,7 +244,7 @@ TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
 // At the default 1280 x 720, 81 frames: 21 chunks into the 21 latent frames
 // of 90 x 160 the DiT's y reads; 381,674,137,190,400 FLOPs.
 TEST(VaeStages, WanVaeEncoderAtTheDefaultResolution) {
-  pir::Graph g = Stage(Config("wan2.1-i2v-14b"), "wan-vae-encoder");
+  pir::Graph g = Stage(Resolve("wan2.1-i2v-14b"), "wan-vae-encoder");
   EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 16, 21, 90, 160}));
   EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeEncoderFlops(21, 720, 1280));
   EXPECT_EQ(MatmulAndAttentionFlops(g), 381'674'137'190'400);
