@@ -2,10 +2,8 @@
 // compiler: data parallelism over two devices.
 #include <gtest/gtest.h>
 
-#include "compile/pipeline.h"
 #include "compile/spmd/schedule.h"
-#include "compile/spmd/spmd_compiler.h"
-#include "frontend/zoo/zoo.h"
+#include "compile/train_testing.h"
 
 namespace az::compile {
 namespace {
@@ -22,39 +20,29 @@ TEST(TrainCompile, DataParallelWanStepAllReducesEveryGradientOnce) {
   // cast to the parameter's bf16. So each gradient is all-reduced in the dtype
   // it was computed in. The loss, a mean over the batch, is all-reduced as an
   // f32 scalar at the output. No all-gather, all-to-all or reduce-scatter.
-  zoo::ModelOptions small;
-  small.width = 256;
-  small.height = 256;
-  small.frames = 5;
-  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", small);
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
-  config->depth_units = 1;
-  zoo::TrainOptions options;
-  options.micro_batch = 2;
-  options.remat = pir::RematPolicy::kSelected;
-  auto graph = zoo::BuildTrainStep(*config, options);
-  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  train_test::TinyStep step;
+  step.frames = 5;
+  step.remat = pir::RematPolicy::kSelected;
+  const pir::Graph graph = train_test::BuildTinyStep(step);
+  ASSERT_GT(graph.num_ops(), 0);
   // AdamW reads gradient g of parameter p in "optimizer.<p>.grad_f32"; g is
   // the pass's cast of an f32 gradient, or the gradient as computed.
   int64_t gradient_bytes = 0, f32_gradients = 0, gradients = 0;
-  for (const pir::Op& op : graph->ops()) {
+  for (const pir::Op& op : graph.ops()) {
     if (!op.name.starts_with("optimizer.") || !op.name.ends_with(".grad_f32")) continue;
-    const pir::Value& g = graph->value(op.operands[0]);
-    const pir::Op& producer = graph->op(g.producer);
+    const pir::Value& g = graph.value(op.operands[0]);
+    const pir::Op& producer = graph.op(g.producer);
     const bool cast = producer.kind == pir::OpKind::kConvert && producer.name.find(".grad.cast") != std::string::npos;
-    const pir::DType computed = cast ? graph->type(producer.operands[0]).dtype : g.type.dtype;
+    const pir::DType computed = cast ? graph.type(producer.operands[0]).dtype : g.type.dtype;
     gradient_bytes += g.type.NumElements() * pir::DTypeBytes(computed);
     f32_gradients += computed == pir::DType::kF32;
     ++gradients;
   }
   EXPECT_GT(f32_gradients, 0);
-  auto mesh = shard::Mesh::Parse("dp=2");
-  ASSERT_TRUE(mesh.ok());
-  SpmdCompiler compiler;
   CompileOptions compile_options;
   compile_options.combine_threshold = Bytes(0);  // one collective per gradient, to count them
   compile_options.gradient_bucket = Bytes(0);
-  auto program = CompileTemplate(compiler, *graph, *mesh, "dp", compile_options);
+  auto program = train_test::CompileStep(graph, "dp=2", "dp", compile_options);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   int64_t all_reduce_bytes = 0;
   int all_reduces = 0, others = 0;
@@ -78,20 +66,9 @@ TEST(TrainCompile, GradientBucketsOverlapTheBackwardWithBoundedMemory) {
   // inside the backward, at most kGradientBucketsInFlight at a time, each
   // done before the optimizer reads its gradients (the verifier checks that
   // no result of a start is read before its done).
-  zoo::ModelOptions small;
-  small.width = 256;
-  small.height = 256;
-  small.frames = 9;
-  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", small);
-  ASSERT_TRUE(config.ok());
-  config->depth_units = 2;
-  zoo::TrainOptions options;
-  options.micro_batch = 2;
-  auto graph = zoo::BuildTrainStep(*config, options);
-  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-  auto mesh = shard::Mesh::Parse("dp=2");
-  SpmdCompiler compiler;
-  auto program = CompileTemplate(compiler, *graph, *mesh, "dp", CompileOptions());
+  train_test::TinyStep step;
+  step.depth = 2;
+  auto program = train_test::CompileStep(train_test::BuildTinyStep(step), "dp=2", "dp");
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   int in_flight = 0, most = 0, starts = 0, started_in_backward = 0;
   bool optimizer = false;

@@ -3,9 +3,7 @@
 // optimizer states by hand, and the activations the remat choice keeps.
 #include <gtest/gtest.h>
 
-#include "compile/pipeline.h"
-#include "compile/spmd/spmd_compiler.h"
-#include "frontend/zoo/zoo.h"
+#include "compile/train_testing.h"
 
 namespace az::compile {
 namespace {
@@ -13,22 +11,8 @@ namespace {
 cir::ProgramSummary TrainSummary(const std::string& model, int64_t width, int64_t height, int64_t frames,
                                  int64_t depth, int64_t micro_batch, pir::RematPolicy remat,
                                  const std::string& mesh_text, const std::string& templ) {
-  zoo::ModelOptions small;
-  small.width = width;
-  small.height = height;
-  small.frames = frames;
-  auto config = zoo::ResolveConfig(model, small);
-  EXPECT_TRUE(config.ok());
-  config->depth_units = depth;
-  zoo::TrainOptions options;
-  options.micro_batch = micro_batch;
-  options.remat = remat;
-  auto graph = zoo::BuildTrainStep(*config, options);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  auto mesh = shard::Mesh::Parse(mesh_text);
-  EXPECT_TRUE(mesh.ok());
-  SpmdCompiler compiler;
-  auto program = CompileTemplate(compiler, *graph, *mesh, templ, CompileOptions());
+  train_test::TinyStep step{model, width, height, frames, depth, micro_batch, remat};
+  auto program = train_test::CompileStep(train_test::BuildTinyStep(step), mesh_text, templ);
   EXPECT_TRUE(program.ok()) << program.status().ToString();
   return program.ok() ? cir::Summarize(*program) : cir::ProgramSummary{};
 }

@@ -18,34 +18,17 @@
 
 #include <map>
 
-#include "compile/pipeline.h"
-#include "compile/spmd/spmd_compiler.h"
-#include "frontend/zoo/zoo.h"
+#include "compile/train_testing.h"
 
 namespace az::compile {
 namespace {
 
 std::map<std::string, int> CollectivesOf(const std::string& mesh_text, const std::string& templ) {
-  zoo::ModelOptions small;
-  small.width = 256;
-  small.height = 256;
-  small.frames = 9;
-  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", small);
-  EXPECT_TRUE(config.ok());
-  config->depth_units = 1;
-  zoo::TrainOptions options;
-  options.micro_batch = 2;
-  options.remat = pir::RematPolicy::kNone;
-  auto graph = zoo::BuildTrainStep(*config, options);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  auto mesh = shard::Mesh::Parse(mesh_text);
-  EXPECT_TRUE(mesh.ok());
-  SpmdCompiler compiler;
   CompileOptions compile_options;
   compile_options.combine_threshold = Bytes(0);
   compile_options.gradient_bucket = Bytes(0);
   compile_options.async_collectives = false;
-  auto program = CompileTemplate(compiler, *graph, *mesh, templ, compile_options);
+  auto program = train_test::CompileStep(train_test::BuildTinyStep({}), mesh_text, templ, compile_options);
   EXPECT_TRUE(program.ok()) << program.status().ToString();
   std::map<std::string, int> counts;
   if (!program.ok()) return counts;

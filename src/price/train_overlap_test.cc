@@ -4,9 +4,7 @@
 // communication engine while the compute engine goes on with the backward.
 #include <gtest/gtest.h>
 
-#include "compile/pipeline.h"
-#include "compile/spmd/spmd_compiler.h"
-#include "frontend/zoo/zoo.h"
+#include "compile/train_testing.h"
 #include "price/calibration.h"
 #include "price/simulator.h"
 
@@ -14,24 +12,15 @@ namespace az::price {
 namespace {
 
 evidence::Evidence DataParallelStep(bool async) {
-  zoo::ModelOptions small;
-  small.width = 256;
-  small.height = 256;
-  small.frames = 9;
-  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", small);
-  EXPECT_TRUE(config.ok());
-  config->depth_units = 2;
-  zoo::TrainOptions options;
-  options.micro_batch = 4;
-  auto graph = zoo::BuildTrainStep(*config, options);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  auto mesh = shard::Mesh::Parse("dp=4");
-  compile::SpmdCompiler compiler;
+  compile::train_test::TinyStep step;
+  step.depth = 2;
+  step.micro_batch = 4;
   compile::CompileOptions compile_options;
   compile_options.async_collectives = async;
-  auto program = compile::CompileTemplate(compiler, *graph, *mesh, "dp", compile_options);
+  auto program =
+      compile::train_test::CompileStep(compile::train_test::BuildTinyStep(step), "dp=4", "dp", compile_options);
   EXPECT_TRUE(program.ok()) << program.status().ToString();
-  return evidence::Extract(*program, compiler.name());
+  return evidence::Extract(*program, compile::SpmdCompiler().name());
 }
 
 TEST(TrainOverlap, GradientReductionsOverlapTheBackward) {
