@@ -103,6 +103,14 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
     size_t eq = token.find('=');
     std::string name = token.substr(0, eq);
+    // ToString's name for no parallelism ("replicated", "replicated,remat=full").
+    if (token == "replicated") {
+      if (std::find(seen.begin(), seen.end(), token) != seen.end()) {
+        return InvalidArgument("'replicated' appears twice in --template '" + spec + "'");
+      }
+      seen.push_back(token);
+      continue;
+    }
     if (eq == std::string::npos || eq + 1 >= token.size()) {
       return InvalidArgument("'" + token + "' in --template '" + spec + "': write strategy=degree (e.g. ulysses=4)");
     }

@@ -91,6 +91,16 @@ TEST(TrainCombos, RematInTheVocabulary) {
   EXPECT_EQ(*back, *c);
   EXPECT_FALSE(ParseCombo("dp=4,remat=some", 4).ok());
   EXPECT_FALSE(ParseCombo("dp=4,remat=full,remat=none", 4).ok());
+  // One chip: the name of no parallelism reads back too.
+  auto single = ParseCombo("remat=full", 1);
+  ASSERT_TRUE(single.ok()) << single.status().message();
+  EXPECT_EQ(single->ToString(), "replicated,remat=full");
+  auto single_back = ParseCombo(single->ToString(), 1);
+  ASSERT_TRUE(single_back.ok()) << single_back.status().message();
+  EXPECT_EQ(*single_back, *single);
+  EXPECT_TRUE(ParseCombo("replicated", 1).ok());
+  EXPECT_FALSE(ParseCombo("replicated,replicated", 1).ok());
+  EXPECT_FALSE(ParseCombo("replicated", 2).ok());  // two chips need a degree
 }
 
 // A small training clip keeps the test fast: 256x256x9 is 3 latent frames of
