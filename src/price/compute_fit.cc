@@ -208,7 +208,6 @@ StatusOr<std::vector<DitLatency>> ReadDitLatencies(std::string_view text, std::s
       if (!memory || *memory <= 0) return fail("peak_mem_GB '" + cell("peak_mem_GB") + "' is not a positive size");
     }
     if (table.column.count("notes")) row.notes = cell("notes");
-    row.end_to_end = row.notes.find("end-to-end") != std::string::npos;
     row.offload_model = row.notes.find("--offload_model True") != std::string::npos;
     row.text_encoder_on_cpu = row.notes.find("--t5_cpu") != std::string::npos;
     zoo::ModelOptions options;

@@ -90,7 +90,6 @@ struct DitLatency {
   int64_t cfg_passes = 1;  // forwards per denoising step
   Seconds measured;        // the whole video
   std::string notes;
-  bool end_to_end = false;           // the notes say "end-to-end"
   bool offload_model = false;        // the notes say "--offload_model True"
   bool text_encoder_on_cpu = false;  // the notes say "--t5_cpu"
   int line = 0;                      // in the file, for messages

@@ -63,13 +63,15 @@ TEST(DitLatencies, ReadsTheSharedFile) {
   EXPECT_EQ(first.width * first.height * first.frames, 1280 * 720 * 81);
   EXPECT_EQ(first.steps * first.cfg_passes, 100);
   EXPECT_DOUBLE_EQ(first.measured.value(), 1837.9);
-  EXPECT_TRUE(first.end_to_end);
+  EXPECT_TRUE(first.offload_model);  // "end-to-end; run with --offload_model True"
+  EXPECT_FALSE(first.text_encoder_on_cpu);
   const DitLatency& last = rows->back();
   EXPECT_EQ(last.line, 18);
   EXPECT_EQ(last.model, "hunyuanvideo-13b");
   EXPECT_EQ(last.chip, "l20");
   EXPECT_EQ(last.cfg_passes, 1);  // embedded guidance
-  EXPECT_FALSE(last.end_to_end);
+  EXPECT_FALSE(last.offload_model);  // "diffusers"
+  EXPECT_FALSE(last.text_encoder_on_cpu);
 }
 
 TEST(DitLatencies, MalformedRowsAreLocated) {
@@ -94,10 +96,12 @@ TEST(DitLatencies, MalformedRowsAreLocated) {
   EXPECT_TRUE(Contains(DitError("# only a comment\n"), "dit.csv: error: no header line"));
   EXPECT_TRUE(Contains(DitError(h), "dit.csv: error: no data rows"));
   // A quoted note may hold commas.
-  auto quoted = ReadDitLatencies(h + "wan2.1,t2v-14b,H800,1280,720,81,50,2,10,\"end-to-end, offload\"\n", "q.csv");
+  auto quoted = ReadDitLatencies(
+      h + "wan2.1,t2v-1.3b,RTX4090,832,480,81,50,2,10,\"end-to-end, --offload_model True --t5_cpu\"\n", "q.csv");
   ASSERT_TRUE(quoted.ok()) << quoted.status().ToString();
-  EXPECT_EQ(quoted->front().notes, "end-to-end, offload");
-  EXPECT_TRUE(quoted->front().end_to_end);
+  EXPECT_EQ(quoted->front().notes, "end-to-end, --offload_model True --t5_cpu");
+  EXPECT_TRUE(quoted->front().offload_model);
+  EXPECT_TRUE(quoted->front().text_encoder_on_cpu);
 }
 
 // ---------------------------------------------------------------- DiT fit
