@@ -260,10 +260,6 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     plan.dit_evicted = !cost.fits && !cost.fits_offloaded && cost.fits_evicted;
     if (plan.dit_evicted) {
       plan.offload_s = static_cast<double>(options.dit_parameter_bytes_per_chip) / host.value();
-    } else if (plan.dit_evicted) {
-      plan.note = "no candidate fits beside the DiT, even with its own weights streamed: the DiT's " +
-                  FormatBytes(Bytes(options.dit_parameter_bytes_per_chip)) +
-                  " of weights per device evicted for the stage and reloaded at " + FormatBandwidth(host);
     } else if (plan.offloaded) {
       plan.offload_s = cost.offload_s;
       plan.peak_memory_bytes = cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes;
