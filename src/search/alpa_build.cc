@@ -44,6 +44,8 @@ bool MayShard(const pir::FactorRule& rule, int factor) {
     case pir::FactorKind::kNormalized: return true;
     case pir::FactorKind::kNeedReplication: return false;
     case pir::FactorKind::kPermutation: return !InAnyOperand(rule, factor);
+    // Alpa's per-axis costs have no halo exchange (compile/spmd/halo.h).
+    case pir::FactorKind::kHalo: return false;
   }
   return false;
 }

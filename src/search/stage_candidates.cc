@@ -1,6 +1,8 @@
 // The candidates of a non-DiT stage and their propagation seeds (stages.h).
 #include "search/stage_candidates.h"
 
+#include <algorithm>
+
 #include "pir/rules/rule.h"
 
 namespace az::search {
@@ -11,6 +13,7 @@ std::string StageCandidate::Name() const {
     case StageStrategy::kSingle: base = replicas > 1 ? "" : "single device"; break;
     case StageStrategy::kFsdp: base = "fsdp=" + std::to_string(group); break;
     case StageStrategy::kTp: base = "tp=" + std::to_string(group); break;
+    case StageStrategy::kSpatial: base = "spatial=" + std::to_string(group); break;
   }
   if (replicas == 1) return base;
   return base + (base.empty() ? "" : ",") + "dp=" + std::to_string(replicas);
@@ -21,15 +24,17 @@ std::string StageCandidate::AxisName() const {
     case StageStrategy::kSingle: return "device";
     case StageStrategy::kFsdp: return "fsdp";
     case StageStrategy::kTp: return "tp";
+    case StageStrategy::kSpatial: return spatial_dim == 4 ? "width" : "height";
   }
   return "device";
 }
 
-std::vector<StageCandidate> EnumerateStageCandidates(int64_t chips, int64_t invocations, bool tensor_parallel) {
+std::vector<StageCandidate> EnumerateStageCandidates(int64_t chips, int64_t invocations, bool tensor_parallel,
+                                                     bool spatial) {
   std::vector<StageCandidate> out;
   auto with_replicas = [&](StageStrategy strategy, int64_t group) {
     for (int64_t r = 1; r <= invocations && r * group <= chips; ++r) {
-      if (invocations % r == 0) out.push_back({strategy, group, r});
+      if (invocations % r == 0) out.push_back({strategy, group, r, -1});
     }
   };
   with_replicas(StageStrategy::kSingle, 1);
@@ -37,6 +42,7 @@ std::vector<StageCandidate> EnumerateStageCandidates(int64_t chips, int64_t invo
     if (chips % g != 0) continue;
     with_replicas(StageStrategy::kFsdp, g);
     if (tensor_parallel) with_replicas(StageStrategy::kTp, g);
+    if (spatial) with_replicas(StageStrategy::kSpatial, g);
   }
   return out;
 }
@@ -132,6 +138,77 @@ StatusOr<shard::Seeds> StageTpSeeds(const pir::Graph& graph, int axis, int64_t n
     seeds.op_factors[id][factor] = {axis};
   }
   return seeds;
+}
+
+namespace {
+
+// The [B, C, T, H, W] video a VAE reads (its input) and writes (its output).
+StatusOr<std::pair<pir::Shape, pir::Shape>> VideoShapes(const pir::Graph& graph) {
+  pir::ValueId input = -1;
+  for (pir::ValueId id = 0; id < graph.num_values() && input < 0; ++id) {
+    if (graph.value(id).role == pir::ValueRole::kInput) input = id;
+  }
+  if (input < 0 || graph.type(input).rank() != 5 || graph.outputs().empty() ||
+      graph.type(graph.outputs()[0]).rank() != 5) {
+    return InvalidArgument("spatial does not apply: '" + graph.name() + "' does not read and write [B, C, T, H, W]");
+  }
+  return std::make_pair(graph.type(input).shape, graph.type(graph.outputs()[0]).shape);
+}
+
+}  // namespace
+
+StatusOr<int> SpatialSplitDim(const pir::Graph& graph, int64_t n) {
+  AZ_ASSIGN_OR_RETURN(auto shapes, VideoShapes(graph));
+  const int64_t height = std::min(shapes.first[3], shapes.second[3]);
+  const int64_t width = std::min(shapes.first[4], shapes.second[4]);
+  if (height % n == 0) return 3;
+  if (width % n == 0) return 4;
+  return InvalidArgument("spatial=" + std::to_string(n) + ": " + std::to_string(n) + " divides neither the " +
+                         std::to_string(height) + " rows nor the " + std::to_string(width) +
+                         " columns of the latent (uneven bands would not stay aligned through the 2x upsamplers)");
+}
+
+StatusOr<shard::Seeds> StageSpatialSeeds(const pir::Graph& graph, int axis, int dim) {
+  AZ_RETURN_IF_ERROR(VideoShapes(graph).status());
+  if (dim != 3 && dim != 4) return InvalidArgument("spatial splits the height (3) or the width (4), not dim " +
+                                                   std::to_string(dim));
+  shard::TensorSharding split = shard::TensorSharding::Replicated(5);
+  split.dims[static_cast<size_t>(dim)] = {axis};
+  shard::Seeds seeds;
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    if (graph.value(id).role != pir::ValueRole::kInput) continue;
+    seeds.values[id] = split;
+    break;
+  }
+  // The output too: propagation only grows from seeds, and a reshape that
+  // cannot keep the split (HunyuanVideo's mid-block attention over frames x
+  // rows x columns tokens, the frames major) would otherwise leave every op
+  // after it whole on every device; seeded at both ends, only the ops the
+  // split cannot pass run gathered.
+  seeds.values[graph.outputs()[0]] = split;
+  return seeds;
+}
+
+Status CheckSpatialPlan(const pir::Graph& graph, const shard::ShardingPlan& plan) {
+  for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
+    const pir::FactorRule& rule = plan.rules[static_cast<size_t>(id)];
+    for (const pir::TensorFactors& operand : rule.operands) {
+      for (const std::vector<int>& dim : operand) {
+        for (int f : dim) {
+          if (rule.factors[static_cast<size_t>(f)].kind != pir::FactorKind::kPermutation ||
+              plan.ops[static_cast<size_t>(id)].factor_axes[static_cast<size_t>(f)].empty()) {
+            continue;
+          }
+          return Status(StatusCode::kUnimplemented,
+                        "the split reaches '" + graph.op(id).name + "' (" +
+                            std::string(pir::GetOpKindInfo(graph.op(id).kind).name) +
+                            " of the split dim), which moves rows between devices: the built-in compiler has no "
+                            "exchange for it");
+        }
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace az::search

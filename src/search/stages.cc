@@ -34,6 +34,10 @@ StatusOr<shard::Seeds> SeedsFor(const StageCandidate& c, const pir::Graph& graph
     case StageStrategy::kSingle: return shard::Seeds();
     case StageStrategy::kFsdp: return StageFsdpSeeds(graph, 0, c.group);
     case StageStrategy::kTp: return StageTpSeeds(graph, 0, c.group);
+    case StageStrategy::kSpatial: {
+      AZ_ASSIGN_OR_RETURN(int dim, SpatialSplitDim(graph, c.group));
+      return StageSpatialSeeds(graph, 0, dim);
+    }
   }
   return shard::Seeds();
 }
@@ -66,6 +70,7 @@ Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, int64_t 
   AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(c.AxisName() + "=" + std::to_string(c.group)));
   AZ_ASSIGN_OR_RETURN(shard::Seeds seeds, SeedsFor(c, graph));
   AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
+  if (c.strategy == StageStrategy::kSpatial) AZ_RETURN_IF_ERROR(CheckSpatialPlan(graph, plan));
   compile::SpmdCompiler compiler;
   AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, plan, compile::CompileOptions()));
   evidence::Evidence evidence = evidence::Extract(program, compiler.name());
@@ -212,8 +217,14 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     const Clock::time_point start = Clock::now();
     AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildStage(config, info.name));
     const bool tensor_parallel = !ColumnLinears(graph).empty();
+    const bool vae = info.kind == zoo::StageKind::kVaeDecoder || info.kind == zoo::StageKind::kVaeEncoder;
     std::vector<StageCandidate> candidates =
-        EnumerateStageCandidates(topology.num_chips(), info.invocations, tensor_parallel);
+        EnumerateStageCandidates(topology.num_chips(), info.invocations, tensor_parallel, vae);
+    for (StageCandidate& c : candidates) {
+      if (c.strategy != StageStrategy::kSpatial) continue;
+      StatusOr<int> dim = SpatialSplitDim(graph, c.group);
+      if (dim.ok()) c.spatial_dim = *dim;  // else the candidate fails with the reason
+    }
     std::vector<Priced> priced(candidates.size());
     ParallelFor(static_cast<int>(candidates.size()), options.threads, [&](int i) {
       Priced& p = priced[static_cast<size_t>(i)];
@@ -249,10 +260,6 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     plan.dit_evicted = !cost.fits && !cost.fits_offloaded && cost.fits_evicted;
     if (plan.dit_evicted) {
       plan.offload_s = static_cast<double>(options.dit_parameter_bytes_per_chip) / host.value();
-    } else if (plan.dit_evicted) {
-      plan.note = "no candidate fits beside the DiT, even with its own weights streamed: the DiT's " +
-                  FormatBytes(Bytes(options.dit_parameter_bytes_per_chip)) +
-                  " of weights per device evicted for the stage and reloaded at " + FormatBandwidth(host);
     } else if (plan.offloaded) {
       plan.offload_s = cost.offload_s;
       plan.peak_memory_bytes = cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes;
@@ -278,8 +285,21 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
                   " the DiT leaves per device";
     }
     if (!tensor_parallel) plan.note += "; tp: no linear after a norm";
-    if (info.kind == zoo::StageKind::kVaeDecoder) {
-      plan.note += "; spatial split not expressible (no halo exchange for sharded convolution windows)";
+    if (vae) {
+      // Why no band split ran, when none did (HunyuanVideo's tiles).
+      std::string spatial_error;
+      bool spatial_ok = false;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if (candidates[i].strategy != StageStrategy::kSpatial) continue;
+        spatial_ok |= plan.candidates[i].ok;
+        if (spatial_error.empty()) spatial_error = plan.candidates[i].error;
+      }
+      if (!spatial_ok && !spatial_error.empty()) plan.note += "; spatial: " + spatial_error;
+    }
+    if (vae && candidates[static_cast<size_t>(chosen)].strategy == StageStrategy::kSpatial) {
+      const StageCandidate& c = candidates[static_cast<size_t>(chosen)];
+      plan.note += "; the " + c.AxisName() + " split in " + std::to_string(c.group) + " bands, their halo " +
+                   (c.spatial_dim == 4 ? "columns" : "rows") + " exchanged with the neighbours (collective-permutes)";
     }
     if (options.progress) {
       char line[320];

@@ -36,18 +36,33 @@
 //                   graph without column linears (the convolutional VAE) gets
 //                   no tp candidate. G must divide every column linear's
 //                   output features and every attention's heads.
+//   spatial=G       a VAE (encoder or decoder) split over the video's rows,
+//                   as xDiT's DistVAE runs its decoder patch-parallel: the
+//                   graph's input [B, C, T, H, W] is split on its height when
+//                   G divides the latent's rows (the smallest height of the
+//                   graph's input and output: every other level is a
+//                   multiple of it), else on its width when G divides the
+//                   latent's columns (Wan at 720p: 90 latent rows, 160
+//                   columns; 8 bands are columns), else the candidate fails
+//                   with that reason (uneven bands would not stay aligned
+//                   through the 2x upsamplers, compile/spmd/halo.h).
+//                   Propagation carries the split through every op: each
+//                   convolution and replicate pad exchanges its halo rows with
+//                   its neighbours (two collective-permutes), group norms
+//                   all-reduce their statistics, an attention over the split
+//                   positions gathers its keys and values (or the split is
+//                   gathered before a reshape that cannot keep it); the
+//                   decoded video stays split, each device its band. A plan
+//                   that reaches a slice or concat of the split dim (the tiles
+//                   of HunyuanVideo's tiled decoder) fails: the built-in
+//                   compiler has no exchange for it (CheckSpatialPlan).
 // with G over the divisors of the chip count (G >= 2), and `replicas` (the
 // "dp=R" in the name) over the divisors R of the invocations with
-// R x G <= chips. Names: "single device", "dp=2", "fsdp=8", "tp=4,dp=2", ...
-// A VAE split over its spatial dims is not a candidate: a convolution with
-// overlapping windows has kPermutation spatial factors (pir/rules/
-// contraction.cc), and the SPMD compiler inserts no halo exchange for them
-// (the interpreter refuses them as unimplemented), so its price would leave
-// out the halo traffic and its program would compute the wrong thing. The
-// VAE is planned on one device, FSDP of its (small) weights, or over the
-// videos of a batch (dp).
+// R x G <= chips. Names: "single device", "dp=2", "fsdp=8", "tp=4,dp=2",
+// "spatial=8", ...
 //
-// Placement. The candidate's mesh is (dp=R, <strategy>=G), dp major; its
+// Placement. The candidate's mesh is (dp=R, <strategy>=G), dp major (the
+// spatial axis is named "height" or "width", the dim it splits); its
 // placement is place::DefaultPlacementFor on the topology (JAX's
 // create_device_mesh when R x G is the chip count, else the first R x G chips
 // in id order). Replica r runs on logical ids [r G, (r + 1) G). The group

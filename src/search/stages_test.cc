@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "compile/spmd/spmd_compiler.h"
 #include "net/model.h"
 #include "pir/rules/cost.h"
 #include "search/stage_candidates.h"
@@ -61,13 +62,16 @@ std::vector<std::string> Names(const std::vector<StageCandidate>& candidates) {
 // 8 chips, 2 invocations (CFG's two prompts): G in {2, 4, 8} (the divisors of
 // 8 above 1), each fsdp and tp; R in {1, 2} (the divisors of 2) while R x G <= 8,
 // so G = 8 has no dp=2: 2 (single, dp=2) + 2 x 2 (G=2) + 2 x 2 (G=4) + 2 (G=8) = 12.
-// Without tp and with one invocation (the VAE): single, fsdp=2, 4, 8.
+// Without tp and with one invocation (the VAE): single, fsdp=2, 4, 8; with
+// the VAE's spatial split, spatial=G after fsdp=G.
 TEST(StageCandidates, EnumerationDerivedByHand) {
   using V = std::vector<std::string>;
   EXPECT_EQ(Names(EnumerateStageCandidates(8, 2, true)),
             (V{"single device", "dp=2", "fsdp=2", "fsdp=2,dp=2", "tp=2", "tp=2,dp=2", "fsdp=4", "fsdp=4,dp=2", "tp=4",
                "tp=4,dp=2", "fsdp=8", "tp=8"}));
   EXPECT_EQ(Names(EnumerateStageCandidates(8, 1, false)), (V{"single device", "fsdp=2", "fsdp=4", "fsdp=8"}));
+  EXPECT_EQ(Names(EnumerateStageCandidates(8, 1, false, true)),
+            (V{"single device", "fsdp=2", "spatial=2", "fsdp=4", "spatial=4", "fsdp=8", "spatial=8"}));
   EXPECT_EQ(Names(EnumerateStageCandidates(1, 2, true)), (V{"single device"}));
 }
 
@@ -231,9 +235,10 @@ TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
 // Wan's VAE on v5e:2x4 (16 GiB per chip): resident = HBM - (the smallest
 // offloaded need) + 1 MiB, so no candidate fits, resident or with its own
 // weights streamed. Declaring all of the resident bytes DiT weights lets the
-// planner evict them: the single device then needs its peak alone (14.8 GB
-// at 720p, under 16 GiB), and the reload is resident / 1.6e10 B/s (v5e's
-// host link, experts.h).
+// planner evict them: every candidate then needs its peak alone (the single
+// device 14.8 GB at 720p, under 16 GiB), the reload is the same whoever runs
+// (resident / 1.6e10 B/s, v5e's host link, experts.h), so the fastest wins:
+// spatial=8.
 TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
   hw::Topology t = Topo("v5e:2x4");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
@@ -253,7 +258,8 @@ TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
   EXPECT_TRUE(p.fits);
   EXPECT_TRUE(p.offloaded);
   EXPECT_TRUE(p.dit_evicted);
-  EXPECT_EQ(p.sharding, "single device");
+  EXPECT_TRUE(Candidate(p, "single device").fits_evicted);
+  EXPECT_EQ(p.sharding, "spatial=8");
   EXPECT_DOUBLE_EQ(p.offload_s, static_cast<double>(resident) / 1.6e10);
   EXPECT_LE(p.peak_memory_bytes, t.chip.hbm.value());
   EXPECT_NE(p.note.find("evicted"), std::string::npos) << p.note;
@@ -298,6 +304,203 @@ TEST(PlanStages, ModelsWithoutBuiltStagesGiveAnEmptyList) {
   auto empty = PlanStages(imported, t, Options(t));
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_TRUE(empty->empty());
+}
+
+// The dim spatial=G splits (stages.h): Wan's latent at 720p is 90 rows x 160
+// columns (1280 x 720 / 8); 2 and 3 divide the rows, 4 and 8 only the
+// columns, 7 neither. The I2V encoder reads 720 x 1280 and writes the same
+// latent: its smallest extents are the latent's too.
+TEST(StageCandidates, SpatialSplitsTheRowsElseTheColumns) {
+  zoo::ModelConfig i2v = Config("wan2.1-i2v-14b", 1280, 720, 81);
+  for (const char* stage : {"wan-vae-decoder", "wan-vae-encoder"}) {
+    SCOPED_TRACE(stage);
+    auto vae = zoo::BuildStage(i2v, stage);
+    ASSERT_TRUE(vae.ok());
+    for (const auto& [n, dim] : std::vector<std::pair<int64_t, int>>{{2, 3}, {3, 3}, {4, 4}, {8, 4}}) {
+      auto got = SpatialSplitDim(*vae, n);
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_EQ(*got, dim) << n;
+    }
+    auto seven = SpatialSplitDim(*vae, 7);
+    ASSERT_FALSE(seven.ok());
+    EXPECT_NE(seven.status().message().find("7 divides neither the 90 rows nor the 160 columns"), std::string::npos)
+        << seven.status().message();
+  }
+  auto t5 = zoo::BuildStage(i2v, "umt5-xxl");
+  ASSERT_TRUE(t5.ok());
+  EXPECT_FALSE(SpatialSplitDim(*t5, 2).ok());  // tokens, not a video
+}
+
+// The halo traffic of Wan 2.1's VAE decoder at 720p (81 frames: 21 latent
+// frames, one chunk each, wan/modules/vae.py) split in 8 bands, by hand.
+// 8 does not divide the 90 latent rows, so the bands are columns (160 / 8 =
+// 20 latent columns each). Every convolution with a 3x3 spatial kernel (one
+// column of zeros each side) sends one column each way: 2 permutes of
+//     H rows x C_in channels x T_in frames x 4 B (f32; batch 1),
+// the 1x1 convolutions (to_qkv, proj, shortcuts, the upsamplers' time_conv)
+// none. Per chunk, 33 such convolutions (Decoder3d, dims 384, 384, 384, 192,
+// 96; each level's rows H = 90, 180, 360, 720):
+//   conv1 (C_in 16) and the middle's 2 x 2 and stage 0's 3 x 2 residual
+//     convolutions (C_in 384), H = 90;
+//   stage 0's resample conv (384), H = 180; stage 1: 6 (the first 192, the
+//     rest 384), H = 180; its resample conv (384), H = 360;
+//   stage 2: 6 (192), H = 360; its resample conv (192), H = 720;
+//   stage 3: 6 (96) and the head (96), H = 720.
+// T_in: a causal 3-frame conv reads its chunk's frames after the cached last
+// <= 2 frames it read in the chunk before (the resample convs, 2-D, cache
+// nothing). Chunk 0 has 1 frame everywhere (its upsamplers skip time_conv)
+// and caches 1; chunk 1 has 1, 2 and 4 frames at stages 0, 1 and 2-3, so its
+// causal convs read 1 + 1, 1 + 2 and 1 + 4; later chunks 2 + 1, 2 + 2, 2 + 4;
+// the resample convs read the upsampled frames: 1 in chunk 0, then 2 after
+// stage 0 and 4 after stages 1 and 2.
+int64_t WanDecoderHaloBytes(int64_t chunks, int64_t split_dim_rows_per_latent_row) {
+  int64_t bytes = 0;
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const int64_t cache = chunk == 0 ? 0 : chunk == 1 ? 1 : 2;
+    const int64_t f0 = 1, f1 = chunk == 0 ? 1 : 2, f2 = chunk == 0 ? 1 : 4;  // frames at each stage
+    struct Conv {
+      int64_t count, c_in, level, frames;
+    };
+    const Conv convs[] = {
+        {1, 16, 1, cache + f0},   {10, 384, 1, cache + f0},  // conv1; middle and stage 0
+        {1, 384, 2, f1},                                      // stage 0's resample
+        {1, 192, 2, cache + f1},  {5, 384, 2, cache + f1},   // stage 1
+        {1, 384, 4, f2},                                      // stage 1's resample
+        {6, 192, 4, cache + f2},  {1, 192, 8, f2},           // stage 2 and its resample
+        {7, 96, 8, cache + f2},                               // stage 3 and the head
+    };
+    for (const Conv& c : convs) bytes += c.count * 2 * split_dim_rows_per_latent_row * c.level * c.c_in * c.frames * 4;
+  }
+  return bytes;
+}
+
+StatusOr<cir::Program> CompileSpatial(const pir::Graph& graph, int64_t n) {
+  AZ_ASSIGN_OR_RETURN(int dim, SpatialSplitDim(graph, n));
+  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(std::string(dim == 3 ? "height" : "width") + "=" +
+                                                           std::to_string(n)));
+  AZ_ASSIGN_OR_RETURN(shard::Seeds seeds, StageSpatialSeeds(graph, 0, dim));
+  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
+  AZ_RETURN_IF_ERROR(CheckSpatialPlan(graph, plan));
+  return compile::SpmdCompiler().Compile(graph, plan, compile::CompileOptions());
+}
+
+TEST(PlanStages, WanVaeDecoderHaloTrafficByHand) {
+  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  auto vae = zoo::BuildStage(config, "wan-vae-decoder");
+  ASSERT_TRUE(vae.ok());
+  // 8 bands of columns: a column is H rows tall (90 at the latent).
+  auto eight = CompileSpatial(*vae, 8);
+  ASSERT_TRUE(eight.ok()) << eight.status().message();
+  cir::ProgramSummary s = cir::Summarize(*eight);
+  int permutes = 0;
+  Bytes permuted;
+  for (const auto& [kind, count, bytes] : s.collectives) {
+    if (kind != cir::CollectiveKind::kCollectivePermute) continue;
+    permutes = count;
+    permuted = bytes;
+  }
+  EXPECT_EQ(permutes, 21 * 33 * 2);
+  EXPECT_EQ(permuted, Bytes(WanDecoderHaloBytes(21, 90)));  // 1,474,329,600 B
+  // 2 bands of rows: a row is W columns wide (160 at the latent).
+  auto two = CompileSpatial(*vae, 2);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  for (const auto& [kind, count, bytes] : cir::Summarize(*two).collectives) {
+    if (kind != cir::CollectiveKind::kCollectivePermute) continue;
+    EXPECT_EQ(count, 21 * 33 * 2);
+    EXPECT_EQ(bytes, Bytes(WanDecoderHaloBytes(21, 160)));
+  }
+}
+
+// What the pricing says on h100:8: the decoder's work splits 8 ways at the
+// price of the halos (the permutes above, each a few microseconds on
+// NVLink), the halo concatenation copies and a middle attention replicated
+// on every band (its 90 x 160 positions cannot stay split by columns): the
+// spatial=8 invocation is faster than the single device's, but not faster
+// than a perfect 8-way split of it. spatial=8 is picked.
+TEST(PlanStages, WanVaeDecoderSplitsOnH100x8) {
+  hw::Topology t = Topo("h100:8");
+  const StagePlan vae = Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), t, Options(t)).at(1);
+  ASSERT_EQ(vae.name, "wan-vae-decoder");
+  const StageCandidateCost& single = Candidate(vae, "single device");
+  const StageCandidateCost& eight = Candidate(vae, "spatial=8");
+  ASSERT_TRUE(eight.ok) << eight.error;
+  EXPECT_LT(eight.invocation_s, single.invocation_s);
+  EXPECT_GT(eight.invocation_s, single.invocation_s / 8);
+  EXPECT_LT(Candidate(vae, "spatial=8").invocation_s, Candidate(vae, "spatial=4").invocation_s);
+  EXPECT_LT(Candidate(vae, "spatial=4").invocation_s, Candidate(vae, "spatial=2").invocation_s);
+  EXPECT_EQ(vae.sharding, "spatial=8");
+  EXPECT_EQ(vae.mesh, (std::vector<std::pair<std::string, int64_t>>{{"width", 8}}));
+  EXPECT_NE(vae.note.find("the width split in 8 bands"), std::string::npos) << vae.note;
+  // Each band holds 1/8 of the activations: far below the single device.
+  EXPECT_LT(eight.peak_memory_bytes, single.peak_memory_bytes / 4);
+}
+
+// v5e:2x4 with resident = HBM - the single device's peak + 1 MiB: the single
+// device (and FSDP, which stores its weights split but holds the same
+// activations) no longer fits beside the DiT; the bands do, resident.
+TEST(PlanStages, SpatialFitsWhereASingleDeviceDoesNot) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  const StagePlan free = Plan(config, t, Options(t)).at(1);
+  const int64_t resident = t.chip.hbm.value() - Candidate(free, "single device").peak_memory_bytes + MiB(1).value();
+  const StagePlan tight = Plan(config, t, Options(t, resident)).at(1);
+  EXPECT_FALSE(Candidate(tight, "single device").fits);
+  EXPECT_TRUE(Candidate(tight, "spatial=8").fits);
+  EXPECT_FALSE(tight.offloaded);
+  EXPECT_EQ(tight.sharding, "spatial=8");
+}
+
+// HunyuanVideo's decoder at 256 x 256, 5 frames: 32 x 32 latents, one tile
+// (no tiling). Its mid-block attention runs over frames x rows x columns
+// tokens, frames major: with 2 latent frames the split rows cannot stay split
+// through that reshape, so the attention runs gathered; seeded at the output
+// too, every op after it is split again (seeded at the input alone, they
+// would all run whole on every device).
+TEST(StageCandidates, SpatialSeedsSplitBothSidesOfAGatheredAttention) {
+  auto vae = zoo::BuildStage(Config("hunyuanvideo-13b", 256, 256, 5), "hunyuan-vae-decoder");
+  ASSERT_TRUE(vae.ok());
+  auto seeds = StageSpatialSeeds(*vae, 0, 3);
+  ASSERT_TRUE(seeds.ok());
+  auto mesh = shard::Mesh::Parse("height=4");
+  ASSERT_TRUE(mesh.ok());
+  auto plan = shard::Propagate(*vae, *mesh, *seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_TRUE(CheckSpatialPlan(*vae, *plan).ok());
+  auto split = [&](const std::string& op) {
+    for (pir::OpId id = 0; id < vae->num_ops(); ++id) {
+      if (vae->op(id).name != op) continue;
+      const shard::TensorSharding& s = plan->values[static_cast<size_t>(vae->op(id).results[0])];
+      for (const auto& dim : s.dims) {
+        if (!dim.empty()) return true;
+      }
+      return false;
+    }
+    ADD_FAILURE() << "no op " << op;
+    return false;
+  };
+  EXPECT_TRUE(split("decoder.conv_in.conv"));
+  EXPECT_FALSE(split("decoder.mid_block.attentions.0.sdpa"));
+  EXPECT_TRUE(split("decoder.mid_block.resnets.1.conv1.conv"));
+  EXPECT_TRUE(split("decoder.conv_out.conv"));
+  auto program = compile::SpmdCompiler().Compile(*vae, *plan, compile::CompileOptions());
+  EXPECT_TRUE(program.ok()) << program.status().message();
+}
+
+// HunyuanVideo's decoder at 720p runs in tiles of 32 x 32 latents cut by
+// slices of the latent: a split of its rows or columns reaches those slices,
+// which the compiler cannot partition; the candidate fails with the reason
+// (xDiT parallelizes this decoder over its tiles instead, not planned here).
+TEST(PlanStages, HunyuanTiledDecoderIsNotSplitSpatially) {
+  hw::Topology t = Topo("h100:8");
+  const StagePlan vae = Plan(Config("hunyuanvideo-13b", 1280, 720, 129), t, Options(t)).back();
+  ASSERT_EQ(vae.name, "hunyuan-vae-decoder");
+  const StageCandidateCost& two = Candidate(vae, "spatial=2");
+  EXPECT_FALSE(two.ok);
+  EXPECT_NE(two.error.find("the split reaches 'ttile_0.tile_0_0.latent_rows' (slice of the split dim)"),
+            std::string::npos)
+      << two.error;
+  EXPECT_EQ(vae.sharding.rfind("spatial", 0), std::string::npos);
+  EXPECT_NE(vae.note.find("; spatial: the split reaches"), std::string::npos) << vae.note;
 }
 
 }  // namespace

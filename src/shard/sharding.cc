@@ -327,7 +327,7 @@ Status CheckRuleFits(const pir::Graph& graph, const pir::Op& op, const pir::Fact
             return InvalidArgument("its rule names factor " + std::to_string(f));
           }
         }
-        if (rule.DimSize(tensors[i][d]) != shape[d]) {
+        if (!rule.DimFits(tensors[i][d], shape[d])) {
           return InvalidArgument("its rule's factors of " + std::string(what) + " " + std::to_string(i) + " dim " +
                                  std::to_string(d) + " multiply to " + std::to_string(rule.DimSize(tensors[i][d])) +
                                  ", not " + std::to_string(shape[d]));

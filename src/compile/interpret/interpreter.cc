@@ -6,11 +6,14 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <set>
 
 #include "cir/program.h"
 #include "compile/spmd/reshard.h"
 #include "compile/interpret/kernels.h"
+#include "compile/interpret/windows.h"
+#include "compile/spmd/halo.h"
 #include "pir/rules/rule.h"
 
 namespace az::compile {
@@ -393,6 +396,7 @@ class Simulation {
     }
     std::vector<Tensor> outputs;
     for (pir::ValueId v : graph_.outputs()) {
+      if (extended_.count(v)) return Unimplemented("output %" + std::to_string(v) + " is a split pad's extended shards");
       AZ_ASSIGN_OR_RETURN(Tensor t, Assemble(mesh_, held_[static_cast<size_t>(v)], graph_.type(v).shape,
                                              "output %" + std::to_string(v)));
       outputs.push_back(std::move(t));
@@ -412,24 +416,55 @@ class Simulation {
     bool normalized_sharded = false;
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind != pir::FactorKind::kNormalized || sharding.factor_axes[f].empty()) continue;
-      if (rule.factors[f].size % mesh_.AxesSize(sharding.factor_axes[f]) != 0) {
-        return Unimplemented("normalized factor '" + rule.factors[f].name + "' sharded with padding");
-      }
+      // Padded shards too: the gathered dim has no padding, as the kernel
+      // counts only its valid rows (the statistics of a padded shard masked).
       sharding.factor_axes[f].clear();
       normalized_sharded = true;
     }
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind == pir::FactorKind::kPermutation && !sharding.factor_axes[f].empty()) {
-        return Unimplemented("factor '" + rule.factors[f].name + "' (a concat, slice or pad dim) is sharded");
+        return Unimplemented("factor '" + rule.factors[f].name +
+                             "' (a concat or slice dim, or a convolution window that does not tile its input) is "
+                             "sharded");
       }
     }
     std::vector<Held> operands;
+    Extension extension;  // operand 0's, when it is a split pad's result
     for (size_t i = 0; i < op.operands.size(); ++i) {
       pir::ValueId v = op.operands[i];
       TensorSharding required = shard::RequiredOperandSharding(rule, sharding, static_cast<int>(i));
+      if (auto it = extended_.find(v); it != extended_.end()) {
+        // Extended shards are read as held (spmd_compiler.cc does the same).
+        if (i != 0 || held_[static_cast<size_t>(v)].sharding != required || op.kind != pir::OpKind::kConv3d) {
+          return Unimplemented("reads a split pad's extended shards other than as the input of a convolution "
+                               "over the padded dim");
+        }
+        extension = it->second;
+        operands.push_back(held_[static_cast<size_t>(v)]);
+        continue;
+      }
       AZ_ASSIGN_OR_RETURN(Held h, Reshard(mesh_, graph_.type(v), held_[static_cast<size_t>(v)], required,
                                           "operand " + std::to_string(i)));
       operands.push_back(std::move(h));
+    }
+    // A split windowed dim: PlanHalo's plan (the compiler's), the extended
+    // shards built from the neighbours' blocks, the op run on them.
+    std::optional<HaloPlan> halo;
+    pir::Op local_op = op;
+    if (op.kind == pir::OpKind::kConv3d || op.kind == pir::OpKind::kPad) {
+      AZ_ASSIGN_OR_RETURN(halo, PlanHalo(mesh_, op, rule, sharding, pir::OperandTypes(graph_, op),
+                                         pir::ResultTypes(graph_, op), extension));
+    }
+    if (halo) {
+      local_op.attrs = LocalAttributes(op, *halo);
+      if (halo->kind == HaloPlan::Kind::kExchange) {
+        AZ_ASSIGN_OR_RETURN(operands[0].blocks, interpret::ExtendedBlocks(mesh_, *halo, operands[0].sharding,
+                                                                          graph_.type(op.operands[0]).shape,
+                                                                          operands[0].blocks));
+      }
+    }
+    if (op.kind == pir::OpKind::kUpsample) {
+      AZ_RETURN_IF_ERROR(CheckUpsampleBlocks(mesh_, op, rule, sharding, graph_.type(op.operands[0])));
     }
     std::vector<int> ring_axes;
     if (op.kind == pir::OpKind::kAttention || op.kind == pir::OpKind::kAttentionGrad) {
@@ -452,6 +487,9 @@ class Simulation {
         ctx.result_shapes.push_back(ResultSharding(rule, sharding, op, r, normalized_sharded)
                                         .LocalShape(mesh_, graph_.type(op.results[r]).shape));
       }
+      if (halo && op.kind == pir::OpKind::kPad) {
+        ctx.result_shapes[0][static_cast<size_t>(halo->window.dim)] = halo->block_out;
+      }
       for (int axis : produced.partial) ctx.add_bias &= !options_.bias_once_per_partial_group || mesh_.Coordinate(device, axis) == 0;
       std::vector<Tensor> out;
       if (!ring_axes.empty() && op.kind == pir::OpKind::kAttentionGrad) {
@@ -463,7 +501,7 @@ class Simulation {
         }
         out = interpret::AttentionResults(*in[0], blocks, op.results.size() > 1);
       } else {
-        AZ_ASSIGN_OR_RETURN(out, Execute(op, in, ctx));
+        AZ_ASSIGN_OR_RETURN(out, Execute(local_op, in, ctx));
       }
       for (size_t r = 0; r < op.results.size(); ++r) {
         if (out[r].shape != ctx.result_shapes[r]) {
@@ -485,6 +523,7 @@ class Simulation {
       }
       held_[static_cast<size_t>(v)] = std::move(held);
     }
+    if (halo && op.kind == pir::OpKind::kPad) extended_[op.results[0]] = {halo->window.dim, halo->before, halo->after};
     return Status::Ok();
   }
 
@@ -548,6 +587,7 @@ class Simulation {
   const Mesh& mesh_;
   const PartitionedOptions& options_;
   std::vector<Held> held_;
+  std::map<pir::ValueId, Extension> extended_;  // split pads' results (compile/spmd/halo.h)
 };
 
 }  // namespace

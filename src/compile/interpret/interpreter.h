@@ -25,9 +25,16 @@
 //     query block against every kv block of the ring, its dK and dV its kv
 //     block against every query block (the rotating accumulators);
 //   * an op with a sharded normalized dim (a norm's features, a softmax's
-//     axis: rule.h kNormalized) runs on that dim gathered from its group and
-//     each device keeps its slice: what all-reducing the row statistics
-//     gives, exactly;
+//     axis, a group norm's spatial dims: rule.h kNormalized) runs on that dim
+//     gathered from its group and each device keeps its slice: what
+//     all-reducing the row statistics gives, exactly (padded shards too: the
+//     kernel counts only its valid rows);
+//   * a convolution or replicate pad over a split windowed dim (rule.h
+//     kHalo) runs as compile/spmd/halo.h plans it (PlanHalo, shared with the
+//     compiler, so both refuse the same cases): each device's extended shard
+//     is built from its own block and the rows its two neighbours in the
+//     group hold (windows.h), and the op runs on it unpadded on that dim; a
+//     pad's result stays extended for the convolution that reads it;
 //   * a result is then held in plan.values (not recomputed from the op's
 //     sharding: a plan that drops a partial axis shows up as wrong numbers);
 //   * each graph output is reassembled, summing pending partial axes and
@@ -42,8 +49,8 @@
 //     partial means sum to the mean; a partial "max" is no sum: Unimplemented;
 //   * attention with kv sharded on an axis q is not on is no partial sum
 //     (softmax normalizes per block): Unimplemented. So are sharded concat or
-//     slice dims (and overlapping conv3d windows), padded ring attention
-//     blocks and custom ops.
+//     slice dims (and irregularly strided conv3d windows), the cases halo.h
+//     refuses, padded ring attention blocks and custom ops.
 #pragma once
 
 #include <map>

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "compile/spmd/halo.h"
 #include "compile/spmd/reshard.h"
 #include "compile/spmd/schedule.h"
 #include "pir/rules/cost.h"
@@ -97,6 +98,11 @@ class Lowering {
     // 3. Outputs: finish pending sums.
     for (pir::ValueId v : graph_.outputs()) {
       Placed p = placed_[v];
+      if (ExtensionOf(v).dim >= 0) {
+        return LocatedError(StatusCode::kUnimplemented, graph_.op(graph_.value(v).producer).Location(),
+                            "a split pad's extended shards are a graph output; only a convolution can read them "
+                            "(compile/spmd/halo.h)");
+      }
       if (!p.sharding.partial.empty()) {
         TensorSharding done = p.sharding;
         done.partial.clear();
@@ -116,6 +122,13 @@ class Lowering {
     int buffer = -1;
     TensorSharding sharding;
   };
+
+  // A split pad's result is held as extended shards (halo.h); other values
+  // are plain blocks.
+  Extension ExtensionOf(pir::ValueId v) const {
+    auto it = extended_.find(v);
+    return it == extended_.end() ? Extension{} : it->second;
+  }
 
   int NewBuffer(const std::string& name, cir::BufferKind kind, const pir::TensorType& type, const TensorSharding& s) {
     cir::Buffer b;
@@ -214,10 +227,24 @@ class Lowering {
     const shard::OpSharding& sharding = plan_.ops[id];
     std::vector<int> operands;
     std::vector<pir::TensorType> local_operands;
+    Extension extension;  // operand 0's, when it is a split pad's result
     for (size_t i = 0; i < op.operands.size(); ++i) {
       TensorSharding required = shard::RequiredOperandSharding(rule, sharding, static_cast<int>(i));
-      operands.push_back(Operand(op.operands[i], required, id));
+      const Placed& held = placed_[op.operands[i]];
       const pir::TensorType& t = graph_.type(op.operands[i]);
+      if (ExtensionOf(op.operands[i]).dim >= 0) {
+        // Extended shards are read as held: no resharding knows their rows.
+        if (i != 0 || held.sharding != required) {
+          return LocatedError(StatusCode::kUnimplemented, op.Location(),
+                              "reads a split pad's extended shards other than as the input of a convolution over "
+                              "the padded dim (compile/spmd/halo.h)");
+        }
+        extension = ExtensionOf(op.operands[i]);
+        operands.push_back(held.buffer);
+        local_operands.push_back({t.dtype, program_.buffers[static_cast<size_t>(held.buffer)].shape});
+        continue;
+      }
+      operands.push_back(Operand(op.operands[i], required, id));
       local_operands.push_back({t.dtype, required.LocalShape(mesh_, t.shape)});
     }
     std::vector<TensorSharding> produced;
@@ -226,6 +253,20 @@ class Lowering {
       produced.push_back(shard::ProducedResultSharding(rule, sharding, static_cast<int>(r)));
       const pir::TensorType& t = graph_.type(op.results[r]);
       local_results.push_back({t.dtype, produced.back().LocalShape(mesh_, t.shape)});
+    }
+    // A split windowed dim: the halo exchange (halo.h).
+    if (op.kind == pir::OpKind::kConv3d || op.kind == pir::OpKind::kPad) {
+      AZ_ASSIGN_OR_RETURN(std::optional<HaloPlan> halo,
+                          PlanHalo(mesh_, op, rule, sharding, pir::OperandTypes(graph_, op),
+                                   pir::ResultTypes(graph_, op), extension));
+      if (halo) return LowerWindowed(op, *halo, operands, local_operands, local_results, produced);
+    } else if (extension.dim >= 0) {
+      return LocatedError(StatusCode::kUnimplemented, op.Location(),
+                          "reads a split pad's extended shards; only a convolution over the padded dim can "
+                          "(compile/spmd/halo.h)");
+    }
+    if (op.kind == pir::OpKind::kUpsample) {
+      AZ_RETURN_IF_ERROR(CheckUpsampleBlocks(mesh_, op, rule, sharding, graph_.type(op.operands[0])));
     }
     // Reshape: a bitcast of the local buffer (the factor rule keeps the
     // sharding across it); the buffer keeps the shape it was written with.
@@ -317,6 +358,19 @@ class Lowering {
       placed_[op.results[r]] = {buffer, produced[r]};
     }
     program_.AddInstruction(std::move(k));
+    return Status::Ok();
+  }
+
+  // A convolution or pad over a split windowed dim (halo.h: EmitWindowed);
+  // a pad's result is held as extended shards for the convolution that reads it.
+  Status LowerWindowed(const pir::Op& op, const HaloPlan& halo, const std::vector<int>& operands,
+                       const std::vector<pir::TensorType>& local_operands,
+                       const std::vector<pir::TensorType>& local_results, const std::vector<TensorSharding>& produced) {
+    const WindowedNames names{UniqueName(op.name + ".halo-before"), UniqueName(op.name + ".halo-after"),
+                              UniqueName(op.name + ".halo-concat"), UniqueName(op.name)};
+    const int result = EmitWindowed(op, halo, operands, local_operands, local_results[0], names, program_);
+    placed_[op.results[0]] = {result, produced[0]};
+    if (op.kind == pir::OpKind::kPad) extended_[op.results[0]] = {halo.window.dim, halo.before, halo.after};
     return Status::Ok();
   }
 
@@ -503,6 +557,7 @@ class Lowering {
   const shard::Mesh& mesh_;
   cir::Program program_;
   std::vector<Placed> placed_;
+  std::map<pir::ValueId, Extension> extended_;
   std::map<std::string, int> reshard_cache_;
   std::set<std::string> names_;
   std::set<pir::ValueId> gradients_;

@@ -9,7 +9,11 @@
 //      its query and key sequences on the same axes is ring attention: n block
 //      kernels with n-1 kv-block permutes between them; attention_grad so
 //      sharded is its backward: n block kernels, n-1 kv-block permutes and n
-//      permutes of the f32 (dK, dV) accumulators;
+//      permutes of the f32 (dK, dV) accumulators. A convolution or replicate
+//      pad over a split windowed dim (a VAE split over its rows) exchanges
+//      its halo rows with its neighbours, two collective-permutes, and runs
+//      on the extended shard (halo.h); an upsample of an unevenly split dim
+//      whose blocks would not align is refused;
 //   3. graph outputs with pending partial sums are all-reduced;
 //   4. passes over the program (schedule.h): element-wise fusion, combining
 //      of small collectives, then asynchronous collectives.

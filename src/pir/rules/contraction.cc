@@ -291,8 +291,28 @@ StatusOr<FactorRule> RuleConv(const OpContext& ctx) {
       x_dims.push_back(in_dim);
       w_dims.push_back(dim(offset, g.kernel[i]));
       r_dims.push_back(dim(window, g.out[i]));
+    } else if (g.in[i] == g.stride[i] * g.out[i] || (g.stride[i] == 1 && g.padding[2 * i] == 0 &&
+                                                    g.padding[2 * i + 1] == 0)) {
+      // Windows that tile the input (input row s * y - low + k for output row
+      // y: a same-padded convolution, a downsampler), or a convolution that
+      // narrows the dim by its kernel (a pad's result in, rule.h kHalo): one
+      // halo factor of the output's size; a stride's phase is a factor of its
+      // own, minor in the input, that cannot be split.
+      int window = b.AddFactor(names[i], g.out[i], FactorKind::kHalo);
+      std::vector<int> in_dim{window};  // narrowing: the input dim is larger (FactorRule::DimFits)
+      if (g.in[i] == g.stride[i] * g.out[i]) {
+        in_dim = dim(window, g.out[i]);
+        if (g.stride[i] > 1) {
+          in_dim.push_back(b.AddFactor(std::string("s") + names[i], g.stride[i], FactorKind::kNeedReplication));
+        }
+      }
+      x_dims.push_back(in_dim);
+      w_dims.push_back(
+          dim(b.AddFactor(std::string("k") + names[i], g.kernel[i], FactorKind::kNeedReplication), g.kernel[i]));
+      r_dims.push_back(dim(window, g.out[i]));
     } else {
-      // Overlapping or padded windows: sharding the spatial dim needs halo exchange.
+      // Irregular windows (a stride that does not tile the input): sharding
+      // the spatial dim needs data movement no compiler here emits.
       x_dims.push_back(dim(b.AddFactor(std::string("i") + names[i], g.in[i], FactorKind::kPermutation), g.in[i]));
       w_dims.push_back(
           dim(b.AddFactor(std::string("k") + names[i], g.kernel[i], FactorKind::kNeedReplication), g.kernel[i]));

@@ -305,9 +305,11 @@ StatusOr<FactorRule> RuleGather(const OpContext& ctx) {
 //
 // Replicate padding: attrs low, high (one integer >= 0 per dim), mode
 // "replicate"; out[i] = x[clamp(i - low, 0, n - 1)]. An unpadded dim passes
-// through; a padded dim is a slice's dim in reverse: its own permutation factor
-// in the operand and in the result (a sharded padded dim would need its
-// neighbours' edge rows, so sharding it moves data).
+// through; a padded dim is one halo factor (rule.h kHalo) of the operand's
+// size, in the operand and in the larger result: split, each device pads its
+// block with its neighbours' edge rows (the global edge rows replicated at the
+// border), which only a convolution over the padded dim reads
+// (compile/spmd/halo.h).
 
 namespace {
 
@@ -348,8 +350,9 @@ StatusOr<FactorRule> RulePad(const OpContext& ctx) {
       out.push_back(Dim(f, r.shape[i]));
       continue;
     }
-    in.push_back(Dim(b.AddFactor("s" + std::to_string(d), x.shape[i], FactorKind::kPermutation), x.shape[i]));
-    out.push_back(Dim(b.AddFactor("p" + std::to_string(d), r.shape[i], FactorKind::kPermutation), r.shape[i]));
+    const int f = b.AddFactor("p" + std::to_string(d), x.shape[i], FactorKind::kHalo);
+    in.push_back(Dim(f, x.shape[i]));
+    out.push_back({f});  // larger than the factor by the padding (FactorRule::DimFits)
   }
   b.Operand(in).Result(out);
   return b.Build();

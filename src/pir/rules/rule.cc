@@ -12,6 +12,7 @@ std::string_view FactorKindName(FactorKind kind) {
     case FactorKind::kNeedReplication: return "need_replication";
     case FactorKind::kPermutation: return "permutation";
     case FactorKind::kNormalized: return "normalized";
+    case FactorKind::kHalo: return "halo";
   }
   return "pass_through";
 }
@@ -51,6 +52,12 @@ int64_t FactorRule::DimSize(const std::vector<int>& dim_factors) const {
   return size;
 }
 
+bool FactorRule::DimFits(const std::vector<int>& dim_factors, int64_t size) const {
+  if (DimSize(dim_factors) == size) return true;
+  return dim_factors.size() == 1 && factors.at(static_cast<size_t>(dim_factors[0])).kind == FactorKind::kHalo &&
+         size >= factors[static_cast<size_t>(dim_factors[0])].size;
+}
+
 int FactorRule::FindFactor(std::string_view name) const {
   for (size_t i = 0; i < factors.size(); ++i) {
     if (factors[i].name == name) return static_cast<int>(i);
@@ -88,7 +95,7 @@ std::string FactorRule::ToString() const {
   }
   out += '}';
   for (FactorKind kind : {FactorKind::kReduction, FactorKind::kNeedReplication, FactorKind::kPermutation,
-                          FactorKind::kNormalized}) {
+                          FactorKind::kNormalized, FactorKind::kHalo}) {
     std::string names;
     for (const Factor& f : factors) {
       if (f.kind != kind) continue;

@@ -14,7 +14,13 @@
 //                     results without it are partial sums over its axes (exactly
 //                     what shard::ProducedResultSharding computes per result)
 //   need-replication  must stay unsharded (a normalized dim, a softmax axis)
-//   permutation       sharding it needs data movement (concat/slice dims, conv windows)
+//   permutation       sharding it needs data movement (concat/slice dims, strided or
+//                     irregular conv windows)
+//   halo              a spatial dim an op reads through a window (a convolution's
+//                     kernel rows, a replicate pad's edge rows): operand 0 and the
+//                     result share it, and sharding it gives each device its block
+//                     plus the rows its neighbours hold next to it (a halo exchange,
+//                     compile/spmd/halo.h)
 //
 // Example: a linear layer  bf16[1,L,5120] x bf16[5120,5120] + bf16[5120]
 //   einsum "bld,de->ble":  ([b, l, d], [d, e], [e]) -> ([b, l, e])
@@ -33,12 +39,22 @@
 
 namespace az::pir {
 
+// kHalo: one factor for a windowed dim that operand 0 and the result share
+// (pir/rules/contraction.cc, layout.cc): a convolution's spatial dim whose
+// windows tile its input (stride s, input = s x output: the same-padded
+// convolutions of a VAE, s = 1; a downsampler, s = 2, has a need-replication
+// factor of size s minor to it in the operand), a convolution that narrows the
+// dim by its kernel (no padding: it reads a pad's result), and a replicate
+// pad's padded dim. Its size is the smaller extent (a pad's operand, a narrowing
+// convolution's result); the larger dim exceeds it by the window's rows, which
+// FactorRule::DimFits allows for a dim made of one halo factor (Shardy maps a
+// pad's operand and result dim to one factor of the operand's size the same way).
 // kNormalized: a dim an op normalizes over (a norm's features, a softmax's
 // axis). It may be sharded: each device reduces its slice to per-row partial
 // statistics, the statistics are all-reduced over the factor's axes
 // (StatisticsOf), and every device finishes its own slice; operand and result
 // keep the dim sharded alike. kNeedReplication: the op needs the whole dim.
-enum class FactorKind { kPassThrough, kReduction, kNeedReplication, kPermutation, kNormalized };
+enum class FactorKind { kPassThrough, kReduction, kNeedReplication, kPermutation, kNormalized, kHalo };
 std::string_view FactorKindName(FactorKind kind);
 
 // The statistics a kNormalized factor's op all-reduces when the factor is
@@ -71,6 +87,9 @@ struct FactorRule {
   std::string ToString() const;
   // Product of the sizes of the factors of one dimension.
   int64_t DimSize(const std::vector<int>& dim_factors) const;
+  // Whether a dim of `size` may have these factors: their product is `size`,
+  // or they are one halo factor no larger than `size` (kHalo above).
+  bool DimFits(const std::vector<int>& dim_factors, int64_t size) const;
   // The index of the factor named `name` ("kv", "h"), or -1.
   int FindFactor(std::string_view name) const;
 };

@@ -168,15 +168,20 @@ TEST(FactorRule, UpsampleSplitsEachScaledDimIntoRowsAndCopies) {
 
 // Replicate padding (HunyuanVideo's CausalConv3d pads 2 frames before, 1 row
 // and column each side): an unpadded dim passes through, a padded dim n ->
-// n + low + high is a permutation factor on each side, like a slice's.
-TEST(FactorRule, PadPassesUnpaddedDimsAndPermutesPaddedOnes) {
+// n + low + high is one halo factor of size n in the operand and the result
+// (rule.h kHalo: the result's dim exceeds it by the padding).
+TEST(FactorRule, PadPassesUnpaddedDimsAndSharesAHaloFactorForPaddedOnes) {
   Attributes pad;
   pad.Set("low", std::vector<int64_t>{0, 0, 2, 1, 1});
   pad.Set("high", std::vector<int64_t>{0, 0, 0, 1, 1});
   pad.Set("mode", std::string("replicate"));
   EXPECT_EQ(RuleText(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, pad),
-            "([1, d1, s2, s3, s4])->([1, d1, p2, p3, p4]) {d0=1, d1=8, s2=2, p2=4, s3=3, p3=5, s4=4, p4=6} "
-            "permutation={s2, p2, s3, p3, s4, p4}");
+            "([1, d1, p2, p3, p4])->([1, d1, p2, p3, p4]) {d0=1, d1=8, p2=2, p3=3, p4=4} halo={p2, p3, p4}");
+  auto rule = BuildFactorRule(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, {F32({1, 8, 4, 5, 6})}, pad);
+  ASSERT_TRUE(rule.ok());
+  EXPECT_TRUE(rule->DimFits(rule->results[0][3], 5));   // 3 rows + 2 of padding
+  EXPECT_FALSE(rule->DimFits(rule->results[0][3], 2));  // never smaller than the factor
+  EXPECT_FALSE(rule->DimFits(rule->results[0][1], 9));  // a pass-through dim is exact
   auto types = InferResultTypes(OpKind::kPad, {F32({1, 8, 2, 3, 4})}, pad, {});
   ASSERT_TRUE(types.ok());
   // 2 + 2 frames, 3 + 2 rows, 4 + 2 columns.
@@ -203,6 +208,45 @@ TEST(FactorRule, CausalConvPadsBeforeOnly) {
   auto types = InferResultTypes(OpKind::kConv3d, {F32({1, 16, 5, 6, 6}), F32({32, 16, 3, 3, 3})}, a, {});
   ASSERT_TRUE(types.ok());
   EXPECT_EQ((*types)[0].shape, (Shape{1, 32, 5, 6, 6}));
+}
+
+// Convolution windows (rule.h kHalo): Wan's 3x3 same-padded conv and a
+// 1-frame kernel share one halo factor per spatial dim between x and the
+// result; HunyuanVideo's unpadded conv after its pad narrows each dim by 2
+// (the factor has the result's size); Wan's encoder downsampler (stride 2,
+// one row of zeros after) tiles 2 input rows per output row: the phase "sy"
+// is need-replication, minor to "y"; a stride that does not tile stays a
+// permutation pair.
+TEST(FactorRule, ConvWindowsShareHaloFactors) {
+  Attributes same;
+  same.Set("stride", std::vector<int64_t>{1, 1, 1});
+  same.Set("padding", std::vector<int64_t>{2, 0, 1, 1, 1, 1});
+  EXPECT_EQ(RuleText(OpKind::kConv3d, {F32({1, 16, 3, 6, 8}), F32({32, 16, 3, 3, 3})}, same),
+            "([1, c, t, y, x], [o, c, kt, ky, kx])->([1, o, t, y, x]) "
+            "{b=1, o=32, c=16, t=3, kt=3, y=6, ky=3, x=8, kx=3} reduction={c} need_replication={kt, ky, kx} "
+            "halo={t, y, x}");
+  Attributes valid;
+  valid.Set("stride", std::vector<int64_t>{1, 1, 1});
+  valid.Set("padding", std::vector<int64_t>{0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(RuleText(OpKind::kConv3d, {F32({1, 16, 5, 8, 10}), F32({32, 16, 3, 3, 3})}, valid),
+            "([1, c, t, y, x], [o, c, kt, ky, kx])->([1, o, t, y, x]) "
+            "{b=1, o=32, c=16, t=3, kt=3, y=6, ky=3, x=8, kx=3} reduction={c} need_replication={kt, ky, kx} "
+            "halo={t, y, x}");
+  Attributes down;
+  down.Set("stride", std::vector<int64_t>{1, 2, 2});
+  down.Set("padding", std::vector<int64_t>{0, 0, 0, 1, 0, 1});
+  EXPECT_EQ(RuleText(OpKind::kConv3d, {F32({1, 16, 1, 8, 12}), F32({16, 16, 1, 3, 3})}, down),
+            "([1, c, 1, y*sy, x*sx], [o, c, 1, ky, kx])->([1, o, 1, y, x]) "
+            "{b=1, o=16, c=16, t=1, kt=1, y=4, sy=2, ky=3, x=6, sx=2, kx=3} reduction={c} "
+            "need_replication={kt, sy, ky, sx, kx} halo={t, y, x}");
+  // 5 frames, kernel 3, stride 2, unpadded: 2 outputs from 5 inputs.
+  Attributes irregular;
+  irregular.Set("stride", std::vector<int64_t>{2, 1, 1});
+  irregular.Set("padding", std::vector<int64_t>{0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(RuleText(OpKind::kConv3d, {F32({1, 16, 5, 1, 1}), F32({16, 16, 3, 1, 1})}, irregular),
+            "([1, c, it, 1, 1], [o, c, kt, 1, 1])->([1, o, t, 1, 1]) "
+            "{b=1, o=16, c=16, it=5, kt=3, t=2, y=1, ky=1, x=1, kx=1} reduction={c} "
+            "need_replication={kt, ky, kx} permutation={it, t} halo={y, x}");
 }
 
 TEST(FactorRule, ElementwiseBroadcastsFromOne) {

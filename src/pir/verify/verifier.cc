@@ -181,7 +181,7 @@ class Verifier {
             return;
           }
         }
-        if (rule.DimSize(dims[d]) != t.shape[d]) {
+        if (!rule.DimFits(dims[d], t.shape[d])) {
           diag_.Error(loc, kind + " factor rule: " + what + " dim " + std::to_string(d) + " has size " +
                                std::to_string(t.shape[d]) + " but its factors multiply to " +
                                std::to_string(rule.DimSize(dims[d])) + " (" + rule.ToString() + ")");
