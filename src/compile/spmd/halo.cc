@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compile/spmd/reshard.h"
+#include "compile/spmd/spmd_compiler.h"
 #include "pir/rules/cost.h"
 
 namespace az::compile {
@@ -238,6 +239,7 @@ int EmitWindowed(const pir::Op& op, const HaloPlan& plan, const std::vector<int>
   k.bytes_read = cost.bytes_read;
   k.bytes_written = cost.bytes_written;
   k.dims = pir::ProblemDims(op.kind, local_operands, {result}, attrs);
+  k.precision = MatrixPrecision(k.kernel, local_operands);
   k.operands = inputs;
   k.operands.insert(k.operands.end(), operands.begin() + 1, operands.end());
   cir::Buffer out;

@@ -17,22 +17,6 @@ using shard::TensorSharding;
 
 namespace {
 
-// cir::Instruction::precision of a kernel: what the matrix units read, the
-// promoted type of the op's first two operands (an einsum's, a convolution's
-// input and weight, attention's q and k); bf16 for other kernels.
-pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorType>& operands) {
-  if (kind != cir::KernelKind::kMatmul && kind != cir::KernelKind::kAttention &&
-      kind != cir::KernelKind::kConvolution) {
-    return pir::DType::kBF16;
-  }
-  std::optional<pir::DType> precision;
-  for (size_t i = 0; i < std::min<size_t>(2, operands.size()); ++i) {
-    if (!pir::IsFloat(operands[i].dtype)) continue;
-    precision = precision ? pir::PromoteTypes(*precision, operands[i].dtype) : operands[i].dtype;
-  }
-  return precision.value_or(pir::DType::kBF16);
-}
-
 cir::KernelKind KernelKindOf(const pir::Op& op, const pir::OpCost& cost) {
   switch (pir::GetOpKindInfo(op.kind).family) {
     case OpFamily::kEinsum: return cost.matmul.value() > 0 ? cir::KernelKind::kMatmul : cir::KernelKind::kElementwise;
@@ -566,6 +550,19 @@ class Lowering {
 };
 
 }  // namespace
+
+pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorType>& operands) {
+  if (kind != cir::KernelKind::kMatmul && kind != cir::KernelKind::kAttention &&
+      kind != cir::KernelKind::kConvolution) {
+    return pir::DType::kBF16;
+  }
+  std::optional<pir::DType> precision;
+  for (size_t i = 0; i < std::min<size_t>(2, operands.size()); ++i) {
+    if (!pir::IsFloat(operands[i].dtype)) continue;
+    precision = precision ? pir::PromoteTypes(*precision, operands[i].dtype) : operands[i].dtype;
+  }
+  return precision.value_or(pir::DType::kBF16);
+}
 
 StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shard::ShardingPlan& plan,
                                              const CompileOptions& options) {

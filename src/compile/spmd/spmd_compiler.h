@@ -30,4 +30,10 @@ class SpmdCompiler final : public Compiler {
                                  const CompileOptions& options) override;
 };
 
+// cir::Instruction::precision of a kernel of `kind` reading `operands` (its
+// local operand types): what the matrix units read, the promoted type of the
+// first two (an einsum's, a convolution's input and weight, attention's q and
+// k); bf16 for kernels that are not matmul, attention or convolution.
+pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorType>& operands);
+
 }  // namespace az::compile
