@@ -180,7 +180,9 @@ TEST(TrainPlanner, DeterministicAcrossThreads) {
   PlanOptions options = TrainOptions(t);
   options.alpa = false;  // the ILP stops at a wall-clock limit on 2D meshes; the CLI test covers it
   std::optional<Plan> reference;
-  for (int threads : {1, 2, 8}) {
+  // One thread against eight (the CLI test compares 1, 2 and 8 on v5p:2x2x1;
+  // three plans here take four minutes under the sanitizers).
+  for (int threads : {1, 8}) {
     options.threads = threads;
     auto plan = MakePlan(config, t, options);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
