@@ -14,6 +14,7 @@ std::string StageCandidate::Name() const {
     case StageStrategy::kFsdp: base = "fsdp=" + std::to_string(group); break;
     case StageStrategy::kTp: base = "tp=" + std::to_string(group); break;
     case StageStrategy::kSpatial: base = "spatial=" + std::to_string(group); break;
+    case StageStrategy::kTiles: base = "tiles=" + std::to_string(group); break;
   }
   if (replicas == 1) return base;
   return base + (base.empty() ? "" : ",") + "dp=" + std::to_string(replicas);
@@ -25,12 +26,13 @@ std::string StageCandidate::AxisName() const {
     case StageStrategy::kFsdp: return "fsdp";
     case StageStrategy::kTp: return "tp";
     case StageStrategy::kSpatial: return spatial_dim == 4 ? "width" : "height";
+    case StageStrategy::kTiles: return "tiles";
   }
   return "device";
 }
 
 std::vector<StageCandidate> EnumerateStageCandidates(int64_t chips, int64_t invocations, bool tensor_parallel,
-                                                     bool spatial) {
+                                                     bool spatial, bool tiles) {
   std::vector<StageCandidate> out;
   auto with_replicas = [&](StageStrategy strategy, int64_t group) {
     for (int64_t r = 1; r <= invocations && r * group <= chips; ++r) {
@@ -43,6 +45,7 @@ std::vector<StageCandidate> EnumerateStageCandidates(int64_t chips, int64_t invo
     with_replicas(StageStrategy::kFsdp, g);
     if (tensor_parallel) with_replicas(StageStrategy::kTp, g);
     if (spatial) with_replicas(StageStrategy::kSpatial, g);
+    if (tiles) with_replicas(StageStrategy::kTiles, g);
   }
   return out;
 }

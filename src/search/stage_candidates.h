@@ -11,7 +11,7 @@
 
 namespace az::search {
 
-enum class StageStrategy { kSingle, kFsdp, kTp, kSpatial };
+enum class StageStrategy { kSingle, kFsdp, kTp, kSpatial, kTiles };
 
 struct StageCandidate {
   StageStrategy strategy = StageStrategy::kSingle;
@@ -20,16 +20,16 @@ struct StageCandidate {
   // spatial: the video dim split, 3 (height) or 4 (width); -1 when no dim
   // splits evenly (SpatialSplitDim's error is the candidate's).
   int spatial_dim = -1;
-  std::string Name() const;      // "single device", "dp=2", "fsdp=4,dp=2", "tp=8", "spatial=4"
-  std::string AxisName() const;  // the group's mesh axis: "device", "fsdp", "tp", "height", "width"
+  std::string Name() const;      // "single device", "dp=2", "fsdp=4,dp=2", "tp=8", "spatial=4", "tiles=8"
+  std::string AxisName() const;  // the group's mesh axis: "device", "fsdp", "tp", "height", "width", "tiles"
 };
 
 // Every candidate for `chips` chips and `invocations` per video, in the order
 // stages.h gives: single device, then per G (ascending) fsdp=G, with
-// `tensor_parallel` tp=G, with `spatial` spatial=G (spatial_dim unset); each
-// with every R | invocations, R x G <= chips (ascending).
+// `tensor_parallel` tp=G, with `spatial` spatial=G (spatial_dim unset), with
+// `tiles` tiles=G; each with every R | invocations, R x G <= chips (ascending).
 std::vector<StageCandidate> EnumerateStageCandidates(int64_t chips, int64_t invocations, bool tensor_parallel,
-                                                     bool spatial = false);
+                                                     bool spatial = false, bool tiles = false);
 
 // fsdp over mesh axis `axis` (of size n): stages.h's rule. Error: no
 // parameter of rank >= 2.

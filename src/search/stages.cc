@@ -14,6 +14,7 @@
 #include "price/simulator.h"
 #include "search/experts.h"
 #include "search/stage_candidates.h"
+#include "search/stage_tiles.h"
 #include "support/parallel.h"
 
 namespace az::search {
@@ -38,6 +39,7 @@ StatusOr<shard::Seeds> SeedsFor(const StageCandidate& c, const pir::Graph& graph
       AZ_ASSIGN_OR_RETURN(int dim, SpatialSplitDim(graph, c.group));
       return StageSpatialSeeds(graph, 0, dim);
     }
+    case StageStrategy::kTiles: break;  // not one SPMD program (stage_tiles.h)
   }
   return shard::Seeds();
 }
@@ -56,17 +58,10 @@ int64_t LargestParameterShard(const pir::Graph& graph, const shard::ShardingPlan
   return largest;
 }
 
-Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, int64_t invocations,
-                      const hw::Topology& topology, const StagePlanOptions& options, Priced& out) {
-  std::vector<int64_t> shape;
-  if (c.replicas > 1) {
-    out.mesh.push_back({"dp", c.replicas});
-    shape.push_back(c.replicas);
-  }
-  out.mesh.push_back({c.AxisName(), c.group});
-  shape.push_back(c.group);
-  std::string method;
-  AZ_ASSIGN_OR_RETURN(out.placement, place::DefaultPlacementFor(topology, shape, &method));
+// The group program: one SPMD program on the candidate's G devices, priced
+// under replica 0's chips.
+Status PriceSpmd(const StageCandidate& c, const pir::Graph& graph, const net::Placement& group,
+                 const hw::Topology& topology, const StagePlanOptions& options, StageCandidateCost& cost) {
   AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(c.AxisName() + "=" + std::to_string(c.group)));
   AZ_ASSIGN_OR_RETURN(shard::Seeds seeds, SeedsFor(c, graph));
   AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
@@ -76,18 +71,41 @@ Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, int64_t 
   evidence::Evidence evidence = evidence::Extract(program, compiler.name());
   AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(evidence, topology, options.calibration.network,
                                                                      options.calibration.compute));
-  // Replica 0: logical ids [0, G) of the (dp, strategy) mesh.
-  net::Placement group(out.placement.begin(), out.placement.begin() + c.group);
   AZ_RETURN_IF_ERROR(sim.CheckPlacement(group));
-  StageCandidateCost& cost = out.cost;
   cost.invocation_s = sim.Latency(group);
-  cost.rounds = (invocations + c.replicas - 1) / c.replicas;
-  cost.latency_s = static_cast<double>(cost.rounds) * cost.invocation_s;
   cost.peak_memory_bytes = evidence.peak_memory.value();
   cost.parameter_bytes = evidence.parameter_bytes.value();
+  cost.largest_parameter_bytes = LargestParameterShard(graph, plan);
+  return Status::Ok();
+}
+
+// `tiled`: the stage's runs priced once (tiles=G only; its error is the
+// candidate's).
+Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, const StatusOr<TiledDecode>& tiled,
+                      int64_t invocations, const hw::Topology& topology, const StagePlanOptions& options,
+                      Priced& out) {
+  std::vector<int64_t> shape;
+  if (c.replicas > 1) {
+    out.mesh.push_back({"dp", c.replicas});
+    shape.push_back(c.replicas);
+  }
+  out.mesh.push_back({c.AxisName(), c.group});
+  shape.push_back(c.group);
+  std::string method;
+  AZ_ASSIGN_OR_RETURN(out.placement, place::DefaultPlacementFor(topology, shape, &method));
+  // Replica 0: logical ids [0, G) of the (dp, strategy) mesh.
+  net::Placement group(out.placement.begin(), out.placement.begin() + c.group);
+  StageCandidateCost& cost = out.cost;
+  if (c.strategy == StageStrategy::kTiles) {
+    AZ_RETURN_IF_ERROR(tiled.status());
+    AZ_RETURN_IF_ERROR(PriceTilesReplica(*tiled, c.group, group, topology, options.calibration.network, cost));
+  } else {
+    AZ_RETURN_IF_ERROR(PriceSpmd(c, graph, group, topology, options, cost));
+  }
+  cost.rounds = (invocations + c.replicas - 1) / c.replicas;
+  cost.latency_s = static_cast<double>(cost.rounds) * cost.invocation_s;
   cost.offload_s = static_cast<double>(cost.rounds) * static_cast<double>(cost.parameter_bytes) /
                    hw::HostLinkBandwidth(topology.chip).value();
-  cost.largest_parameter_bytes = LargestParameterShard(graph, plan);
   const int64_t hbm = topology.chip.hbm.value();
   const int64_t resident = options.resident_bytes_per_chip;
   cost.fits = cost.peak_memory_bytes + resident <= hbm;
@@ -218,8 +236,14 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildStage(config, info.name));
     const bool tensor_parallel = !ColumnLinears(graph).empty();
     const bool vae = info.kind == zoo::StageKind::kVaeDecoder || info.kind == zoo::StageKind::kVaeEncoder;
+    // A decode in >= 2 tile runs can spread them (tiles=G); its runs and
+    // blend are compiled and priced once, for every G.
+    AZ_ASSIGN_OR_RETURN(const std::vector<zoo::DecoderTileRun> runs, zoo::StageTileRuns(config, info.name));
+    const bool tiles = runs.size() >= 2 && topology.num_chips() >= 2;
     std::vector<StageCandidate> candidates =
-        EnumerateStageCandidates(topology.num_chips(), info.invocations, tensor_parallel, vae);
+        EnumerateStageCandidates(topology.num_chips(), info.invocations, tensor_parallel, vae, tiles);
+    StatusOr<TiledDecode> tiled = InvalidArgument("not a tiled decode");
+    if (tiles) tiled = PriceTiledDecode(config, info.name, topology, options.calibration, options.threads);
     for (StageCandidate& c : candidates) {
       if (c.strategy != StageStrategy::kSpatial) continue;
       StatusOr<int> dim = SpatialSplitDim(graph, c.group);
@@ -230,7 +254,8 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
       Priced& p = priced[static_cast<size_t>(i)];
       p.cost.sharding = candidates[static_cast<size_t>(i)].Name();
       p.cost.chips = candidates[static_cast<size_t>(i)].group * candidates[static_cast<size_t>(i)].replicas;
-      Status status = PriceCandidate(candidates[static_cast<size_t>(i)], graph, info.invocations, topology, options, p);
+      Status status =
+          PriceCandidate(candidates[static_cast<size_t>(i)], graph, tiled, info.invocations, topology, options, p);
       if (!status.ok()) {
         p.cost.ok = false;
         p.cost.error = status.message();
@@ -300,6 +325,16 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
       const StageCandidate& c = candidates[static_cast<size_t>(chosen)];
       plan.note += "; the " + c.AxisName() + " split in " + std::to_string(c.group) + " bands, their halo " +
                    (c.spatial_dim == 4 ? "columns" : "rows") + " exchanged with the neighbours (collective-permutes)";
+    }
+    if (candidates[static_cast<size_t>(chosen)].strategy == StageStrategy::kTiles) {
+      const StageCandidate& c = candidates[static_cast<size_t>(chosen)];
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "; the %lld tile runs spread over %lld chips longest first (the busiest decodes for %.3f s), "
+                    "their decoded tiles (%s) sent to chip %d in %.3f s and blended there in %.3f s",
+                    static_cast<long long>(cost.tile_runs), static_cast<long long>(c.group), cost.makespan_s,
+                    FormatBytes(Bytes(cost.gather_bytes)).c_str(), plan.placement[0], cost.gather_s, cost.blend_s);
+      plan.note += text;
     }
     if (options.progress) {
       char line[320];

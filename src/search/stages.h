@@ -55,11 +55,39 @@
 //                   decoded video stays split, each device its band. A plan
 //                   that reaches a slice or concat of the split dim (the tiles
 //                   of HunyuanVideo's tiled decoder) fails: the built-in
-//                   compiler has no exchange for it (CheckSpatialPlan).
+//                   compiler has no exchange for it (CheckSpatialPlan);
+//                   tiles=G spreads such a decoder's tiles instead.
+//   tiles=G         a tiled decoder (zoo/stages.h, DecoderTileRun:
+//                   HunyuanVideo's, whose pipeline decodes the latent as
+//                   independent decoder runs on overlapping tiles, blended)
+//                   decoded tile-parallel, as a parallel VAE decode spreads
+//                   the tiles over its ranks (search/stage_tiles.h). Not one
+//                   SPMD program: every distinct run shape and the blend
+//                   graph are compiled once on one device (as the single
+//                   device) and priced with price::Simulator on a chip of the
+//                   topology. The runs go to the G chips longest first (LPT:
+//                   ties by run order, each to the least loaded chip, ties to
+//                   the lowest logical id); each chip decodes its runs one
+//                   after another. Its decoded tiles (as the runs output
+//                   them, f16, whole: the blends read their overlaps) then
+//                   go to the group's first chip, priced with the collective
+//                   model as routed permutes into it (PriceTileGather); that
+//                   chip runs the blend graph: the blends, cuts and
+//                   concatenations into the video. The blends stay on one
+//                   chip because each is in place and reads the blended tile
+//                   before it (above, to the left, earlier), a chain through
+//                   the whole video, and they are elementwise work on the
+//                   decoded bytes only. The blend graph also holds the
+//                   latent's unscale, which every chip runs on its copy of
+//                   the latent before its runs: the same time, in parallel,
+//                   so priced once. Nothing overlaps:
+//                     invocation_s = makespan + gather + blend.
+//                   Offered when the stage decodes in >= 2 runs; fails when
+//                   G exceeds the runs.
 // with G over the divisors of the chip count (G >= 2), and `replicas` (the
 // "dp=R" in the name) over the divisors R of the invocations with
 // R x G <= chips. Names: "single device", "dp=2", "fsdp=8", "tp=4,dp=2",
-// "spatial=8", ...
+// "spatial=8", "tiles=8", ...
 //
 // Placement. The candidate's mesh is (dp=R, <strategy>=G), dp major (the
 // spatial axis is named "height" or "width", the dim it splits); its
@@ -68,16 +96,23 @@
 // in id order). Replica r runs on logical ids [r G, (r + 1) G). The group
 // program is priced by price::Simulator under replica 0's chips; the replicas
 // run disjoint chips and their collectives are assumed not to contend.
+// tiles=G: logical id k of a replica decodes the runs assigned to k, and
+// logical 0 (its first chip) receives the decoded tiles and blends.
 //
 // Latency per video:
 //   rounds        = ceil(invocations / R)
-//   invocation_s  = the simulated group program
+//   invocation_s  = the simulated group program (tiles=G: makespan + gather
+//                   + blend, above)
 //   offload_s     = offloaded ? rounds x parameter_bytes / host link : 0
 //                   (dit_evicted: the DiT's reload instead, see Memory)
 //   transfer_s    = see Transfers
 //   latency_s     = rounds x invocation_s + offload_s + transfer_s
 // `parameter_bytes` and `peak_memory_bytes` are per device, from the
-// evidence (one invocation; a replica holds its own copy).
+// evidence (one invocation; a replica holds its own copy). tiles=G: every
+// chip holds the decoder's weights; the peak is the fullest chip's: the
+// latent, the tiles it has decoded (waiting for the gather) and the running
+// run's program, and on the first chip the blend graph's peak beside the
+// weights (stage_tiles.h).
 //
 // Memory. A candidate fits when peak_memory_bytes + resident_bytes_per_chip
 // <= the chip's HBM (the DiT's weights, or its whole peak, stay resident
@@ -163,6 +198,12 @@ struct StageCandidateCost {
   bool fits = false;           // resident: peak + resident bytes <= HBM
   bool fits_offloaded = false; // offloaded: peak - parameters + 2 x largest + resident <= HBM
   bool fits_evicted = false;   // the DiT's weights evicted: peak + resident - DiT weights <= HBM
+  // tiles=G (stage_tiles.h): invocation_s = makespan_s + gather_s + blend_s.
+  int64_t tile_runs = 0;
+  double makespan_s = 0;       // the busiest chip's runs
+  double gather_s = 0;         // the decoded tiles to the first chip
+  int64_t gather_bytes = 0;    // what the other chips send
+  double blend_s = 0;          // the blend graph on the first chip
 };
 
 struct StagePlan {

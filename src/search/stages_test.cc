@@ -489,7 +489,7 @@ TEST(StageCandidates, SpatialSeedsSplitBothSidesOfAGatheredAttention) {
 // HunyuanVideo's decoder at 720p runs in tiles of 32 x 32 latents cut by
 // slices of the latent: a split of its rows or columns reaches those slices,
 // which the compiler cannot partition; the candidate fails with the reason
-// (xDiT parallelizes this decoder over its tiles instead, not planned here).
+// (its runs are spread over the chips instead: tiles=G, stage_tiles_test.cc).
 TEST(PlanStages, HunyuanTiledDecoderIsNotSplitSpatially) {
   hw::Topology t = Topo("h100:8");
   const StagePlan vae = Plan(Config("hunyuanvideo-13b", 1280, 720, 129), t, Options(t)).back();

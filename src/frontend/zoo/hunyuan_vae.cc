@@ -38,6 +38,11 @@
 // scopes do not name parameters), so the FLOPs include the overlaps'
 // recomputation. The blends modify the tiles in place, so the tile above /
 // to the left / before is its blended value, as here.
+//
+// The same decode in parts (stages.h, DecoderTileRun): one walk of the tiler
+// builds either the whole graph (every run decoded in it) or the blend graph
+// (every run's decoded tile an input), listing the runs as it goes, so the
+// parts and the whole cannot drift apart.
 #include <algorithm>
 
 #include "frontend/zoo/stage_builders.h"
@@ -53,7 +58,7 @@ using pir::ValueId;
 namespace {
 
 constexpr DType kDType = DType::kF16;
-constexpr int64_t kLatentChannels = 16;
+constexpr int64_t kLatentChannels = kHunyuanLatentChannels;
 constexpr int64_t kGroups = 32;
 constexpr double kEps = 1e-6;
 constexpr double kScalingFactor = 0.476986;
@@ -67,19 +72,62 @@ constexpr int64_t kTileFrameStride = 12;   // int(16 * (1 - 0.25))
 constexpr int64_t kBlendFrames = 16;       // int(64 * 0.25)
 constexpr int64_t kFrameLimit = 64 - 16;   // tile_sample_min_tsize - blend_extent
 
+// A slice of the latent a tile run decodes: its value (kWhole) and where it
+// starts in the latent.
+struct LatentTile {
+  ValueId value = -1;  // kBlend: none, the slice is not taken
+  Shape shape;
+  int64_t frame = 0, row = 0, column = 0;
+};
+
+// What the tiled decode builds. kWhole: every tile run decoded in the graph
+// (the stage as the pipeline runs it). kBlend: every tile run an input of the
+// graph (its decoded tile, named after the run's scope), the latent's slices
+// not taken: the same ops as kWhole but for the runs, in the same order, so
+// the whole graph's cost is the blend graph's plus the runs' exactly.
+enum class TileMode { kWhole, kBlend };
+
 class HunyuanDecoder {
  public:
-  explicit HunyuanDecoder(GraphBuilder& b) : b_(b) {}
+  HunyuanDecoder(GraphBuilder& b, TileMode mode, std::vector<DecoderTileRun>* runs)
+      : b_(b), mode_(mode), runs_(runs) {}
 
-  // AutoencoderKLCausal3D._decode with tiling enabled.
-  ValueId Decode(ValueId z) {
-    const Shape s = b_.type(z).shape;
-    if (s[2] > kTileLatentFrames) return TemporalTiled(z);
-    if (s[3] > kTileLatent || s[4] > kTileLatent) return SpatialTiled(z);
-    return Tile(z);
+  // AutoencoderKLCausal3D._decode with tiling enabled; every tile run is
+  // appended to `runs` in the pipeline's order.
+  ValueId Decode(ValueId z, const Shape& latent) {
+    const LatentTile whole{z, latent};
+    if (latent[2] > kTileLatentFrames) return TemporalTiled(whole);
+    if (latent[3] > kTileLatent || latent[4] > kTileLatent) return SpatialTiled(whole);
+    return Run(whole);
   }
 
+  // One tile run's graph: post_quant_conv and the decoder on `z`.
+  ValueId DecodeOneTile(ValueId z) { return Tile(z); }
+
  private:
+  // The slice [begin, end) of `axis` (2, 3, 4) of a latent tile.
+  LatentTile Slice(const std::string& name, const LatentTile& from, int64_t axis, int64_t begin, int64_t end) {
+    LatentTile out = from;
+    out.shape[static_cast<size_t>(axis)] = end - begin;
+    (axis == 2 ? out.frame : axis == 3 ? out.row : out.column) += begin;
+    if (mode_ == TileMode::kWhole) out.value = b_.SliceAxis(name, from.value, axis, begin, end);
+    return out;
+  }
+  // One tile run, in the current (tile) scope.
+  ValueId Run(const LatentTile& latent) {
+    DecoderTileRun run;
+    run.name = b_.QualifiedName("");
+    run.latent = latent.shape;
+    run.frame = latent.frame;
+    run.row = latent.row;
+    run.column = latent.column;
+    run.decoded = HunyuanDecodedShape(latent.shape);
+    runs_->push_back(run);
+    if (mode_ == TileMode::kWhole) return Tile(latent.value);
+    // Inputs are named without the op scopes that do not name parameters
+    // (the tiles'): the run's scope is spelled out.
+    return b_.Input(b_.QualifiedName("decoded"), kDType, run.decoded);
+  }
   ValueId CausalConv(const std::string& name, ValueId x, int64_t cout, int64_t k) {
     GraphBuilder::Scope scope(b_, name);
     const int64_t cin = b_.type(x).shape[1];
@@ -203,17 +251,17 @@ class HunyuanDecoder {
     if (e == b_size) return mixed;
     return b_.Concat("cat", {mixed, b_.SliceAxis("rest", b, axis, e, b_size)}, axis);
   }
-  ValueId SpatialTiled(ValueId z) {
-    const Shape s = b_.type(z).shape;
+  ValueId SpatialTiled(const LatentTile& z) {
+    const Shape& s = z.shape;
     std::vector<std::vector<ValueId>> rows;  // blended tiles
     std::vector<ValueId> result_rows;
     for (int64_t i = 0, r = 0; i < s[3]; i += kTileStride, ++r) {
       std::vector<ValueId> row, cut;
       for (int64_t j = 0, c = 0; j < s[4]; j += kTileStride, ++c) {
         GraphBuilder::Scope scope(b_, "tile_" + std::to_string(r) + "_" + std::to_string(c), /*names_params=*/false);
-        ValueId latent = b_.SliceAxis("latent_rows", z, 3, i, std::min(i + kTileLatent, s[3]));
-        latent = b_.SliceAxis("latent_cols", latent, 4, j, std::min(j + kTileLatent, s[4]));
-        ValueId tile = Tile(latent);
+        LatentTile latent = Slice("latent_rows", z, 3, i, std::min(i + kTileLatent, s[3]));
+        latent = Slice("latent_cols", latent, 4, j, std::min(j + kTileLatent, s[4]));
+        ValueId tile = Run(latent);
         if (r > 0) tile = Blend("blend_v", rows[static_cast<size_t>(r - 1)][static_cast<size_t>(c)], tile, 3, kBlendRows);
         if (c > 0) tile = Blend("blend_h", row[static_cast<size_t>(c - 1)], tile, 4, kBlendRows);
         row.push_back(tile);
@@ -226,14 +274,14 @@ class HunyuanDecoder {
     }
     return result_rows.size() == 1 ? result_rows[0] : b_.Concat("rows.cat", result_rows, 3);
   }
-  ValueId TemporalTiled(ValueId z) {
-    const Shape s = b_.type(z).shape;
+  ValueId TemporalTiled(const LatentTile& z) {
+    const Shape& s = z.shape;
     std::vector<ValueId> row, result;
     for (int64_t i = 0, t = 0; i < s[2]; i += kTileFrameStride, ++t) {
       GraphBuilder::Scope scope(b_, "ttile_" + std::to_string(t), /*names_params=*/false);
-      ValueId latent = b_.SliceAxis("latent_frames", z, 2, i, std::min(i + kTileLatentFrames + 1, s[2]));
-      const Shape l = b_.type(latent).shape;
-      ValueId decoded = l[3] > kTileLatent || l[4] > kTileLatent ? SpatialTiled(latent) : Tile(latent);
+      const LatentTile latent = Slice("latent_frames", z, 2, i, std::min(i + kTileLatentFrames + 1, s[2]));
+      const Shape& l = latent.shape;
+      ValueId decoded = l[3] > kTileLatent || l[4] > kTileLatent ? SpatialTiled(latent) : Run(latent);
       const int64_t frames = b_.type(decoded).shape[2];
       // A one-frame tile after the first decodes to nothing kept: it still
       // runs (its ops stay in the graph) but adds no frame.
@@ -251,23 +299,58 @@ class HunyuanDecoder {
   }
 
   GraphBuilder& b_;
+  TileMode mode_;
+  std::vector<DecoderTileRun>* runs_;
 };
 
-}  // namespace
+// latents / scaling_factor (the config has no shift_factor).
+ValueId Unscale(GraphBuilder& b, ValueId latents) {
+  return b.Binary(OpKind::kDiv, "unscale", latents, b.Full("scaling_factor", kDType, {}, kScalingFactor));
+}
 
-pir::Graph BuildHunyuanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width) {
-  GraphBuilder b("hunyuan-vae-decoder");
-  ValueId latents = b.Input("latents", kDType, {batch, kLatentChannels, latent_frames, latent_height, latent_width});
-  // latents / scaling_factor (the config has no shift_factor).
-  ValueId z = b.Binary(OpKind::kDiv, "unscale", latents, b.Full("scaling_factor", kDType, {}, kScalingFactor));
-  HunyuanDecoder decoder(b);
-  ValueId video = decoder.Decode(z);
-  // (image / 2 + 0.5).clamp(0, 1)
+// (image / 2 + 0.5).clamp(0, 1)
+ValueId ToUnit(GraphBuilder& b, ValueId video) {
   ValueId x = b.Binary(OpKind::kAdd, "to_unit.add",
                        b.Binary(OpKind::kMul, "to_unit.half", video, b.Full("half", kDType, {}, 0.5)),
                        b.Full("offset", kDType, {}, 0.5));
   x = b.Binary(OpKind::kMax, "clamp.min", x, b.Full("clamp.lo", kDType, {}, 0.0));
-  b.Output(b.Binary(OpKind::kMin, "clamp.max", x, b.Full("clamp.hi", kDType, {}, 1.0)));
+  return b.Binary(OpKind::kMin, "clamp.max", x, b.Full("clamp.hi", kDType, {}, 1.0));
+}
+
+}  // namespace
+
+pir::Shape HunyuanDecodedShape(const pir::Shape& latent) {
+  // Up blocks 1 and 2 double time as 2T - 1: f -> 2f - 1 -> 4f - 3.
+  return {latent[0], 3, 1 + 4 * (latent[2] - 1), 8 * latent[3], 8 * latent[4]};
+}
+
+pir::Graph BuildHunyuanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width) {
+  GraphBuilder b("hunyuan-vae-decoder");
+  const Shape shape{batch, kLatentChannels, latent_frames, latent_height, latent_width};
+  ValueId z = Unscale(b, b.Input("latents", kDType, shape));
+  std::vector<DecoderTileRun> runs;
+  HunyuanDecoder decoder(b, TileMode::kWhole, &runs);
+  b.Output(ToUnit(b, decoder.Decode(z, shape)));
+  return b.Finish();
+}
+
+pir::Graph BuildHunyuanVaeTile(const pir::Shape& latent) {
+  GraphBuilder b("hunyuan-vae-decoder.tile");
+  ValueId z = b.Input("latent_tile", kDType, latent);
+  HunyuanDecoder decoder(b, TileMode::kWhole, /*runs=*/nullptr);  // no tiling: Tile alone
+  b.Output(decoder.DecodeOneTile(z));
+  return b.Finish();
+}
+
+pir::Graph BuildHunyuanVaeBlend(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width,
+                                std::vector<DecoderTileRun>* runs) {
+  GraphBuilder b("hunyuan-vae-decoder.blend");
+  const Shape shape{batch, kLatentChannels, latent_frames, latent_height, latent_width};
+  // The unscaled latent is what the runs slice: an output, on its own.
+  ValueId z = Unscale(b, b.Input("latents", kDType, shape));
+  HunyuanDecoder decoder(b, TileMode::kBlend, runs);
+  b.Output(ToUnit(b, decoder.Decode(-1, shape)));
+  b.Output(z);
   return b.Finish();
 }
 

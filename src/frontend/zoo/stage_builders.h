@@ -24,5 +24,14 @@ pir::Graph BuildWanVaeEncoder(int64_t batch, int64_t frames, int64_t height, int
 
 // hunyuan_vae.cc: the tiled decoder of latents [batch, 16, latent_frames, height / 8, width / 8].
 pir::Graph BuildHunyuanVaeDecoder(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width);
+// hunyuan_vae.cc, the same decode in parts (stages.h, DecoderTileRun): one
+// tile run on an unscaled latent tile [B, 16, f, h, w]; the blend graph of
+// the whole latent, filling `runs` in the pipeline's order; the shape a run
+// decodes to.
+constexpr int64_t kHunyuanLatentChannels = 16;
+pir::Graph BuildHunyuanVaeTile(const pir::Shape& latent);
+pir::Graph BuildHunyuanVaeBlend(int64_t batch, int64_t latent_frames, int64_t latent_height, int64_t latent_width,
+                                std::vector<DecoderTileRun>* runs);
+pir::Shape HunyuanDecodedShape(const pir::Shape& latent);
 
 }  // namespace az::zoo

@@ -59,18 +59,44 @@ std::vector<StageInfo> StagesOf(const ModelConfig& config) {
   return stages;
 }
 
-StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stage) {
-  std::vector<StageInfo> stages = StagesOf(config);
-  const StageInfo* info = nullptr;
+namespace {
+
+StatusOr<StageInfo> FindStage(const ModelConfig& config, std::string_view stage) {
   std::string names;
-  for (const StageInfo& s : stages) {
+  for (const StageInfo& s : StagesOf(config)) {
+    if (s.name == stage) return s;
     names += (names.empty() ? "" : ", ") + s.name;
-    if (s.name == stage) info = &s;
   }
-  if (info == nullptr) {
-    return InvalidArgument(config.model + " has no stage '" + std::string(stage) + "' (its stages: " +
-                           (names.empty() ? std::string("none built") : names) + ")");
-  }
+  return InvalidArgument(config.model + " has no stage '" + std::string(stage) + "' (its stages: " +
+                         (names.empty() ? std::string("none built") : names) + ")");
+}
+
+std::string ShapeText(const pir::Shape& shape) {
+  std::string out;
+  for (int64_t d : shape) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
+// The stages built as tiled decoders (stages.h, DecoderTileRun).
+bool IsTiledDecoder(const StageInfo& info) { return info.name == "hunyuan-vae-decoder"; }
+
+Status CheckTiledDecoder(const ModelConfig& config, const StageInfo& info) {
+  if (IsTiledDecoder(info)) return Status::Ok();
+  return InvalidArgument("stage '" + info.name + "' of " + config.model + " is not a tiled decoder");
+}
+
+void SetStageAttrs(const ModelConfig& config, const StageInfo& info, pir::Graph& graph) {
+  graph.attrs().Set("model", config.model);
+  graph.attrs().Set("stage", info.name);
+  graph.attrs().Set("kind", std::string(StageKindName(info.kind)));
+  graph.attrs().Set("invocations", info.invocations);
+}
+
+}  // namespace
+
+StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stage) {
+  AZ_ASSIGN_OR_RETURN(const StageInfo found, FindStage(config, stage));
+  const StageInfo* info = &found;
   pir::Graph graph;
   const int64_t b = config.batch;
   if (info->name == "umt5-xxl") {
@@ -101,10 +127,39 @@ StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stag
     graph.attrs().Set("height", config.latent_height() * 8);
     graph.attrs().Set("width", config.latent_width() * 8);
   }
-  graph.attrs().Set("model", config.model);
-  graph.attrs().Set("stage", info->name);
-  graph.attrs().Set("kind", std::string(StageKindName(info->kind)));
-  graph.attrs().Set("invocations", info->invocations);
+  SetStageAttrs(config, *info, graph);
+  return graph;
+}
+
+StatusOr<std::vector<DecoderTileRun>> StageTileRuns(const ModelConfig& config, std::string_view stage) {
+  AZ_ASSIGN_OR_RETURN(const StageInfo info, FindStage(config, stage));
+  std::vector<DecoderTileRun> runs;
+  if (!IsTiledDecoder(info)) return runs;
+  BuildHunyuanVaeBlend(config.batch, config.latent_frames(), config.latent_height(), config.latent_width(), &runs);
+  return runs;
+}
+
+StatusOr<pir::Graph> BuildStageTile(const ModelConfig& config, std::string_view stage, const pir::Shape& latent) {
+  AZ_ASSIGN_OR_RETURN(const StageInfo info, FindStage(config, stage));
+  AZ_RETURN_IF_ERROR(CheckTiledDecoder(config, info));
+  const int64_t channels = kHunyuanLatentChannels;
+  if (latent.size() != 5 || latent[0] != config.batch || latent[1] != channels || latent[2] < 1 || latent[3] < 1 ||
+      latent[4] < 1) {
+    return InvalidArgument("a tile of '" + info.name + "' is a latent [" + std::to_string(config.batch) + ", " +
+                           std::to_string(channels) + ", f, h, w] with f, h, w >= 1, not [" + ShapeText(latent) + "]");
+  }
+  pir::Graph graph = BuildHunyuanVaeTile(latent);
+  SetStageAttrs(config, info, graph);
+  return graph;
+}
+
+StatusOr<pir::Graph> BuildStageBlend(const ModelConfig& config, std::string_view stage) {
+  AZ_ASSIGN_OR_RETURN(const StageInfo info, FindStage(config, stage));
+  AZ_RETURN_IF_ERROR(CheckTiledDecoder(config, info));
+  std::vector<DecoderTileRun> runs;
+  pir::Graph graph =
+      BuildHunyuanVaeBlend(config.batch, config.latent_frames(), config.latent_height(), config.latent_width(), &runs);
+  SetStageAttrs(config, info, graph);
   return graph;
 }
 

@@ -68,4 +68,41 @@ std::vector<StageInfo> StagesOf(const ModelConfig& config);
 // An unknown stage is a user error that lists the model's stages.
 StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stage);
 
+// ------------------------------------------------------------ tiled decoders
+// A decoder the pipeline runs in tiles (hunyuan-vae-decoder): independent
+// decoder runs on slices of the latent, weights shared, then the blends of
+// neighbouring tiles and the assembly of the video. BuildStage's graph is the
+// whole of it; the same work in parts, so that each run can be compiled and
+// placed on its own (search/stages.h, tiles=G):
+//   runs   StageTileRuns, in the pipeline's order; run k's graph is
+//          BuildStageTile(run.latent): post_quant_conv + the whole decoder on
+//          an (unscaled) latent tile, its decoded tile the output;
+//   blend  BuildStageBlend: everything else of BuildStage's graph, the same
+//          ops in the same order: the unscale of the whole latent (its second
+//          output: what the runs slice), and the blends, cuts and
+//          concatenations of the decoded tiles (its inputs after the latent,
+//          one per run in run order, named "<run>.decoded") into the video,
+//          scaled to [0, 1] (its first output).
+// So BuildStage's cost is the blend graph's plus every run's, exactly (the
+// latent's slices are layout ops: no FLOPs). A run whose decoded tile the
+// tiler drops (a one-frame temporal tile after the first) still runs: its
+// input is left unread.
+struct DecoderTileRun {
+  std::string name;  // its op scope in BuildStage's graph: "ttile_1.tile_2_3"; "" for an untiled decode
+  pir::Shape latent;                       // [B, C, f, h, w]: the latent slice it decodes
+  int64_t frame = 0, row = 0, column = 0;  // where the slice starts in the latent
+  pir::Shape decoded;                      // its output: [B, 3, 1 + 4 (f - 1), 8 h, 8 w]
+};
+
+// The runs of `stage`; empty for a stage that is not a tiled decoder. An
+// untiled decode (a latent within one tile) is one run. Error: an unknown
+// stage (as BuildStage).
+StatusOr<std::vector<DecoderTileRun>> StageTileRuns(const ModelConfig& config, std::string_view stage);
+// One run of `stage` on a latent tile of that shape. Errors: a stage that is
+// not a tiled decoder; a shape that is not [batch, latent channels, f, h, w]
+// with f, h, w >= 1.
+StatusOr<pir::Graph> BuildStageTile(const ModelConfig& config, std::string_view stage, const pir::Shape& latent);
+// The blend graph of `stage` (above). Error: a stage that is not a tiled decoder.
+StatusOr<pir::Graph> BuildStageBlend(const ModelConfig& config, std::string_view stage);
+
 }  // namespace az::zoo

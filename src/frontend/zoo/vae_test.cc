@@ -173,6 +173,148 @@ TEST(VaeStages, HunyuanDecoderTilingEdges) {
   EXPECT_EQ(tiles, 3);
 }
 
+// ------------------------------------------------------------ HunyuanVideo in parts
+// The same decode as tile runs and a blend graph (stages.h, DecoderTileRun).
+pir::OpCost Cost(const pir::Graph& g) { return pir::ComputeGraphCost(g); }
+
+// At 1280 x 720, 129 frames the runs are the 84 the test above derives, in
+// the pipeline's order: temporal tiles at latent frames 0, 12, 24 (17, 17, 9
+// frames), each 4 rows of tiles at 0, 24, 48, 72 (32, 32, 32, 18 latents) by 7
+// columns at 0, 24, ..., 144 (six of 32, then 16). Each run's own graph is
+// post_quant_conv + the decoder on that slice: its matmul + attention FLOPs
+// are HunyuanTileFlops, and it decodes [1, 3, 1 + 4 (f - 1), 8 h, 8 w].
+// The runs' costs plus the blend graph's are the whole graph's FLOPs, every
+// term (the slices that cut the latent are layout ops: no FLOPs), summed from
+// the graphs, not written in; their matmul + attention part is also the
+// closed form's.
+TEST(VaeStages, HunyuanDecoderRunsAndBlendAddUpToTheWholeDecode) {
+  const ModelConfig config = Resolve("hunyuanvideo-13b");
+  auto runs = StageTileRuns(config, "hunyuan-vae-decoder");
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 84u);
+  size_t k = 0;
+  pir::OpCost parts;
+  int64_t hand = 0;
+  for (int64_t t = 0; t < 3; ++t) {
+    for (int64_t r = 0; r < 4; ++r) {
+      for (int64_t c = 0; c < 7; ++c, ++k) {
+        const DecoderTileRun& run = (*runs)[k];
+        const int64_t f = std::min<int64_t>(17, 33 - 12 * t), h = std::min<int64_t>(32, 90 - 24 * r),
+                      w = std::min<int64_t>(32, 160 - 24 * c);
+        SCOPED_TRACE(run.name);
+        EXPECT_EQ(run.name, "ttile_" + std::to_string(t) + ".tile_" + std::to_string(r) + "_" + std::to_string(c));
+        EXPECT_EQ(run.latent, (pir::Shape{1, 16, f, h, w}));
+        EXPECT_EQ(std::vector<int64_t>({run.frame, run.row, run.column}),
+                  std::vector<int64_t>({12 * t, 24 * r, 24 * c}));
+        EXPECT_EQ(run.decoded, (pir::Shape{1, 3, 1 + 4 * (f - 1), 8 * h, 8 * w}));
+        auto tile = BuildStageTile(config, "hunyuan-vae-decoder", run.latent);
+        ASSERT_TRUE(tile.ok()) << tile.status().ToString();
+        EXPECT_TRUE(pir::VerifyGraph(*tile).ok());
+        EXPECT_EQ(tile->type(tile->outputs()[0]).shape, run.decoded);
+        EXPECT_EQ(MatmulAndAttentionFlops(*tile), HunyuanTileFlops(f, h, w));
+        EXPECT_EQ(ParamCount(*tile), kHunyuanDecoderParams);
+        hand += HunyuanTileFlops(f, h, w);
+        parts += Cost(*tile);
+      }
+    }
+  }
+  auto blend = BuildStageBlend(config, "hunyuan-vae-decoder");
+  ASSERT_TRUE(blend.ok()) << blend.status().ToString();
+  EXPECT_TRUE(pir::VerifyGraph(*blend).ok());
+  // The blend graph: no weights, no matmul; its inputs the latent, then one
+  // decoded tile per run in run order; its outputs the video and the
+  // unscaled latent.
+  EXPECT_EQ(ParamCount(*blend), 0);
+  EXPECT_EQ(Cost(*blend).matmul.value() + Cost(*blend).attention.value(), 0);
+  std::vector<std::string> inputs;
+  for (const pir::Value& v : blend->values()) {
+    if (v.role == pir::ValueRole::kInput) inputs.push_back(v.name);
+  }
+  ASSERT_EQ(inputs.size(), 85u);
+  EXPECT_EQ(inputs[0], "latents");
+  EXPECT_EQ(inputs[1], "ttile_0.tile_0_0.decoded");
+  EXPECT_EQ(inputs[84], "ttile_2.tile_3_6.decoded");
+  EXPECT_EQ(blend->type(blend->outputs()[0]).shape, (pir::Shape{1, 3, 129, 720, 1280}));
+  EXPECT_EQ(blend->type(blend->outputs()[1]).shape, (pir::Shape{1, 16, 33, 90, 160}));
+
+  parts += Cost(*blend);
+  const pir::OpCost whole = Cost(Stage(config, "hunyuan-vae-decoder"));
+  EXPECT_EQ(parts.matmul, whole.matmul);
+  EXPECT_EQ(parts.attention, whole.attention);
+  EXPECT_EQ(parts.other, whole.other);
+  EXPECT_EQ(parts.total_flops(), whole.total_flops());
+  EXPECT_EQ(parts.matmul.value() + parts.attention.value(), hand);
+  EXPECT_GT(Cost(*blend).other.value(), 0);  // the blends' multiply-adds, the unscale, the clamp
+}
+
+// The edges: a latent within one tile decodes in one untiled run (its scope
+// the graph's root); the temporal tiler's one-frame run (25 latent frames,
+// HunyuanDecoderTilingEdges) still runs, its decoded tile an input the blend
+// graph leaves unread. Still the sum of the parts.
+TEST(VaeStages, HunyuanDecoderRunsAtTheEdges) {
+  ModelOptions options;
+  options.width = options.height = 128;  // 16 x 16 latents
+  // 3 latent frames: one run; 25: runs of 17, 13, 1 frames.
+  for (int64_t frames : {int64_t{9}, int64_t{97}}) {
+    options.frames = frames;
+    const ModelConfig config = Resolve("hunyuanvideo-13b", options);
+    SCOPED_TRACE(frames);
+    auto runs = StageTileRuns(config, "hunyuan-vae-decoder");
+    ASSERT_TRUE(runs.ok());
+    auto blend = BuildStageBlend(config, "hunyuan-vae-decoder");
+    ASSERT_TRUE(blend.ok());
+    EXPECT_TRUE(pir::VerifyGraph(*blend).ok());
+    pir::OpCost parts = Cost(*blend);
+    for (const DecoderTileRun& run : *runs) {
+      auto tile = BuildStageTile(config, "hunyuan-vae-decoder", run.latent);
+      ASSERT_TRUE(tile.ok());
+      parts += Cost(*tile);
+    }
+    EXPECT_EQ(parts.total_flops(), Cost(Stage(config, "hunyuan-vae-decoder")).total_flops());
+    if (frames == 9) {
+      ASSERT_EQ(runs->size(), 1u);
+      EXPECT_EQ((*runs)[0].name, "");
+      EXPECT_EQ((*runs)[0].latent, (pir::Shape{1, 16, 3, 16, 16}));
+      continue;
+    }
+    ASSERT_EQ(runs->size(), 3u);
+    EXPECT_EQ((*runs)[2].latent, (pir::Shape{1, 16, 1, 16, 16}));
+    EXPECT_EQ((*runs)[2].frame, 24);
+    pir::ValueId dropped = -1;
+    for (pir::ValueId id = 0; id < blend->num_values(); ++id) {
+      if (blend->value(id).name == "ttile_2.decoded") dropped = id;
+    }
+    ASSERT_GE(dropped, 0);
+    for (const pir::Op& op : blend->ops()) {
+      EXPECT_EQ(std::count(op.operands.begin(), op.operands.end(), dropped), 0) << op.name;
+    }
+  }
+}
+
+// User errors: a stage that is not a tiled decoder, a tile of the wrong shape.
+TEST(VaeStages, TileRunsOfOtherStagesAndBadShapes) {
+  const ModelConfig wan = Resolve("wan2.1-t2v-14b");
+  auto none = StageTileRuns(wan, "wan-vae-decoder");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(StageTileRuns(wan, "no-such-stage").ok());
+  auto tile = BuildStageTile(wan, "wan-vae-decoder", {1, 16, 1, 8, 8});
+  ASSERT_FALSE(tile.ok());
+  EXPECT_NE(tile.status().message().find("'wan-vae-decoder' of wan2.1-t2v-14b is not a tiled decoder"),
+            std::string::npos)
+      << tile.status().message();
+  EXPECT_FALSE(BuildStageBlend(wan, "wan-vae-decoder").ok());
+  const ModelConfig hunyuan = Resolve("hunyuanvideo-13b");
+  for (const pir::Shape& bad : {pir::Shape{1, 16, 8, 8}, pir::Shape{1, 12, 1, 8, 8}, pir::Shape{2, 16, 1, 8, 8},
+                                pir::Shape{1, 16, 0, 8, 8}}) {
+    auto t = BuildStageTile(hunyuan, "hunyuan-vae-decoder", bad);
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.status().message().find("a tile of 'hunyuan-vae-decoder' is a latent [1, 16, f, h, w]"),
+              std::string::npos)
+        << t.status().message();
+  }
+}
+
 // ------------------------------------------------------------ Wan encoder
 // Encoder3d per chunk of f frames (1, then 4) at the video's H x W; every
 // causal conv keeps its chunk's frames; the stride-2 Conv2d halves the size;
