@@ -8,25 +8,13 @@
 #include "place/default_placement.h"
 #include "search/combos.h"
 #include "search/experts.h"
+#include "search/testing.h"
 
 namespace az::search {
 namespace {
 
-zoo::ModelConfig Config(const std::string& model, int64_t width, int64_t height, int64_t frames) {
-  zoo::ModelOptions options;
-  options.width = width;
-  options.height = height;
-  options.frames = frames;
-  auto config = zoo::ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().message();
-  return *config;
-}
-
-hw::Topology Topo(const std::string& spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok());
-  return *t;
-}
+using search_test::Config;
+using search_test::Topo;
 
 PlanOptions Options(const hw::Topology& t) {
   PlanOptions o;

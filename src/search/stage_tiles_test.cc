@@ -14,32 +14,16 @@
 #include "search/planner.h"
 #include "search/stage_candidates.h"
 #include "search/stages.h"
+#include "search/testing.h"
 
 namespace az::search {
 namespace {
 
+using search_test::StageOptions;
+using search_test::Topo;
+
 zoo::ModelConfig Config(int64_t width, int64_t height, int64_t frames) {
-  zoo::ModelOptions options;
-  options.width = width;
-  options.height = height;
-  options.frames = frames;
-  auto config = zoo::ResolveConfig("hunyuanvideo-13b", options);
-  EXPECT_TRUE(config.ok()) << config.status().message();
-  return *config;
-}
-
-hw::Topology Topo(const std::string& spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok());
-  return *t;
-}
-
-StagePlanOptions Options(const hw::Topology& t, int64_t resident = 0, int threads = 2) {
-  StagePlanOptions o;
-  o.calibration = price::DefaultPriceCalibration(t);
-  o.resident_bytes_per_chip = resident;
-  o.threads = threads;
-  return o;
+  return search_test::Config("hunyuanvideo-13b", width, height, frames);
 }
 
 StagePlan VaePlan(const zoo::ModelConfig& config, const hw::Topology& t, const StagePlanOptions& o) {
@@ -209,7 +193,7 @@ TEST(StageTiles, SmallDecodeByHand) {
 TEST(StageTiles, HunyuanVideo720pOnH100x8) {
   hw::Topology t = Topo("h100:8");
   const zoo::ModelConfig config = Config(1280, 720, 129);
-  const StagePlan vae = VaePlan(config, t, Options(t));
+  const StagePlan vae = VaePlan(config, t, StageOptions(t));
   const StageCandidateCost& single = Candidate(vae, "single device");
   const StageCandidateCost& two = Candidate(vae, "tiles=2");
   const StageCandidateCost& four = Candidate(vae, "tiles=4");
@@ -282,7 +266,7 @@ TEST(StageTiles, HunyuanVideo720pBesideTheDitOnV5e2x4) {
   EXPECT_LT(vae.latency_s, Candidate(vae, "single device").latency_s);
 
   const int64_t resident = t.chip.hbm.value() - Candidate(vae, "tiles=8").peak_memory_bytes + MiB(1).value();
-  const StagePlan tight = VaePlan(config, t, Options(t, resident));
+  const StagePlan tight = VaePlan(config, t, StageOptions(t, resident));
   for (const StageCandidateCost& c : tight.candidates) {
     if (c.ok) {
       EXPECT_FALSE(c.fits) << c.sharding;
@@ -298,13 +282,13 @@ TEST(StageTiles, HunyuanVideo720pBesideTheDitOnV5e2x4) {
 TEST(StageTiles, DeterministicAcrossThreads) {
   hw::Topology t = Topo("v5e:2x4");
   const zoo::ModelConfig config = Config(320, 256, 33);
-  const StagePlan a = VaePlan(config, t, Options(t, 0, 1));
+  const StagePlan a = VaePlan(config, t, StageOptions(t, 0, 1));
   EXPECT_TRUE(Candidate(a, "tiles=2").ok);
   EXPECT_TRUE(Candidate(a, "tiles=4").ok);
   EXPECT_FALSE(Candidate(a, "tiles=8").ok);
   EXPECT_NE(Candidate(a, "tiles=8").error.find("fewer than the chips"), std::string::npos);
   for (int threads : {2, 8}) {
-    const StagePlan b = VaePlan(config, t, Options(t, 0, threads));
+    const StagePlan b = VaePlan(config, t, StageOptions(t, 0, threads));
     EXPECT_EQ(a.sharding, b.sharding);
     EXPECT_EQ(a.placement, b.placement);
     EXPECT_EQ(a.latency_s, b.latency_s);
@@ -326,9 +310,9 @@ TEST(StageTiles, DeterministicAcrossThreads) {
 // (256 x 256: 32 x 32 latents, one untiled run).
 TEST(StageTiles, OfferedOnlyForADecodeInTiles) {
   hw::Topology t = Topo("h100:8");
-  const StagePlan one = VaePlan(Config(256, 256, 5), t, Options(t));
+  const StagePlan one = VaePlan(Config(256, 256, 5), t, StageOptions(t));
   for (const StageCandidateCost& c : one.candidates) EXPECT_EQ(c.sharding.find("tiles"), std::string::npos);
-  auto wan = PlanStages(*zoo::ResolveConfig("wan2.1-t2v-1.3b", {}), t, Options(t));
+  auto wan = PlanStages(*zoo::ResolveConfig("wan2.1-t2v-1.3b", {}), t, StageOptions(t));
   ASSERT_TRUE(wan.ok());
   for (const StageCandidateCost& c : wan->back().candidates) EXPECT_EQ(c.sharding.find("tiles"), std::string::npos);
 }

@@ -11,33 +11,14 @@
 #include "net/model.h"
 #include "pir/rules/cost.h"
 #include "search/stage_candidates.h"
+#include "search/testing.h"
 
 namespace az::search {
 namespace {
 
-zoo::ModelConfig Config(const std::string& model, int64_t width, int64_t height, int64_t frames) {
-  zoo::ModelOptions options;
-  options.width = width;
-  options.height = height;
-  options.frames = frames;
-  auto config = zoo::ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().message();
-  return *config;
-}
-
-hw::Topology Topo(const std::string& spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok());
-  return *t;
-}
-
-StagePlanOptions Options(const hw::Topology& t, int64_t resident = 0, int threads = 2) {
-  StagePlanOptions o;
-  o.calibration = price::DefaultPriceCalibration(t);
-  o.resident_bytes_per_chip = resident;
-  o.threads = threads;
-  return o;
-}
+using search_test::Config;
+using search_test::StageOptions;
+using search_test::Topo;
 
 std::vector<StagePlan> Plan(const zoo::ModelConfig& config, const hw::Topology& t, const StagePlanOptions& o) {
   auto plans = PlanStages(config, t, o);
@@ -109,7 +90,7 @@ TEST(StageCandidates, TpDegreeMustDivideTheHeads) {
 // the work more than over all chips); the pick the fastest candidate that
 // fits (within the 0.1% tie), and rounds x invocation + offload + transfer.
 void CheckPlans(const zoo::ModelConfig& config, const hw::Topology& t) {
-  std::vector<StagePlan> plans = Plan(config, t, Options(t));
+  std::vector<StagePlan> plans = Plan(config, t, StageOptions(t));
   std::vector<zoo::StageInfo> stages = zoo::StagesOf(config);
   ASSERT_EQ(plans.size(), stages.size());
   const double peak = std::max({t.chip.bf16.value(), t.chip.fp16.value(), t.chip.fp32.value()});
@@ -145,7 +126,7 @@ TEST(PlanStages, Wan14BAt720pOnV5e2x4) { CheckPlans(Config("wan2.1-t2v-14b", 128
 // The VAE's latent: f32 [1, 16, 21, 90, 160] = 19,353,600 bytes, all-gathered.
 TEST(PlanStages, TransfersArePricedWithTheCollectiveModel) {
   hw::Topology t = Topo("h100:8");
-  std::vector<StagePlan> plans = Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), t, Options(t));
+  std::vector<StagePlan> plans = Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), t, StageOptions(t));
   ASSERT_EQ(plans.size(), 2u);
   net::CollectiveModel model(t, price::DefaultPriceCalibration(t).network);
   net::Collective c;
@@ -168,7 +149,7 @@ TEST(PlanStages, TransfersArePricedWithTheCollectiveModel) {
   EXPECT_DOUBLE_EQ(plans[1].transfer_s, model.Time(c, identity).value());
   // One chip: nothing moves.
   hw::Topology one = Topo("h100:1");
-  for (const StagePlan& p : Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), one, Options(one))) {
+  for (const StagePlan& p : Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), one, StageOptions(one))) {
     EXPECT_EQ(p.transfer_s, 0) << p.name;
     EXPECT_EQ(p.sharding, "single device");
   }
@@ -182,12 +163,12 @@ TEST(PlanStages, TransfersArePricedWithTheCollectiveModel) {
 TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
   hw::Topology t = Topo("h100:8");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
-  const StagePlan free = Plan(config, t, Options(t)).at(0);
+  const StagePlan free = Plan(config, t, StageOptions(t)).at(0);
   ASSERT_EQ(free.name, "umt5-xxl");
   const int64_t single = Candidate(free, "single device").peak_memory_bytes;
   ASSERT_LT(Candidate(free, "fsdp=8").peak_memory_bytes + MiB(1).value(), single);
   const int64_t resident = t.chip.hbm.value() - single + MiB(1).value();
-  const StagePlan tight = Plan(config, t, Options(t, resident)).at(0);
+  const StagePlan tight = Plan(config, t, StageOptions(t, resident)).at(0);
   EXPECT_FALSE(Candidate(tight, "single device").fits);
   EXPECT_FALSE(Candidate(tight, "dp=2").fits);
   EXPECT_TRUE(Candidate(tight, "fsdp=8").fits);
@@ -207,13 +188,13 @@ TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
 TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
   hw::Topology t = Topo("h100:8");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
-  const StagePlan free = Plan(config, t, Options(t)).at(0);
+  const StagePlan free = Plan(config, t, StageOptions(t)).at(0);
   int64_t smallest = free.candidates.front().peak_memory_bytes;
   for (const StageCandidateCost& c : free.candidates) {
     if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes);
   }
   const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
-  const StagePlan p = Plan(config, t, Options(t, resident)).at(0);
+  const StagePlan p = Plan(config, t, StageOptions(t, resident)).at(0);
   for (const StageCandidateCost& c : p.candidates) EXPECT_FALSE(c.fits) << c.sharding;
   EXPECT_TRUE(p.offloaded);
   EXPECT_TRUE(p.fits);
@@ -227,7 +208,7 @@ TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
   EXPECT_NE(p.note.find("streamed from host memory"), std::string::npos) << p.note;
 
   // The whole HBM resident: nothing fits even offloaded; said, not hidden.
-  const StagePlan full = Plan(config, t, Options(t, t.chip.hbm.value())).at(0);
+  const StagePlan full = Plan(config, t, StageOptions(t, t.chip.hbm.value())).at(0);
   EXPECT_FALSE(full.fits);
   EXPECT_NE(full.note.find("nothing fits, even offloaded"), std::string::npos) << full.note;
 }
@@ -242,14 +223,14 @@ TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
 TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
   hw::Topology t = Topo("v5e:2x4");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
-  const StagePlan free = Plan(config, t, Options(t)).at(1);
+  const StagePlan free = Plan(config, t, StageOptions(t)).at(1);
   ASSERT_EQ(free.name, "wan-vae-decoder");
   int64_t smallest = INT64_MAX;
   for (const StageCandidateCost& c : free.candidates) {
     if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes - c.parameter_bytes + 2 * c.largest_parameter_bytes);
   }
   const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
-  StagePlanOptions o = Options(t, resident);
+  StagePlanOptions o = StageOptions(t, resident);
   const StagePlan stuck = Plan(config, t, o).at(1);
   EXPECT_FALSE(stuck.fits);
   EXPECT_FALSE(stuck.dit_evicted);
@@ -269,9 +250,9 @@ TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
 TEST(PlanStages, Deterministic) {
   hw::Topology t = Topo("v5e:2x4");
   zoo::ModelConfig config = Config("wan2.1-i2v-14b", 832, 480, 33);
-  std::vector<StagePlan> a = Plan(config, t, Options(t, 0, 1));
-  std::vector<StagePlan> b = Plan(config, t, Options(t, 0, 2));
-  std::vector<StagePlan> c = Plan(config, t, Options(t, 0, 2));
+  std::vector<StagePlan> a = Plan(config, t, StageOptions(t, 0, 1));
+  std::vector<StagePlan> b = Plan(config, t, StageOptions(t, 0, 2));
+  std::vector<StagePlan> c = Plan(config, t, StageOptions(t, 0, 2));
   ASSERT_EQ(a.size(), 4u);  // umT5, CLIP ViT-H, the VAE encoder of the first frame, the VAE decoder
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(b.size(), c.size());
@@ -296,12 +277,12 @@ TEST(PlanStages, Deterministic) {
 // stages, no error.
 TEST(PlanStages, ModelsWithoutBuiltStagesGiveAnEmptyList) {
   hw::Topology t = Topo("h100:8");
-  auto none = PlanStages(Config("cogvideox-5b", 720, 480, 49), t, Options(t));
+  auto none = PlanStages(Config("cogvideox-5b", 720, 480, 49), t, StageOptions(t));
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_TRUE(none->empty());
   zoo::ModelConfig imported = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   imported.model = "model.stablehlo";
-  auto empty = PlanStages(imported, t, Options(t));
+  auto empty = PlanStages(imported, t, StageOptions(t));
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_TRUE(empty->empty());
 }
@@ -419,7 +400,7 @@ TEST(PlanStages, WanVaeDecoderHaloTrafficByHand) {
 // than a perfect 8-way split of it. spatial=8 is picked.
 TEST(PlanStages, WanVaeDecoderSplitsOnH100x8) {
   hw::Topology t = Topo("h100:8");
-  const StagePlan vae = Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), t, Options(t)).at(1);
+  const StagePlan vae = Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), t, StageOptions(t)).at(1);
   ASSERT_EQ(vae.name, "wan-vae-decoder");
   const StageCandidateCost& single = Candidate(vae, "single device");
   const StageCandidateCost& eight = Candidate(vae, "spatial=8");
@@ -441,9 +422,9 @@ TEST(PlanStages, WanVaeDecoderSplitsOnH100x8) {
 TEST(PlanStages, SpatialFitsWhereASingleDeviceDoesNot) {
   hw::Topology t = Topo("v5e:2x4");
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
-  const StagePlan free = Plan(config, t, Options(t)).at(1);
+  const StagePlan free = Plan(config, t, StageOptions(t)).at(1);
   const int64_t resident = t.chip.hbm.value() - Candidate(free, "single device").peak_memory_bytes + MiB(1).value();
-  const StagePlan tight = Plan(config, t, Options(t, resident)).at(1);
+  const StagePlan tight = Plan(config, t, StageOptions(t, resident)).at(1);
   EXPECT_FALSE(Candidate(tight, "single device").fits);
   EXPECT_TRUE(Candidate(tight, "spatial=8").fits);
   EXPECT_FALSE(tight.offloaded);
@@ -492,7 +473,7 @@ TEST(StageCandidates, SpatialSeedsSplitBothSidesOfAGatheredAttention) {
 // (its runs are spread over the chips instead: tiles=G, stage_tiles_test.cc).
 TEST(PlanStages, HunyuanTiledDecoderIsNotSplitSpatially) {
   hw::Topology t = Topo("h100:8");
-  const StagePlan vae = Plan(Config("hunyuanvideo-13b", 1280, 720, 129), t, Options(t)).back();
+  const StagePlan vae = Plan(Config("hunyuanvideo-13b", 1280, 720, 129), t, StageOptions(t)).back();
   ASSERT_EQ(vae.name, "hunyuan-vae-decoder");
   const StageCandidateCost& two = Candidate(vae, "spatial=2");
   EXPECT_FALSE(two.ok);

@@ -1,0 +1,42 @@
+// Helpers the planner and stage-planner tests share: a zoo configuration at a
+// size, a named topology, and stage-planning options.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "frontend/zoo/zoo.h"
+#include "hw/topology.h"
+#include "price/calibration.h"
+#include "search/stages.h"
+
+namespace az::search::search_test {
+
+inline zoo::ModelConfig Config(const std::string& model, int64_t width, int64_t height, int64_t frames) {
+  zoo::ModelOptions options;
+  options.width = width;
+  options.height = height;
+  options.frames = frames;
+  auto config = zoo::ResolveConfig(model, options);
+  EXPECT_TRUE(config.ok()) << config.status().message();
+  return *config;
+}
+
+inline hw::Topology Topo(const std::string& spec) {
+  auto t = hw::MakeTopology(spec);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return *t;
+}
+
+// The stage planner's options on `t` with the default calibration.
+inline StagePlanOptions StageOptions(const hw::Topology& t, int64_t resident = 0, int threads = 2) {
+  StagePlanOptions o;
+  o.calibration = price::DefaultPriceCalibration(t);
+  o.resident_bytes_per_chip = resident;
+  o.threads = threads;
+  return o;
+}
+
+}  // namespace az::search::search_test
