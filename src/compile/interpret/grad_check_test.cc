@@ -16,6 +16,7 @@
 #include <random>
 
 #include "compile/interpret/interpreter.h"
+#include "compile/interpret/testing.h"
 #include "pir/grad/adamw.h"
 #include "pir/verify/verifier.h"
 #include "shard/templates.h"
@@ -27,6 +28,11 @@ using pir::DType;
 using pir::GraphBuilder;
 using pir::OpKind;
 using pir::ValueId;
+
+// The leaves of these tests.
+std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph, uint32_t seed = 20250611) {
+  return interpret_test::RandomLeaves(graph, seed);
+}
 
 constexpr double kStep = 1e-5;
 constexpr double kTolerance = 1e-7;
@@ -199,20 +205,6 @@ TinyWan BuildOpZoo() {
   for (ValueId g : backward->grads) b.Output(g);
   t.graph = b.Finish();
   return t;
-}
-
-std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph, uint32_t seed = 20250611) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::map<ValueId, Tensor> leaves;
-  for (ValueId id = 0; id < graph.num_values(); ++id) {
-    const pir::Value& v = graph.value(id);
-    if (v.role == pir::ValueRole::kActivation) continue;
-    Tensor t{v.type.shape, {}};
-    for (int64_t i = 0; i < v.type.NumElements(); ++i) t.data.push_back(uniform(rng));
-    leaves[id] = std::move(t);
-  }
-  return leaves;
 }
 
 // Max over every parameter element of |fd - g| / (1 + |g|), where outputs[0]

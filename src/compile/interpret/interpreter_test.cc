@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "compile/interpret/testing.h"
 #include "pir/build/graph_builder.h"
 #include "pir/verify/verifier.h"
 #include "shard/templates.h"
@@ -19,6 +20,12 @@ using pir::DType;
 using pir::GraphBuilder;
 using pir::OpKind;
 using pir::ValueId;
+using interpret_test::RelativeError;
+
+// The leaves of these tests.
+std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph, uint32_t seed = 20240611) {
+  return interpret_test::RandomLeaves(graph, seed);
+}
 
 constexpr int64_t kBatch = 2, kTokens = 8, kModel = 16, kHeads = 4, kHeadDim = 4, kHidden = 32;
 
@@ -55,35 +62,6 @@ pir::Graph TinyDit() {
   }
   b.Output(b.Binary(OpKind::kAdd, "residual2", x1, f));
   return b.Finish();
-}
-
-// Uniform in [-1, 1] for every leaf, seeded.
-std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph, uint32_t seed = 20240611) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::map<ValueId, Tensor> leaves;
-  for (ValueId id = 0; id < graph.num_values(); ++id) {
-    const pir::Value& v = graph.value(id);
-    if (v.role == pir::ValueRole::kActivation) continue;
-    Tensor t{v.type.shape, {}};
-    for (int64_t i = 0; i < v.type.NumElements(); ++i) t.data.push_back(uniform(rng));
-    leaves[id] = std::move(t);
-  }
-  return leaves;
-}
-
-// max |a - b| / max |b| over all outputs; infinity on a shape mismatch.
-double RelativeError(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  double diff = 0, scale = 0;
-  for (size_t t = 0; t < got.size(); ++t) {
-    if (got[t].shape != want[t].shape || got[t].data.size() != want[t].data.size()) return INFINITY;
-    for (size_t i = 0; i < got[t].data.size(); ++i) {
-      diff = std::max(diff, std::abs(got[t].data[i] - want[t].data[i]));
-      scale = std::max(scale, std::abs(want[t].data[i]));
-    }
-  }
-  return diff / std::max(scale, 1e-300);
 }
 
 pir::OpId FindOp(const pir::Graph& graph, const std::string& name) {

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "compile/interpret/interpreter.h"
+#include "compile/interpret/testing.h"
 #include "pir/build/graph_builder.h"
 #include "pir/verify/verifier.h"
 #include "shard/propagation.h"
@@ -19,6 +20,12 @@ using pir::DType;
 using pir::GraphBuilder;
 using pir::OpKind;
 using pir::ValueId;
+using interpret_test::RelativeError;
+
+// The leaves of these tests.
+std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph) {
+  return interpret_test::RandomLeaves(graph, 20250301);
+}
 
 constexpr int64_t kChannels = 4, kFrames = 2;
 
@@ -73,34 +80,6 @@ pir::Graph Stack(int64_t h, int64_t w, bool upsample) {
   }
   b.Output(Conv(b, "conv_c", sum, 3, {3, 3, 3}, {2, 0, 1, 1, 1, 1}));
   return b.Finish();
-}
-
-std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph) {
-  std::mt19937 rng(20250301);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::map<ValueId, Tensor> leaves;
-  for (ValueId id = 0; id < graph.num_values(); ++id) {
-    const pir::Value& v = graph.value(id);
-    if (v.role == pir::ValueRole::kActivation) continue;
-    Tensor t{v.type.shape, {}};
-    for (int64_t i = 0; i < v.type.NumElements(); ++i) t.data.push_back(uniform(rng));
-    leaves[id] = std::move(t);
-  }
-  return leaves;
-}
-
-// max |got - want| / max |want|; infinity on a shape mismatch.
-double RelativeError(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  double diff = 0, scale = 0;
-  for (size_t t = 0; t < got.size(); ++t) {
-    if (got[t].shape != want[t].shape) return INFINITY;
-    for (size_t i = 0; i < got[t].data.size(); ++i) {
-      diff = std::max(diff, std::abs(got[t].data[i] - want[t].data[i]));
-      scale = std::max(scale, std::abs(want[t].data[i]));
-    }
-  }
-  return diff / std::max(scale, 1e-300);
 }
 
 // The plan with x's dim `dim` split over the one axis of `mesh_text`.
