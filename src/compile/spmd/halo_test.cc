@@ -72,6 +72,18 @@ StatusOr<cir::Program> CompileSplit(const pir::Graph& graph, const std::string& 
   return SpmdCompiler().Compile(graph, plan, options);
 }
 
+// `graph` with op 0's factor `factor` split over the one axis of `mesh_text`
+// (a seed that names the factor, where the tensor dim alone would not say
+// which of a strided dim's factors splits).
+StatusOr<cir::Program> CompileSeededFactor(const pir::Graph& graph, const std::string& mesh_text,
+                                           const std::string& factor) {
+  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(mesh_text));
+  shard::Seeds seeds;
+  seeds.op_factors[0][factor] = {0};
+  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
+  return SpmdCompiler().Compile(graph, plan, {});
+}
+
 const cir::Instruction& Named(const cir::Program& program, const std::string& name) {
   for (const cir::Instruction& in : program.instructions) {
     if (in.name == name) return in;
@@ -165,14 +177,7 @@ TEST(HaloCompile, StridedDownsamplerReadsOneRowAfter) {
   GraphBuilder u("uneven");
   ValueId y = u.Input("x", DType::kF32, {1, 2, 1, 10, 8});
   u.Output(Conv(u, "down", y, 2, {1, 3, 3}, {1, 2, 2}, {0, 0, 0, 1, 0, 1}));
-  pir::Graph uneven = u.Finish();
-  auto mesh = shard::Mesh::Parse("h=4");
-  ASSERT_TRUE(mesh.ok());
-  shard::Seeds seeds;
-  seeds.op_factors[0]["y"] = {0};
-  auto plan = shard::Propagate(uneven, *mesh, seeds);
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  auto refused = SpmdCompiler().Compile(uneven, *plan, {});
+  auto refused = CompileSeededFactor(u.Finish(), "h=4", "y");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(refused.status().message().find("the input's blocks of 3 rows are not 2 x the output's 2"),
@@ -198,14 +203,7 @@ TEST(HaloCompile, RefusesWhatItCannotExchange) {
   GraphBuilder t("irregular");
   ValueId f = t.Input("x", DType::kF32, {1, 2, 5, 2, 2});
   t.Output(Conv(t, "time_conv", f, 2, {3, 1, 1}, {2, 1, 1}, {0, 0, 0, 0, 0, 0}));
-  pir::Graph irregular = t.Finish();
-  auto frames = shard::Mesh::Parse("t=2");
-  ASSERT_TRUE(frames.ok());
-  shard::Seeds time_seeds;
-  time_seeds.op_factors[0]["it"] = {0};
-  auto time_plan = shard::Propagate(irregular, *frames, time_seeds);
-  ASSERT_TRUE(time_plan.ok()) << time_plan.status().ToString();
-  auto strided = SpmdCompiler().Compile(irregular, *time_plan, {});
+  auto strided = CompileSeededFactor(t.Finish(), "t=2", "it");
   ASSERT_FALSE(strided.ok());
   EXPECT_EQ(strided.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(strided.status().message().find("splits 'it', a convolution window that does not tile its input"),
