@@ -10,6 +10,7 @@
 #include "compile/pipeline.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "frontend/zoo/zoo.h"
+#include "support/golden_section.h"
 
 namespace az::price {
 
@@ -208,6 +209,12 @@ StatusOr<std::vector<DitLatency>> ReadDitLatencies(std::string_view text, std::s
       if (!memory || *memory <= 0) return fail("peak_mem_GB '" + cell("peak_mem_GB") + "' is not a positive size");
     }
     if (table.column.count("notes")) row.notes = cell("notes");
+    if (table.column.count("gpus")) {
+      auto gpus = ParseInteger(cell("gpus"));
+      if (!gpus || *gpus < 1 || *gpus > 64) return fail("gpus '" + cell("gpus") + "' is not an integer in [1, 64]");
+      row.gpus = *gpus;
+    }
+    if (table.column.count("parallel")) row.parallel = cell("parallel");
     row.offload_model = row.notes.find("--offload_model True") != std::string::npos;
     row.text_encoder_on_cpu = row.notes.find("--t5_cpu") != std::string::npos;
     zoo::ModelOptions options;
@@ -317,8 +324,9 @@ DitPrediction PredictDitRow(const ComputeModel& model, const DitLatency& row, co
     if (stage.kind == zoo::StageKind::kTextEncoder) moved += 2.0 * static_cast<double>(stage.kernels.parameter_bytes);
     if (stage.kind == zoo::StageKind::kImageEncoder) moved += static_cast<double>(stage.kernels.parameter_bytes);
   }
-  AZ_CHECK(hw::FindChip(row.chip).ok());
-  p.host_transfers = Seconds(moved / hw::HostLinkBandwidth(**hw::FindChip(row.chip)).value());
+  auto chip = hw::FindChip(row.chip);
+  AZ_CHECK(chip.ok());  // ReadDitLatencies names catalog chips only
+  p.host_transfers = Seconds(moved / hw::HostLinkBandwidth(**chip).value());
   p.total = p.denoising + Seconds(stages) + p.host_transfers;
   return p;
 }
@@ -343,32 +351,6 @@ ComputeCalibration ScaleTensorEfficiencies(const ComputeCalibration& start, doub
 }
 
 namespace {
-
-// Golden-section search for the minimum of f on [lo, hi]; a fixed number of
-// steps (the interval shrinks by 0.618 each) keeps it deterministic.
-template <typename F>
-double GoldenSection(F f, double lo, double hi) {
-  constexpr int kSteps = 90;  // 0.618^90 ~ 1.6e-19 of the interval: double precision
-  const double inv_phi = (std::sqrt(5.0) - 1) / 2;
-  double x1 = hi - inv_phi * (hi - lo), x2 = lo + inv_phi * (hi - lo);
-  double f1 = f(x1), f2 = f(x2);
-  for (int step = 0; step < kSteps; ++step) {
-    if (f1 <= f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - inv_phi * (hi - lo);
-      f1 = f(x1);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + inv_phi * (hi - lo);
-      f2 = f(x2);
-    }
-  }
-  return (lo + hi) / 2;
-}
 
 // One GPU's rows fitted (compute_fit.h); the rows' predictions go to `out`.
 StatusOr<DitChipFit> FitChip(const hw::ChipSpec& chip, const ComputeCalibration& base,

@@ -92,7 +92,13 @@ struct DitLatency {
   std::string notes;
   bool offload_model = false;        // the notes say "--offload_model True"
   bool text_encoder_on_cpu = false;  // the notes say "--t5_cpu"
-  int line = 0;                      // in the file, for messages
+  // Multi-GPU rows (data/measurements/dit_multi_gpu_latency.csv): the GPU
+  // count and the parallelism as the file spells it ("ulysses8+fsdp?",
+  // "ring8", "?": a '?' marks what the source does not spell out). A file
+  // without the columns is single-GPU: 1 and "".
+  int64_t gpus = 1;
+  std::string parallel;
+  int line = 0;  // in the file, for messages
 };
 
 // The file's names to the zoo's and the catalog's: (wan2.1, t2v-14b) ->
@@ -100,7 +106,9 @@ struct DitLatency {
 StatusOr<std::string> ZooModelName(std::string_view model, std::string_view variant);
 StatusOr<std::string> CatalogChipName(std::string_view gpu);
 
-// Malformed rows: "file:line: error: ...". Sizes are checked against the zoo.
+// Malformed rows: "file:line: error: ...". Sizes are checked against the zoo;
+// `gpus` (optional) is an integer in [1, 64], `parallel` (optional) free text
+// the multi-GPU predictor reads (fidelity/scaling.h).
 StatusOr<std::vector<DitLatency>> ReadDitLatencies(std::string_view text, std::string_view file_name);
 
 // One graph compiled for one device, its kernels grouped: identical kernels

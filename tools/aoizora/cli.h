@@ -54,6 +54,10 @@ std::string WithCommas(int64_t n);
 std::string Percent(Flops part, Flops whole);
 nlohmann::ordered_json CostJson(const pir::OpCost& c);
 
+// calibrate's fidelity modes (fidelity_command.cc).
+int RunCalibrateScaling(const std::string& single_file, const std::string& multi_file, bool shipped);
+int RunCalibrateReport(const std::string& data, const std::string& out);
+
 void RegisterModels(CLI::App& app, CommandContext& ctx);
 void RegisterCompile(CLI::App& app, CommandContext& ctx);
 void RegisterInspect(CLI::App& app, CommandContext& ctx);

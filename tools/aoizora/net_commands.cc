@@ -161,11 +161,14 @@ struct CalibrateArgs {
   std::string measurements;
   std::string kind = "all-reduce";
   std::string dit;
+  std::string multi;  // --multi: multi-GPU DiT latencies, fitted jointly with --dit
+  std::string data = "../shared/data/measurements";  // --report
   std::string kernels;
   std::string chip;
   std::string out;
   bool json = false;
   bool shipped = false;  // --dit: price with the shipped defaults, no fit
+  bool report = false;   // --report: every measurement file predicted
 };
 
 // Which flags the user gave, so that calibrations of different kinds are not
@@ -173,6 +176,7 @@ struct CalibrateArgs {
 struct CalibrateGiven {
   bool topology = false, measurements = false, kind = false, failures = false, calibration = false;
   bool dit = false, kernels = false, chip = false, shipped = false, out = false;
+  bool multi = false, report = false, data = false;
 };
 
 Status CheckCalibrateFlags(const CalibrateGiven& given) {
@@ -180,17 +184,27 @@ Status CheckCalibrateFlags(const CalibrateGiven& given) {
   std::vector<std::string> modes;
   if (collective) modes.push_back("-t/-m (collective measurements)");
   if (given.dit) modes.push_back("--dit (DiT latencies)");
+  if (given.report) modes.push_back("--report (the fidelity report)");
   if (given.kernels) modes.push_back("--kernels (kernel timings)");
   if (modes.empty()) {
     return InvalidArgument(
-        "calibrate needs one of: -t TOPOLOGY -m FILE (nccl-tests measurements), --dit FILE (DiT latencies) or "
-        "--kernels FILE --chip NAME (kernel timings)");
+        "calibrate needs one of: -t TOPOLOGY -m FILE (nccl-tests measurements), --dit FILE [--multi FILE] (DiT "
+        "latencies), --kernels FILE --chip NAME (kernel timings) or --report (every measurement file predicted)");
   }
   if (modes.size() > 1) {
     std::string list;
     for (size_t i = 0; i < modes.size(); ++i) list += (i == 0 ? "" : i + 1 == modes.size() ? " and " : ", ") + modes[i];
     return InvalidArgument(list + " are different calibrations; give one per invocation");
   }
+  if (given.multi && !given.dit) {
+    return InvalidArgument("--multi goes with --dit (the single-GPU rows fit each GPU's kernels)");
+  }
+  if (given.multi && given.out) {
+    return InvalidArgument("--multi writes no calibration file: the joint fit's values are the shipped defaults "
+                           "(compute_defaults.cc)");
+  }
+  if (given.data && !given.report) return InvalidArgument("--data goes with --report");
+  if (given.report && given.shipped) return InvalidArgument("--report always prices with the shipped defaults");
   if (given.chip && !given.kernels) {
     return InvalidArgument(collective ? "--chip goes with --kernels; the collective fit takes its chips from -t"
                                       : "--chip goes with --kernels; --dit fits every GPU the file names");
@@ -418,6 +432,8 @@ int RunCalibrateKernels(const CalibrateArgs& args) {
 
 int RunCalibrate(const CalibrateArgs& args, const CalibrateGiven& given) {
   if (Status s = CheckCalibrateFlags(given); !s.ok()) return Fail(s);
+  if (given.report) return RunCalibrateReport(args.data, args.out);
+  if (given.multi) return RunCalibrateScaling(args.dit, args.multi, args.shipped);
   if (given.dit) return RunCalibrateDit(args);
   if (given.kernels) return RunCalibrateKernels(args);
   return RunCalibrateCollective(args);
@@ -459,6 +475,12 @@ void RegisterCalibrate(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--dit", args->dit,
                   "Compute fit: CSV of single-GPU DiT latencies (model, variant, gpu, width, height, frames, steps, "
                   "cfg_passes_per_step, seconds)");
+  cmd->add_option("--multi", args->multi,
+                  "With --dit: CSV of multi-GPU DiT latencies (the columns of --dit plus gpus, parallel), fitted "
+                  "jointly (docs/fidelity.md)");
+  cmd->add_flag("--report", args->report,
+                "Predict every measurement file of --data with the shipped defaults; markdown to -o or stdout");
+  cmd->add_option("--data", args->data, "--report: the measurement folder")->capture_default_str();
   cmd->add_option("--kernels", args->kernels, "Compute fit: CSV of kernel timings (kind, flops, bytes, time_us, dims)");
   cmd->add_option("--chip", args->chip, "Compute fit of --kernels: the chip the kernels ran on (h100, ...)");
   cmd->add_option("--calibration", args->topo.calibration,
@@ -480,6 +502,9 @@ void RegisterCalibrate(CLI::App& app, CommandContext& ctx) {
     given.chip = cmd->count("--chip") > 0;
     given.shipped = cmd->count("--shipped") > 0;
     given.out = cmd->count("--out") > 0;
+    given.multi = cmd->count("--multi") > 0;
+    given.report = cmd->count("--report") > 0;
+    given.data = cmd->count("--data") > 0;
     ctx.exit_code = RunCalibrate(*args, given);
   });
 }
