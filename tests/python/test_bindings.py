@@ -156,8 +156,8 @@ class ZooPlanTest(unittest.TestCase):
 class StackPlanTest(unittest.TestCase):
     """stack= is `aoizora plan --stack`: the same plan.json bytes, the same refusals."""
 
-    ARGS = dict(template="ulysses=8", placement="default", alpa=False, stages=False, progress=False)
-    FLAGS = ["--template", "ulysses=8", "--placement", "default", "--no-alpa", "--no-stages"]
+    ARGS = dict(template="ulysses=4,cfg=2", placement="default", alpa=False, stages=False, progress=False)
+    FLAGS = ["--template", "ulysses=4,cfg=2", "--placement", "default", "--no-alpa", "--no-stages"]
 
     def test_stack_is_the_clis(self):
         p = aoizora.plan(**SMALL, topology="h100:8", stack="cudnn", **self.ARGS)
