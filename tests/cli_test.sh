@@ -375,6 +375,8 @@ run stack_a100 1 "$bin" plan -m wan2.1-t2v-14b -t a100:8 --stack fa3 -q &&
   expect stack_a100 err "--stack fa3: fa3 runs on Hopper (sm90) GPUs only"
 run stack_tpu 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --stack fa2 -q &&
   expect stack_tpu err "attention library fa2 runs on NVIDIA GPUs, not on v5e"
+run stack_train 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t h100:8 --stack fa3 -q &&
+  expect stack_train err "--stack fa3: the sourced library ratios are forward-pass figures"
 run stack_xformers 1 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --stack xformers -q &&
   expect stack_xformers err "no public benchmark gives xformers against fa2 on h100"
 
