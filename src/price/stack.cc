@@ -51,9 +51,12 @@ struct StackRatio {
 // arXiv:2407.08608), Figure 5, "Attention forward speed, head dim 128 (H100
 // 80GB SXM5)", without causal mask (Wan's, HunyuanVideo's self-attention),
 // FP16; the 16k column, the longest the figure has (the DiTs attend over
-// 32,760-75,600 tokens, and every library is flat from 4k on):
+// more: Wan 480p 32,760 tokens, 720p 75,600, HunyuanVideo 720p x 129 frames
+// 118,800; and every library is flat from 4k on):
 //   FlashAttention-2 370, cuDNN 595, FlashAttention-3 648 TFLOP/s.
-// (The 8k column: 370, 600, 646, ratios within 0.9% of these. Head dim 128
+// (The 8k column: 370, 600, 646, ratios within 0.9% of these. One public
+// transcription of the figure reads FA2 at 16k as 395, Triton's bar in that
+// column; the FA2 series is 368, 370, 370 from 4k on. Head dim 128
 // is every zoo DiT's: Wan 14B 5120/40, Wan 1.3B 1536/12, HunyuanVideo
 // 3072/24.)
 constexpr std::array<StackRatio, 2> kH100Ratios = {{
