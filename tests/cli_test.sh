@@ -346,6 +346,40 @@ fi
 run plan_no_stages 0 "$bin" plan -m wan2.1-t2v-14b --width 1280 --height 720 --frames 81 -t h100:8 --no-alpa --no-stages --json -q &&
   expect plan_no_stages out '"stages": []'
 
+# Software stacks (issue 23, docs/compute-model.md): Wan 2.2 runs FA3 on Hopper (its README), so
+# its default on h100 is fa3 and --stack fa2 is slower; Wan 2.1 stays on fa2; H20 has no FA3
+# figure and falls back; unknown names list the valid ones; libraries off their chips are refused.
+small=(--width 832 --height 480 --frames 17 -T ulysses=8 --placement default --no-alpa --no-stages -q)
+if run stack_wan22 0 "$bin" plan -m wan2.2-t2v-a14b -t h100:8 "${small[@]}" --json &&
+   run stack_wan22_fa2 0 "$bin" plan -m wan2.2-t2v-a14b -t h100:8 "${small[@]}" --json --stack fa2; then
+  expect stack_wan22 out '"name": "fa3"' && expect stack_wan22 out 'FlashAttention3 deployed on Hopper'
+  expect stack_wan22_fa2 out '"name": "fa2"'
+  python3 - "$tmp/stack_wan22.out" "$tmp/stack_wan22_fa2.out" <<'PY' && passed=$((passed + 1)) || { echo "FAIL stack_wan22: fa3 not faster"; failed=$((failed + 1)); }
+import json, sys
+fa3, fa2 = (json.load(open(f)) for f in sys.argv[1:])
+# 0.3437 x 648 / 370 = 0.6019 (stack.cc) against the h100 fit's 0.3437.
+assert abs(fa3["inputs"]["stack"]["attention_efficiency"] - 0.3437 * 648 / 370) < 1e-9
+assert fa2["inputs"]["stack"]["attention_efficiency"] == 0.3437
+assert fa3["best"]["step_latency_s"] < fa2["best"]["step_latency_s"]
+PY
+fi
+run stack_summary 0 "$bin" plan -m wan2.2-t2v-a14b -t h100:8 "${small[@]}" && expect stack_summary out "on h100:8, stack fa3"
+run stack_wan21 0 "$bin" plan -m wan2.1-t2v-14b -t h100:8 "${small[@]}" && expect stack_wan21 out "on h100:8, stack fa2"
+run stack_h20 0 "$bin" plan -m wan2.2-t2v-a14b -t h20:8 "${small[@]}" --json &&
+  expect stack_h20 out '"name": "fa2"' && expect stack_h20 out 'no public benchmark gives fa3 against fa2 on h20'
+run stack_unknown 1 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --stack fa4 -q &&
+  expect stack_unknown err "--stack: unknown attention library 'fa4' (valid: fa2, fa3, cudnn, xformers, jax-flash, jax-splash, xla"
+run stack_mode 1 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --stack fa3+jit -q &&
+  expect stack_mode err "unknown execution mode 'jit'"
+run stack_a100 1 "$bin" plan -m wan2.1-t2v-14b -t a100:8 --stack fa3 -q &&
+  expect stack_a100 err "--stack fa3: fa3 runs on Hopper (sm90) GPUs only"
+run stack_tpu 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --stack fa2 -q &&
+  expect stack_tpu err "attention library fa2 runs on NVIDIA GPUs, not on v5e"
+run stack_train 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t h100:8 --stack fa3 -q &&
+  expect stack_train err "--stack fa3: the sourced library ratios are forward-pass figures"
+run stack_xformers 1 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --stack xformers -q &&
+  expect stack_xformers err "no public benchmark gives xformers against fa2 on h100"
+
 # Training plans (issue 9): a small clip (256x256x9: 768 tokens a sample) on 4 v5p chips,
 # one sample per chip; the files, the keys, the optimizer's tensors, and the errors.
 if run plan_train 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 --no-alpa \

@@ -33,6 +33,7 @@
 #include "pir/analysis/summary.h"
 #include "place/search.h"
 #include "price/calibration.h"
+#include "price/stack.h"
 #include "price/simulator.h"
 #include "search/planner.h"
 #include "shard/sharding.h"
@@ -111,6 +112,7 @@ struct PlanRequest {
   std::optional<std::string> topology_json;
   std::optional<std::string> calibration_json;
   std::string calibration_name;
+  std::string stack;  // empty: the model's deployed library (the CLI's --stack)
   std::string templ;
   bool search_placement = true;
   int threads = 2;
@@ -169,6 +171,7 @@ PlanResult Plan(const PlanRequest& request, const py::object& progress) {
   options.top_k = r.top_k;
   options.alpa = r.alpa;
   options.stages = r.stages;
+  if (!r.stack.empty()) options.stack = Take(price::ParseSoftwareStack(r.stack, "stack="));
   if (r.train) {
     search::TrainPlanOptions train;
     train.micro_batch = r.micro_batch;
@@ -318,6 +321,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("topology_json", &PlanRequest::topology_json)
       .def_readwrite("calibration_json", &PlanRequest::calibration_json)
       .def_readwrite("calibration_name", &PlanRequest::calibration_name)
+      .def_readwrite("stack", &PlanRequest::stack)
       .def_readwrite("template", &PlanRequest::templ)
       .def_readwrite("search_placement", &PlanRequest::search_placement)
       .def_readwrite("threads", &PlanRequest::threads)

@@ -89,7 +89,7 @@ def _default_progress():
 
 def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=None, dims=None,
          width=None, height=None, frames=None, steps=None, batch=1, cfg=None, dtype="bf16",
-         template=None, placement="search", calibration=None, threads=2, seed=1, top_k=6, alpa=True,
+         template=None, placement="search", calibration=None, stack=None, threads=2, seed=1, top_k=6, alpa=True,
          stages=True, train=False, micro_batch=None, remat=None, progress=None):
     """Plans a model on a slice and returns a Plan (what `aoizora plan` computes).
 
@@ -104,7 +104,9 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
           {"NAME": size} (symbolic dims of an ONNX file) and steps=.
     The search: topology= (a named system, see topologies(); a topology JSON file; or its dict),
     template= (pin a sharding: "ulysses=4,ring=2"), placement= ("search" or "default"),
-    calibration= (a calibration JSON file or dict), threads=, seed=, top_k=, alpa= (False skips
+    calibration= (a calibration JSON file or dict), stack= (the software stack to price with,
+    the CLI's --stack: "fa2", "fa3", "cudnn", ...; None: the model's deployed library on these
+    chips; the plan's inputs["stack"] says which was priced), threads=, seed=, top_k=, alpa= (False skips
     the Alpa baseline), stages= (False prices the denoising steps only: no encoders or VAE in
     video_latency_s, the CLI's --no-stages).
     Training (`aoizora plan --train`): train=True plans a training step (forward, backward and
@@ -159,6 +161,7 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     request.steps = steps
     request.topology, request.topology_json = _topology(topology)
     request.calibration_name, request.calibration_json = _calibration(calibration)
+    request.stack = stack or ""
     request.template = template or ""
     if placement not in ("search", "default"):
         raise Error(f"placement: expected 'search' or 'default', got {placement!r}")

@@ -68,6 +68,8 @@ class Plan:
     speedups        {"over_expert": x or None, "over_alpa": x or None}
     inputs          what was planned (model, sizes, topology, chip, ...; "workload": "train"
                     for a training step)
+    stack           the software stack it was priced with ("fa2", "fa3", ...; inputs["stack"]
+                    has the reason and the attention efficiency)
     train           whether it is a training step; then samples_per_s, else video_latency_s
     warnings        the importer's warnings for a program (unsupported ops, ...)
     data            plan.json as a dict
@@ -80,6 +82,7 @@ class Plan:
         self.inputs = self.data["inputs"]
         self.model = self.inputs["model"]
         self.topology = self.inputs["topology"]
+        self.stack = self.inputs["stack"]["name"]
         self.best = Configuration(self.data["best"])
         self.baselines, self.baseline_notes = {}, {}
         for label, config in self.data["baselines"].items():

@@ -188,6 +188,9 @@ Plan MakePlan(bool tpu) {
   plan.hbm_bytes = tpu ? int64_t{16} << 30 : int64_t{80} << 30;
   plan.chips = Chips(topology);
   plan.seed = 7;
+  plan.stack = tpu ? "jax-flash" : "fa3";
+  plan.stack_reason = "the test's";
+  plan.attention_efficiency = 0.6019;
   plan.best = Best(topology);
   plan.expert = Expert();
   plan.alpa = Alpa();
@@ -539,6 +542,13 @@ TEST(PlanJson, HasTheRequiredKeysAndValues) {
   EXPECT_EQ(inputs["topology"], "h100:8");
   EXPECT_EQ(inputs["chip"], "h100");
   EXPECT_EQ(inputs["seed"], 7);
+  // Which software stack priced the plan (price/stack.h), in plan.json, the report and the summary.
+  EXPECT_EQ(inputs["stack"]["name"], "fa3");
+  EXPECT_EQ(inputs["stack"]["reason"], "the test's");
+  EXPECT_DOUBLE_EQ(inputs["stack"]["attention_efficiency"].get<double>(), 0.6019);
+  EXPECT_NE(PlanReport(plan).find("Priced with the software stack fa3 (attention efficiency 0.6019): the test's."),
+            std::string::npos);
+  EXPECT_NE(PlanSummary(plan).find("on h100:8, stack fa3\n"), std::string::npos);
 
   const Json& best = doc["best"];
   EXPECT_DOUBLE_EQ(best["step_latency_s"].get<double>(), 0.1234);

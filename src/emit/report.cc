@@ -2,6 +2,7 @@
 #include "emit/report.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -305,6 +306,10 @@ std::string PlanReport(const Plan& plan) {
   Line(out);
   Line(out, MarkdownCell(Inputs(plan)) + "; chip " + MarkdownCell(plan.chip) + " (" + FormatBytes(plan.hbm_bytes) +
                 " HBM), " + std::to_string(plan.chips.size()) + " chips, seed " + std::to_string(plan.seed) + ".");
+  char efficiency[32];
+  std::snprintf(efficiency, sizeof(efficiency), "%.4f", plan.attention_efficiency);
+  Line(out, "Priced with the software stack " + MarkdownCell(plan.stack) + " (attention efficiency " + efficiency +
+                "): " + MarkdownCell(plan.stack_reason) + ".");
   Line(out, "Planned in " + FormatSeconds(plan.plan_time_s) + ": " + std::to_string(plan.meshes_considered) +
                 " meshes, " + std::to_string(plan.candidates_considered) + " candidates, " +
                 std::to_string(plan.candidates_compiled) + " compiled.");
@@ -324,7 +329,7 @@ std::string PlanReport(const Plan& plan) {
 
 std::string PlanSummary(const Plan& plan) {
   std::string out;
-  Line(out, "aoizora plan: " + plan.model + " " + Inputs(plan) + " on " + plan.topology);
+  Line(out, "aoizora plan: " + plan.model + " " + Inputs(plan) + " on " + plan.topology + ", stack " + plan.stack);
   auto pad = [](std::string text, size_t width) {
     if (text.size() < width) text.append(width - text.size(), ' ');
     return text;

@@ -23,6 +23,7 @@
 
 #include "price/compute.h"
 #include "price/compute_fit.h"
+#include "price/stack.h"
 #include "support/test_files.h"
 
 namespace az::price {
@@ -163,6 +164,31 @@ TEST(H200Kernels, KernelFitPredictsWithinSevenPercentMedian) {
   EXPECT_LE(e.MedianOf("elementwise"), 0.215);
   EXPECT_GE(e.MedianOf("convolution"), 0.85);
   EXPECT_GE(e.MedianOf("copy"), 0.50);
+}
+
+TEST(H200Kernels, CudnnStackPricesTheMeasuredAttention) {
+  // The file's attention rows ran cuDNN's flash kernel (SDPA). The shipped
+  // h200 default is an FA2 stack's (h100's fit, attention 0.3437); the cudnn
+  // stack scales it by the FlashAttention-3 paper's cuDNN / FA2 ratio on the
+  // H100, 595 / 370 (stack.cc), to 0.3437 * 595 / 370 = 0.5527, against the
+  // 0.5917 the kernel fit above finds on these rows: an independent check of
+  // the sourced ratio. Median |error| of the 22 attention rows: 5.8% (FA2
+  // stack: 70.1%, the test above; the fit to the rows themselves: 4.4%);
+  // 18 of the 22 still predicted slower than measured (cuDNN 9.19 is newer
+  // than the paper's). Bounds: the measured median +- 2 points.
+  std::vector<KernelTiming> rows = Rows();
+  std::vector<KernelTiming> attention;
+  for (const KernelTiming& row : rows) {
+    if (row.kind == cir::KernelKind::kAttention) attention.push_back(row);
+  }
+  ASSERT_EQ(attention.size(), 22u);
+  ComputeCalibration calibration = DefaultComputeCalibration(H200());
+  ASSERT_TRUE(ApplySoftwareStack(H200(), {AttentionLibrary::kCudnnSdpa}, &calibration).ok());
+  EXPECT_NEAR(calibration.attention_efficiency, 0.3437 * 595 / 370, 1e-12);
+  Errors e = Predict(calibration, attention);
+  Print("cudnn", e);
+  EXPECT_NEAR(e.MedianOf("attention"), 0.058, 0.02);
+  EXPECT_EQ(e.over_predicted_tensor, 18);  // of 22 attention rows
 }
 
 }  // namespace

@@ -102,6 +102,11 @@ struct Plan {
   int64_t hbm_bytes = 0;      // per chip
   std::vector<ChipInfo> chips;
   uint64_t seed = 1;
+  // The software stack every configuration was priced with (price/stack.h:
+  // StackName), why it was chosen, and the attention efficiency it gave.
+  std::string stack;
+  std::string stack_reason;
+  double attention_efficiency = 0;
   // Results.
   Configuration best;
   Configuration expert;       // best xDiT-style configuration, default placement

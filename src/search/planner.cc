@@ -815,6 +815,11 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
                              "' has a failed chip; the planner needs every chip (plan on the smaller slice)");
     }
   }
+  // The stack scales the attention efficiency of every configuration and
+  // baseline alike (not the other stages: below); the chip's reference
+  // library leaves it untouched.
+  AZ_ASSIGN_OR_RETURN(StackChoice stack, ChooseStack(config, topology.chip, options.train.has_value(), options.stack));
+  AZ_RETURN_IF_ERROR(price::ApplySoftwareStack(topology.chip, stack.stack, &options.calibration.compute));
   // A chip the compute model cannot price fails here, before any work.
   AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
   AZ_ASSIGN_OR_RETURN(int64_t heads, AttentionHeads(config));
@@ -874,6 +879,9 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
   plan.tpu = topology.chip.family == hw::ChipFamily::kTpu;
   plan.hbm_bytes = topology.chip.hbm.value();
   plan.seed = options.seed;
+  plan.stack = price::StackName(stack.stack);
+  plan.stack_reason = stack.reason;
+  plan.attention_efficiency = options.calibration.compute.attention_efficiency;
   for (int chip = 0; chip < topology.num_chips(); ++chip) {
     const hw::Node& node = topology.nodes[static_cast<size_t>(chip)];
     plan.chips.push_back({chip, node.name, node.coords});
@@ -1063,7 +1071,10 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
     if (options.stages && !config.program) {
       say("stages: planning the encoders and the VAE with the DiT's weights resident");
       StagePlanOptions stage_options;
-      stage_options.calibration = options.calibration;
+      // The stack is the DiT's attention library; the other stages keep the
+      // chip's reference calibration: their attention is not the DiT's call
+      // (Wan's VAE calls torch SDPA, umT5 its own einsum attention).
+      stage_options.calibration = plan_options.calibration;
       // Between denoising runs the DiT's activations are freed; its weights
       // stay (and may be evicted to the host as a priced last resort).
       stage_options.resident_bytes_per_chip = plan.best.parameter_bytes;

@@ -52,6 +52,7 @@
 #include "frontend/zoo/zoo.h"
 #include "hw/topology.h"
 #include "price/calibration.h"
+#include "price/stack.h"
 #include "search/plan.h"
 
 namespace az::search {
@@ -76,6 +77,11 @@ struct PlanOptions {
   std::string pinned;            // a combination ("ulysses=4,ring=2"); empty: search
   bool search_placement = true;  // false: every configuration runs the default placement
   price::PriceCalibration calibration;
+  // The software stack to price the DiT's steps with (price/stack.h: the
+  // attention library scales the calibration's attention efficiency; the
+  // other stages keep `calibration`); unset: the model's deployed library on
+  // these chips (ChooseStack).
+  std::optional<price::SoftwareStack> stack;
   int threads = 2;
   uint64_t seed = 1;
   int top_k = 6;                 // stage-1 survivors (besides the expert combinations)
@@ -92,6 +98,20 @@ struct PlanOptions {
   // Called with one line per stage (the CLI prints them on stderr).
   std::function<void(const std::string&)> progress;
 };
+
+// The stack a plan is priced with, and why. `pinned` (--stack) is taken as
+// it is, or refused when the chip has no sourced figure for it, or for a
+// training step with another library than the chip's reference (the sourced
+// ratios are forward-pass figures). Unset: TPUs run jax-flash (MaxDiffusion's
+// kernel); GPUs the model's deployed library (zoo.h: DeployedAttentionLibrary),
+// its Hopper one on Hopper chips, falling back to fa2 with the reason when the
+// chip has no figure for it (or the plan is a training step).
+struct StackChoice {
+  price::SoftwareStack stack;
+  std::string reason;
+};
+StatusOr<StackChoice> ChooseStack(const zoo::ModelConfig& config, const hw::ChipSpec& chip, bool train,
+                                  const std::optional<price::SoftwareStack>& pinned);
 
 StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topology, const PlanOptions& options);
 

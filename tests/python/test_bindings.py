@@ -153,6 +153,29 @@ class ZooPlanTest(unittest.TestCase):
             self.plan.jax_code("annotated")  # a zoo plan has no program shardings
 
 
+class StackPlanTest(unittest.TestCase):
+    """stack= is `aoizora plan --stack`: the same plan.json bytes, the same refusals."""
+
+    ARGS = dict(template="ulysses=4,cfg=2", placement="default", alpa=False, stages=False, progress=False)
+    FLAGS = ["--template", "ulysses=4,cfg=2", "--placement", "default", "--no-alpa", "--no-stages"]
+
+    def test_stack_is_the_clis(self):
+        p = aoizora.plan(**SMALL, topology="h100:8", stack="cudnn", **self.ARGS)
+        self.assertEqual(p.stack, "cudnn")
+        self.assertEqual(p.to_json(), CliPlanJson(*SMALL_FLAGS, "--topology", "h100:8", "--stack", "cudnn",
+                                                  *self.FLAGS).text)
+        # Wan 2.1's default is fa2 (its reference code's flash_attn), slower than cuDNN's kernel.
+        default = aoizora.plan(**SMALL, topology="h100:8", **self.ARGS)
+        self.assertEqual(default.stack, "fa2")
+        self.assertLess(p.step_latency_s, default.step_latency_s)
+
+    def test_bad_stacks_raise(self):
+        with self.assertRaisesRegex(aoizora.Error, "stack=: unknown attention library 'fa4'"):
+            aoizora.plan(**SMALL, topology="h100:8", stack="fa4", **self.ARGS)
+        with self.assertRaisesRegex(aoizora.Error, "fa3 runs on Hopper"):
+            aoizora.plan(**SMALL, topology="a100:8", stack="fa3", **self.ARGS)
+
+
 class TrainPlanTest(unittest.TestCase):
     """plan(train=True) is `aoizora plan --train`: the same plan.json bytes."""
 

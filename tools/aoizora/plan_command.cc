@@ -13,6 +13,7 @@
 #include "emit/plan_json.h"
 #include "emit/report.h"
 #include "price/calibration.h"
+#include "price/stack.h"
 #include "search/planner.h"
 #include "tools/aoizora/cli.h"
 
@@ -25,6 +26,7 @@ struct PlanArgs : ModelFlags {
   std::string templ;
   std::string placement = "search";
   std::string calibration;
+  std::string stack;
   std::string out;
   bool json = false;
   int threads = 2;
@@ -85,6 +87,11 @@ int RunPlan(const PlanArgs& args) {
   auto calibration = LoadPriceCalibration(args.calibration, *topology);
   if (!calibration.ok()) return Fail(calibration.status());
   options.calibration = *calibration;
+  if (!args.stack.empty()) {
+    auto stack = price::ParseSoftwareStack(args.stack, "--stack");
+    if (!stack.ok()) return Fail(stack.status());
+    options.stack = *stack;
+  }
   const auto start = std::chrono::steady_clock::now();
   if (!args.quiet) {
     options.progress = [start](const std::string& line) {
@@ -122,6 +129,10 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--placement", args->placement, "search (default) or default (JAX's / the rank order)")
       ->check(CLI::IsMember({"search", "default"}));
   cmd->add_option("--calibration,-c", args->calibration, "Calibration JSON (network keys and a \"compute\" object)");
+  cmd->add_option("--stack", args->stack,
+                  "The software stack to price with: the attention library (" + price::StackLibraryNames() +
+                      "), optionally +eager or +compiled; default: the model's deployed library on these chips "
+                      "(docs/compute-model.md, Software stacks)");
   cmd->add_option("--out,-o", args->out,
                   "Write plan.json, report.md, plan_jax.py, plan_torch.py (GPUs), placement.svg, compare.svg, "
                   "step.trace.json");

@@ -172,6 +172,24 @@ DeployedDegrees DeployedParallelism(const ModelConfig& config) {
   return config.program ? DeployedDegrees{} : FamilyOf(config.model).deployed_degrees();
 }
 
+DeployedAttention DeployedAttentionLibrary(const ModelConfig& config) {
+  if (config.program) return {};
+  if (config.model.starts_with("wan2.1") || config.model == "hunyuanvideo-13b") {
+    // Both reference repositories import flash_attn (FA2, in their
+    // requirements.txt); Wan 2.1's wan/modules/attention.py takes FA3 only when
+    // its separate Hopper build is installed, which its README does not ask for.
+    return {"fa2", "fa2", "reference code calls flash_attn (FlashAttention 2, requirements.txt)"};
+  }
+  if (config.model.starts_with("wan2.2")) {
+    // Wan2.2 README, "Computational Efficiency on Different GPUs", note (2):
+    // "The distributed testing utilizes the built-in FSDP and Ulysses
+    // implementations, with FlashAttention3 deployed on Hopper architecture GPUs".
+    return {"fa2", "fa3",
+            "Wan2.2 README: \"with FlashAttention3 deployed on Hopper architecture GPUs\"; flash_attn (FA2) elsewhere"};
+  }
+  return {};
+}
+
 int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
 
 void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {

@@ -161,4 +161,17 @@ struct DeployedDegrees {
 };
 DeployedDegrees DeployedParallelism(const ModelConfig& config);
 
+// The attention library the model's deployed code calls on GPUs (a name of
+// price/stack.h), and where the README or code says so. `hopper` is the
+// library on Hopper GPUs when the deployment says it differs there. TPUs run
+// MaxDiffusion's JAX flash kernel for every model (the planner's TPU default).
+// Imported programs and models whose deployment names no library: fa2, the
+// library the shipped fits were made with (price/compute_defaults.cc).
+struct DeployedAttention {
+  std::string_view gpu = "fa2";
+  std::string_view hopper = "fa2";
+  std::string_view source = "no deployment source names another library: fa2, the library the shipped fits saw";
+};
+DeployedAttention DeployedAttentionLibrary(const ModelConfig& config);
+
 }  // namespace az::zoo
