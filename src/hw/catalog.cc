@@ -13,6 +13,18 @@
 //    (SB: DGX H100 SuperPOD, "NDR (50 GB/s full duplex)", §4.3); achievable is
 //    46-49 GB/s (nccl-tests #290, #267), which calibration, not the topology,
 //    accounts for. PCIe clusters get the same NIC per GPU: no source gives one.
+//  * The scale-out fabric (the spec's third field: "h100:2x8:ib", "h100:2x8:efa";
+//    InfiniBand when omitted) sets the per-message latency of a network hop:
+//      ib   5 us per message (2.5 per link): NCCL's hwLat NET for Tree/LL
+//           (tuning.cc; the IB transport reports no extra latency: its
+//           getProperties sets props->latency = 0);
+//      efa  25 us per message (12.5 per link): fi_pingpong over EFA between
+//           two nodes, 24-30 us per transfer at 256 B - 4 KiB
+//           (ComputeCanada/puppet-magic_castle#331; a single node's loopback
+//           is ~12 us, aws-parallelcluster#1143 / #6449). aws-ofi-nccl reports
+//           75 us to NCCL's tuner for p5 (platform-aws.cpp), a tuning bias,
+//           not a measured latency. AWS p5.48xlarge: 32 x 100 Gbps EFA =
+//           400 GB/s per node, 50 GB/s per GPU like one NDR rail.
 #include <cstdint>
 #include <string>
 
@@ -25,6 +37,7 @@ constexpr double kIciHopLatency = 1e-6;     // SB: ~1 us per ICI hop
 constexpr double kNvlinkLatency = 0.3e-6;   // NCCL hwLat NVLINK LL 0.6 us per step / 2 links
 constexpr double kPcieLatency = 0.5e-6;     // NCCL hwLat PCI LL 1.0 us per step / 2 links
 constexpr double kNetworkLatency = 2.5e-6;  // NCCL hwLat NET Tree/LL 5.0 us per step / 2 links
+constexpr double kEfaLatency = 12.5e-6;     // EFA fi_pingpong ~25 us per message / 2 links
 constexpr double kRailNicBps = 50e9;        // 400 Gbps NDR, one direction
 constexpr int kMaxGpusPerNode = 8;
 constexpr int kMaxGpuNodes = 64;
@@ -153,10 +166,12 @@ Topology BuildTorus(std::string_view spec, const ChipSpec& chip, const std::vect
 }
 
 // nodes x per_node GPUs; `multi_node` adds rail switches and node-qualified names.
-Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_count, int per_node, bool multi_node) {
+Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_count, int per_node, bool multi_node,
+                        const std::string& fabric) {
   Topology t;
   t.name = std::string(spec);
   t.chip = chip;
+  t.fabric = multi_node ? fabric : "";
   t.gpu_nodes = node_count;
   t.gpus_per_node = per_node;
   bool nvlink = chip.links_per_chip > 0;
@@ -200,7 +215,7 @@ Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_co
         link.a = m * per_node + i;
         link.b = first_rail + i;
         link.cls = LinkClass::kNetwork;
-        link.latency = Seconds(kNetworkLatency);
+        link.latency = Seconds(fabric == "efa" ? kEfaLatency : kNetworkLatency);
         link.bw = Bandwidth(kRailNicBps);
         t.AddLink(link);
       }
@@ -226,6 +241,15 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
     return InvalidArgument(quoted + ": write CHIP:SHAPE, e.g. v5e:2x4, v5p:4x4x4, h100:8 or h100:2x8");
   }
   std::string_view chip_name = spec.substr(0, colon), shape = spec.substr(colon + 1);
+  // GPU clusters: an optional third field names the scale-out fabric.
+  std::string fabric = "ib";
+  if (size_t second = shape.find(':'); second != std::string_view::npos) {
+    fabric = std::string(shape.substr(second + 1));
+    shape = shape.substr(0, second);
+    if (fabric != "ib" && fabric != "efa") {
+      return InvalidArgument(quoted + ": unknown fabric '" + fabric + "' (ib or efa, e.g. h100:2x8:efa)");
+    }
+  }
   if (chip_name.empty()) return InvalidArgument(quoted + ": missing chip name before ':' (e.g. v5e:2x4)");
   auto chip = FindChip(chip_name);
   if (!chip.ok()) {
@@ -239,6 +263,9 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
   AZ_ASSIGN_OR_RETURN(std::vector<int> dims, ParseShape(shape, spec));
   const ChipSpec& c = **chip;
   if (c.family == ChipFamily::kTpu) {
+    if (shape.size() + chip_name.size() + 1 != spec.size()) {
+      return InvalidArgument(quoted + ": a TPU slice has no fabric field (ICI only)");
+    }
     AZ_ASSIGN_OR_RETURN(std::vector<bool> wrap, TpuWrap(c, dims, spec));
     if (dims.size() == 2) {
       // GC names a 2D slice short side first ("2x4"), while the devices' own
@@ -265,7 +292,10 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
     return InvalidArgument(quoted + ": node count must be 1.." + std::to_string(kMaxGpuNodes) + ", not " +
                            std::to_string(node_count));
   }
-  Topology t = BuildGpuSystem(spec, c, node_count, per_node, dims.size() == 2);
+  if (dims.size() != 2 && shape.size() + chip_name.size() + 1 != spec.size()) {
+    return InvalidArgument(quoted + ": a fabric applies to multi-node systems (MxN), e.g. h100:2x8:efa");
+  }
+  Topology t = BuildGpuSystem(spec, c, node_count, per_node, dims.size() == 2, fabric);
   AZ_RETURN_IF_ERROR(t.Finalize());
   return t;
 }

@@ -2,6 +2,8 @@
 // count is derived in a comment from the shape and the rules in topology.h.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -289,7 +291,9 @@ TEST(Specs, InvalidSpecsAreClearErrors) {
                         Case{"v4:20x4x4", "not a v4 slice"}, Case{"v5e:2x4x1", "not a v5e slice"},
                         Case{"v5p:2x2", "slices are 3D"}, Case{"h100:2x2x2", "MxN"}, Case{"h100:8x", "bad shape"},
                         Case{"h100:-1", "bad shape"}, Case{"h100:99999999999", "bad shape"},
-                        Case{"v5e:1x1", "not a v5e slice"}, Case{"h100:65x8", "node count"}}) {
+                        Case{"v5e:1x1", "not a v5e slice"}, Case{"h100:65x8", "node count"},
+                        Case{"h100:2x8:roce", "unknown fabric 'roce'"}, Case{"h100:8:efa", "multi-node"},
+                        Case{"v5e:2x4:efa", "no fabric field"}}) {
     auto t = MakeTopology(c.spec);
     ASSERT_FALSE(t.ok()) << c.spec;
     EXPECT_NE(t.status().message().find(c.message), std::string::npos)
@@ -369,6 +373,34 @@ TEST(Failures, GpuLinksAndSyntax) {
   ASSERT_TRUE(ApplyFailures(v, {"(0, 0)-(1, 0)"}, {}).ok());  // spaces are fine
   EXPECT_TRUE(v.links[0].failed);
   EXPECT_FALSE(ApplyFailures(v, {"(0,0)-(1,1)"}, {}).ok());  // diagonal: no such link
+}
+
+}  // namespace
+}  // namespace az::hw
+
+namespace az::hw {
+namespace {
+
+// The fabric field sets the per-message latency of a network hop (catalog.cc):
+// InfiniBand 5 us (NCCL's hwLat NET, Tree/LL) and EFA 25 us (fi_pingpong
+// between two EFA nodes), each split over the GPU->rail and rail->GPU links.
+TEST(Specs, FabricSetsTheNetworkLatency) {
+  for (auto [spec, fabric, per_link] : {std::tuple{"h100:2x8", "ib", 2.5e-6}, std::tuple{"h100:2x8:ib", "ib", 2.5e-6},
+                                        std::tuple{"h100:2x8:efa", "efa", 12.5e-6}}) {
+    auto t = MakeTopology(spec);
+    ASSERT_TRUE(t.ok()) << spec;
+    EXPECT_EQ(t->fabric, fabric);
+    int network = 0;
+    for (const Link& link : t->links) {
+      if (link.cls != LinkClass::kNetwork) continue;
+      ++network;
+      EXPECT_DOUBLE_EQ(link.latency.value(), per_link) << spec;
+    }
+    EXPECT_EQ(network, 16);  // one NIC per GPU, 2 x 8 GPUs
+  }
+  auto node = MakeTopology("h100:8");
+  ASSERT_TRUE(node.ok());
+  EXPECT_EQ(node->fabric, "");  // one node: no scale-out fabric
 }
 
 }  // namespace

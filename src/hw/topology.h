@@ -71,6 +71,10 @@ class Topology {
   std::vector<bool> wrap;
   // GPU systems: nodes x GPUs per node.
   int gpu_nodes = 0, gpus_per_node = 0;
+  // Multi-node GPU systems: the scale-out fabric, "ib" (InfiniBand) or "efa"
+  // (AWS); empty otherwise. Its network links carry the fabric's latency
+  // (catalog.cc); the collective model reads the links, not this name.
+  std::string fabric;
 
   std::vector<Node> nodes;
   std::vector<Link> links;
@@ -149,7 +153,8 @@ class Topology {
 };
 
 // Named systems: "v5e:2x4", "v6e:4x4", "v5p:2x2x2", "v4:4x4x4", "h100:8",
-// "h100:4" (4 GPUs of one node), "h100:2x8" (2 nodes), "l40s:8" (PCIe).
+// "h100:4" (4 GPUs of one node), "h100:2x8" (2 nodes over InfiniBand),
+// "h100:2x8:efa" (2 nodes over AWS EFA), "l40s:8" (PCIe).
 StatusOr<Topology> MakeTopology(std::string_view spec);
 // The named slices and systems (for help texts and tests).
 std::vector<std::string> ListTopologies();

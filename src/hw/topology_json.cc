@@ -29,7 +29,7 @@ class Loader {
   StatusOr<Topology> Load(const json& root) {
     if (!root.is_object()) return Error("(top level)", "expected an object, got " + Type(root));
     AZ_RETURN_IF_ERROR(CheckKeys(root, "", {"name", "chip", "chips", "switches", "links", "dims", "wrap", "gpu_nodes",
-                                            "gpus_per_node"}));
+                                            "gpus_per_node", "fabric"}));
     Topology t;
     t.name = file_;
     if (root.contains("name")) {
@@ -205,6 +205,15 @@ class Loader {
       t.gpu_nodes = static_cast<int>(nodes);
       t.gpus_per_node = static_cast<int>(per_node);
     }
+    if (root.contains("fabric")) {
+      // A record of the scale-out fabric; the network links' latency_us carries its cost.
+      const json& fabric = root["fabric"];
+      if (!fabric.is_string() || (fabric.get<std::string>() != "ib" && fabric.get<std::string>() != "efa")) {
+        return Error("fabric", "expected \"ib\" or \"efa\", got " + (fabric.is_string() ? fabric.dump() : Type(fabric)));
+      }
+      if (!root.contains("gpu_nodes")) return Error("fabric", "needs gpu_nodes and gpus_per_node (a GPU cluster)");
+      t.fabric = fabric.get<std::string>();
+    }
     return Status::Ok();
   }
 
@@ -251,7 +260,7 @@ class Loader {
       AZ_RETURN_IF_ERROR(ReadNumber(entry, path, "bandwidth_GBps", true, gbps));
       AZ_RETURN_IF_ERROR(ReadNumber(entry, path, "latency_us", false, latency_us));
       link.bw = Bandwidth(gbps * 1e9);
-      link.latency = Seconds(latency_us * 1e-6);
+      link.latency = Seconds(latency_us / 1e6);
       std::string class_path = Path(path, "class");
       if (!entry.contains("class")) return Error(class_path, "missing (ici, nvlink, pcie or network)");
       if (!entry["class"].is_string()) return Error(class_path, "expected a string, got " + Type(entry["class"]));
@@ -336,6 +345,7 @@ std::string TopologyToJson(const Topology& topology) {
   if (topology.gpu_nodes > 0) {
     out += "  \"gpu_nodes\": " + std::to_string(topology.gpu_nodes) + ",\n";
     out += "  \"gpus_per_node\": " + std::to_string(topology.gpus_per_node) + ",\n";
+    if (!topology.fabric.empty()) out += "  \"fabric\": " + ordered_json(topology.fabric).dump() + ",\n";
   }
   auto node_list = [&](const char* key, bool chips) {
     out += std::string("  \"") + key + "\": [";

@@ -66,6 +66,7 @@ void ExpectRoundTrip(const Topology& t) {
   EXPECT_EQ(back->wrap, t.wrap);
   EXPECT_EQ(back->gpu_nodes, t.gpu_nodes);
   EXPECT_EQ(back->gpus_per_node, t.gpus_per_node);
+  EXPECT_EQ(back->fabric, t.fabric);
   ASSERT_EQ(back->num_chips(), t.num_chips());
   ASSERT_EQ(back->num_nodes(), t.num_nodes());
   for (int id = 0; id < t.num_nodes(); ++id) {
@@ -95,7 +96,8 @@ void ExpectRoundTrip(const Topology& t) {
 }
 
 TEST(TopologyJson, CatalogTopologiesRoundTrip) {
-  for (const char* spec : {"v5e:2x4", "v5e:8x16", "v5p:2x2x4", "v5p:4x4x4", "h100:8", "h100:2x8", "l40s:8"}) {
+  for (const char* spec : {"v5e:2x4", "v5e:8x16", "v5p:2x2x4", "v5p:4x4x4", "h100:8", "h100:2x8", "h100:2x8:efa",
+                           "l40s:8"}) {
     auto t = MakeTopology(spec);
     ASSERT_TRUE(t.ok());
     ExpectRoundTrip(*t);

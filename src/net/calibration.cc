@@ -14,11 +14,32 @@ const std::map<std::string, AlgorithmParams>& DefaultAlgorithms() {
       {"ring-ll128", {Seconds(14.0e-6), Seconds(1.9e-6), 0.92}},
       {"ring-simple", {Seconds(8.4e-6), Seconds(3.4e-6), 1.0}},
       {"nvls", {Seconds(25e-6), Seconds(0), 0.85}},
+      // Multi-node (tuning.cc, Hopper): rings over the rails use the Ring
+      // constants; Tree has its own (base 6.8 / 14 / 8.4 us, NVLink hw
+      // latency 0.6 / 1.25 / 4.0 us; LL halves the bandwidth, LL128 keeps
+      // 120/128 of it across nodes, Simple tree all-reduce is capped at 0.92);
+      // NVLSTree: base 0, NVLink hw latency 25 us (counted once), nvlsEfficiency.
+      {"rail-ring-ll", {Seconds(6.6e-6), Seconds(0.6e-6), 0.5}},
+      {"rail-ring-ll128", {Seconds(14.0e-6), Seconds(1.9e-6), 0.92}},
+      {"rail-ring-simple", {Seconds(8.4e-6), Seconds(3.4e-6), 1.0}},
+      {"tree-ll", {Seconds(6.8e-6), Seconds(0.6e-6), 0.5}},
+      {"tree-ll128", {Seconds(14.0e-6), Seconds(1.25e-6), 120.0 / 128.0}},
+      {"tree-simple", {Seconds(8.4e-6), Seconds(4.0e-6), 0.92}},
+      {"nvls-tree", {Seconds(25e-6), Seconds(0), 0.85}},
   };
   return kDefaults;
 }
 
 }  // namespace
+
+const std::vector<std::string>& GpuAlgorithmsBySize() {
+  // NCCL's progression as messages grow: low-latency protocols, then LL128,
+  // then Simple and the NVLink SHARP forms.
+  static const std::vector<std::string> kOrder = {
+      "ring-ll",     "tree-ll",     "rail-ring-ll",     "ring-ll128", "tree-ll128", "rail-ring-ll128",
+      "ring-simple", "tree-simple", "rail-ring-simple", "nvls",       "nvls-tree"};
+  return kOrder;
+}
 
 AlgorithmParams Calibration::Algorithm(const std::string& name) const {
   auto it = algorithms.find(name);
@@ -41,6 +62,18 @@ Calibration DefaultCalibration(const hw::Topology& topology) {
     c.algorithms["ring-ll"] = {Seconds(-2.527e-6), Seconds(0.6e-6), 0.001028};
     c.algorithms["ring-ll128"] = {Seconds(-17.75e-6), Seconds(1.9e-6), 0.4694};
     c.algorithms["nvls"] = {Seconds(56.44e-6), Seconds(0), 0.7059};
+    if (topology.gpu_nodes > 1) {
+      // The multi-node forms, fitted by `aoizora calibrate -t h100:2x8:efa -m
+      // nccl_allreduce_2x8_h100_efa.csv` (aws-samples nccl-tests, 2 x p5.48xlarge
+      // over EFA; median |error| from 1 MiB up 5.5%). The fabric's per-message
+      // latency is the topology's (catalog.cc), so the same figures serve
+      // InfiniBand clusters with their smaller network latency. The rail rings
+      // and Simple trees keep NCCL's constants: the fit assigns them no range.
+      c.source = "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples) and 2 x 8xH100 over EFA";
+      c.algorithms["tree-ll"] = {Seconds(2.559e-6), Seconds(0.6e-6), 0.003435};
+      c.algorithms["tree-ll128"] = {Seconds(39.96e-6), Seconds(1.25e-6), 0.6658};
+      c.algorithms["nvls-tree"] = {Seconds(384.3e-6), Seconds(0), 0.7813};
+    }
   } else if (topology.gpu_nodes > 0 && topology.chip.name == "h200") {
     // nccl_allreduce_1x8_h200.csv (stas00/ml-engineering, NCCL 2.30.7, 8xH200)
     c.source = "fitted to nccl-tests all_reduce_perf on 8xH200 (ml-engineering)";

@@ -25,6 +25,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "hw/topology.h"
 #include "support/status.h"
@@ -47,6 +48,10 @@ struct Calibration {
   // The algorithm's parameters (its defaults when the calibration has none).
   AlgorithmParams Algorithm(const std::string& name) const;
 };
+
+// The GPU algorithms the model prices (model.h), in the order NCCL moves
+// through them as messages grow (what the fit's size ranges follow).
+const std::vector<std::string>& GpuAlgorithmsBySize();
 
 // Defaults for a topology (same for every system today; the function is the
 // place where a chip-specific default lands).

@@ -139,7 +139,7 @@ StatusOr<FitReport> FitCalibration(const hw::Topology& topology, const std::vect
   std::vector<std::map<std::string, Term>> terms(measurements.size());
   {
     // Zero base, efficiency 1, the start's step latencies.
-    for (const char* name : {"ring-ll", "ring-ll128", "ring-simple", "nvls", "hierarchical"}) {
+    for (const std::string& name : GpuAlgorithmsBySize()) {
       AlgorithmParams p = start.Algorithm(name);
       unit.algorithms[name] = {Seconds(0), p.step_latency, 1.0};
     }
@@ -256,7 +256,7 @@ StatusOr<FitReport> FitCalibration(const hw::Topology& topology, const std::vect
   };
   // Ranges follow NCCL's progression as messages grow: low-latency protocols
   // first, then bandwidth-bound ones (LL < LL128 < Simple < NVLS).
-  static const std::vector<std::string> kSizeOrder = {"ring-ll", "ring-ll128", "ring-simple", "nvls", "hierarchical"};
+  const std::vector<std::string>& kSizeOrder = GpuAlgorithmsBySize();
   auto rank = [&](const std::string& alg) {
     auto it = std::find(kSizeOrder.begin(), kSizeOrder.end(), alg);
     return it == kSizeOrder.end() ? static_cast<long>(kSizeOrder.size()) : it - kSizeOrder.begin();

@@ -179,17 +179,64 @@ TEST(CollectiveModel, NvswitchAllReduceAlgorithms) {
   EXPECT_NEAR(r1.bandwidth_time.value(), 0.75 * v / port, 1e-9);
 }
 
-TEST(CollectiveModel, MultiNodeGroupsGoHierarchical) {
+// Two nodes: a 1 GiB all-reduce over all 16 GPUs runs NVLS trees (NVLink
+// SHARP inside the nodes, each GPU's eighth over its rail), as NCCL does on
+// Hopper clusters; a few bytes run the LL tree, whose latency is the chain
+// inside a node and one network hop, each walked up and down.
+TEST(CollectiveModel, MultiNodeAllReduceAlgorithms) {
   hw::Topology t = Topo("h100:2x8");
   CollectiveModel m(t, DefaultCalibration(t));
   Collective ar = Make(CollectiveKind::kAllReduce, int64_t{1} << 30, "[1,16]<=[16]", 16);
-  CollectiveResult r = Price(m, ar, IdentityPlacement(16));
-  EXPECT_EQ(r.algorithm, "hierarchical");
+  EXPECT_EQ(Price(m, ar, IdentityPlacement(16)).algorithm, "nvls-tree");
   // Rail-aligned pairs across nodes (i, i+8) use their own rails: no contention,
-  // each pair moves V over a 50 GB/s NIC port (x0.95 efficiency).
+  // each pair's ring edge moves V/2 over a 50 GB/s NIC port (x0.95 efficiency),
+  // rail-ring-simple at efficiency 1.
   Collective pairs = Make(CollectiveKind::kAllGather, 1'000'000'000, "[8,2]<=[2,8]T(1,0)", 16);
   CollectiveResult rail = Price(m, pairs, IdentityPlacement(16));
   EXPECT_NEAR(rail.bandwidth_time.value(), 0.5e9 / (50e9 * 0.95) / 1.0, 0.01 * rail.bandwidth_time.value());
+  // tree-ll at 8 bytes: steps 2 (7 chain hops + 1 tree level) = 16 at 0.6 us,
+  // route latency 2 (7 x 0.6 us NVLink GPU->switch->GPU + 5 us network
+  // GPU->rail->GPU) = 18.4 us, plus the fitted base (calibration.cc).
+  Collective tiny = Make(CollectiveKind::kAllReduce, 8, "[1,16]<=[16]", 16);
+  CollectiveResult ib = Price(m, tiny, IdentityPlacement(16));
+  EXPECT_EQ(ib.algorithm, "tree-ll");
+  double base = DefaultCalibration(t).Algorithm("tree-ll").base_latency.value();
+  EXPECT_NEAR(ib.latency_time.value(), base + 16 * 0.6e-6 + 18.4e-6, 1e-12);
+  // The same on EFA: each network message costs 25 us instead of 5 (catalog.cc),
+  // walked twice (up and down the tree): 40 us more, the bandwidth term unchanged.
+  hw::Topology efa = Topo("h100:2x8:efa");
+  CollectiveModel me(efa, DefaultCalibration(efa));
+  CollectiveResult on_efa = Price(me, tiny, IdentityPlacement(16));
+  EXPECT_EQ(on_efa.algorithm, "tree-ll");
+  EXPECT_NEAR(on_efa.time.value() - ib.time.value(), 40e-6, 1e-12);
+}
+
+// The rings over the rails: ring c of a 2x8 all-gather starts at GPU c of
+// each node, so its node-crossing edges (node0/gpu(c-1) -> node1/gpu c over
+// PXN, and back) use rail c alone. Each ring moves V/8 and a ring edge carries
+// 15/16 of it: every direction of every NIC link 15/128 V (1 GB -> 117.19 MB).
+// Each GPU's NVLink port sends one edge of each of the 8 rings: 15/16 V, the
+// bottleneck at 450 x 0.82 GB/s against 50 x 0.95 GB/s for the NIC's 15/128 V.
+TEST(CollectiveModel, RailRingsUseEveryRail) {
+  hw::Topology t = Topo("h100:2x8");
+  Calibration cal;  // NCCL's constants
+  CollectiveModel m(t, cal);
+  const double v = 1e9;
+  Collective ag = Make(CollectiveKind::kAllGather, 1'000'000'000, "[1,16]<=[16]", 16);
+  auto candidates = m.PriceCandidates(ag, IdentityPlacement(16));
+  ASSERT_TRUE(candidates.ok());
+  ASSERT_EQ(candidates->size(), 3u);  // rail rings only: trees and NVLS trees are all-reduce forms
+  CollectiveResult r = Price(m, ag, IdentityPlacement(16));
+  EXPECT_EQ(r.algorithm, "rail-ring-simple");
+  int nic_channels = 0;
+  for (auto [channel, bytes] : r.channel_bytes) {
+    if (t.channel_link(channel).cls != hw::LinkClass::kNetwork) continue;
+    ++nic_channels;
+    EXPECT_NEAR(bytes, v * 15.0 / 128.0, 1.0) << t.ChannelName(channel);
+  }
+  EXPECT_EQ(nic_channels, 32);  // 16 NIC links, both directions
+  EXPECT_NEAR(r.max_channel_bytes, v * 15.0 / 16.0, 1.0);
+  EXPECT_NEAR(r.bandwidth_time.value(), v * 15.0 / 16.0 / (450e9 * 0.82), 1e-12);
 }
 
 TEST(CollectiveModel, ErrorsAreClear) {
