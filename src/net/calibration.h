@@ -43,6 +43,10 @@ struct Calibration {
   std::string source = "documented defaults (docs/calibration.md)";
   std::array<double, 4> link_efficiency{1.0, 0.82, 0.75, 0.95};  // by hw::LinkClass
   std::map<std::string, AlgorithmParams> algorithms;
+  // Algorithms without an entry here or among the NCCL defaults (the TPU ICI
+  // rings and lines, routed permutes and all-to-alls): on TPU slices the
+  // per-collective fixed cost (DefaultCalibration), elsewhere nothing.
+  AlgorithmParams other;
 
   double LinkEfficiency(hw::LinkClass c) const { return link_efficiency[static_cast<size_t>(c)]; }
   // The algorithm's parameters (its defaults when the calibration has none).
@@ -53,8 +57,9 @@ struct Calibration {
 // through them as messages grow (what the fit's size ranges follow).
 const std::vector<std::string>& GpuAlgorithmsBySize();
 
-// Defaults for a topology (same for every system today; the function is the
-// place where a chip-specific default lands).
+// Defaults for a topology: NCCL's constants, the fitted GPU nodes and
+// clusters, and on TPU tori (dims) the ICI figures derived from the scaling
+// book's measured points (calibration.cc, docs/calibration.md).
 Calibration DefaultCalibration(const hw::Topology& topology);
 
 std::string CalibrationToJson(const Calibration& c);
