@@ -25,6 +25,7 @@
 //           75 us to NCCL's tuner for p5 (platform-aws.cpp), a tuning bias,
 //           not a measured latency. AWS p5.48xlarge: 32 x 100 Gbps EFA =
 //           400 GB/s per node, 50 GB/s per GPU like one NDR rail.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -165,6 +166,60 @@ Topology BuildTorus(std::string_view spec, const ChipSpec& chip, const std::vect
   return t;
 }
 
+// One PCIe node (GPUs m*per_node ..): the common two-socket server. Its GPUs
+// split evenly over two CPU sockets (the first socket takes the odd one;
+// one GPU: one socket), in pairs under PCIe switches, each switch on one
+// x16 uplink to its socket's root complex, the sockets joined by one
+// kSocket link:
+//
+//   gpu0 gpu1   gpu2 gpu3        gpu4 gpu5   gpu6 gpu7
+//     pcie0       pcie1            pcie2       pcie3
+//          cpu0  ---- UPI / Infinity Fabric ----  cpu1
+//
+// Sources: nvidia-smi topo -m of PCIe L40S hosts shows GPUs split over two
+// NUMA nodes (NODE within a socket, SYS across: warpem/miss-alignment#106;
+// MLE network/debug); NCCL's path types PIX (one switch), PXB, PHB, NODE,
+// SYS (graph.h) describe this tree. Every PCIe link is the GPU's own port
+// rate (hw/chip.cc: Gen4 x16, 32 GB/s per direction), the uplink shared by
+// the switch's two GPUs. The socket link: NCCL's figure for GPU traffic
+// across Sapphire Rapids UPI, SRP_QPI_BW = 22 GB/s (topo.h; Skylake 10,
+// AMD Zen 3/4 24), the CPU of current L40S / L20 servers. Its latency is a
+// PCIe hop's (0.5 us): NCCL charges no separate one (hwLat PCI per step).
+void AddPcieTree(Topology& t, const ChipSpec& chip, int m, int per_node, bool multi_node) {
+  constexpr double kSocketBps = 22e9;  // NCCL topo.h SRP_QPI_BW
+  constexpr int kGpusPerSwitch = 2;
+  std::string prefix = multi_node ? "node" + std::to_string(m) + "/" : std::string();
+  int sockets = per_node >= 2 ? 2 : 1;
+  int first_cpu = t.num_nodes();
+  for (int socket = 0; socket < sockets; ++socket) {
+    Node cpu{NodeKind::kSwitch, prefix + "cpu" + std::to_string(socket), {}, false};
+    cpu.host = true;
+    t.AddNode(std::move(cpu));
+  }
+  auto add = [&](int a, int b, double bw, LinkClass cls) {
+    Link link;
+    link.a = a;
+    link.b = b;
+    link.bw = Bandwidth(bw);
+    link.latency = Seconds(kPcieLatency);
+    link.cls = cls;
+    t.AddLink(link);
+  };
+  if (sockets == 2) add(first_cpu, first_cpu + 1, kSocketBps, LinkClass::kSocket);
+  int first_on_second = (per_node + 1) / 2;  // the first socket takes the odd GPU
+  int switch_index = 0;
+  for (int socket = 0; socket < sockets; ++socket) {
+    int begin = socket == 0 ? 0 : first_on_second, end = socket == 0 && sockets == 2 ? first_on_second : per_node;
+    for (int i = begin; i < end; i += kGpusPerSwitch) {
+      int sw = t.AddNode(Node{NodeKind::kSwitch, prefix + "pcie" + std::to_string(switch_index++), {}, false});
+      add(sw, first_cpu + socket, chip.link_bw.value(), LinkClass::kPcie);
+      for (int gpu = i; gpu < std::min(end, i + kGpusPerSwitch); ++gpu) {
+        add(m * per_node + gpu, sw, chip.link_bw.value(), LinkClass::kPcie);
+      }
+    }
+  }
+}
+
 // nodes x per_node GPUs; `multi_node` adds rail switches and node-qualified names.
 Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_count, int per_node, bool multi_node,
                         const std::string& fabric) {
@@ -185,28 +240,29 @@ Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_co
     }
   }
   t.set_num_chips(node_count * per_node);
-  int first_switch = t.num_nodes();
-  for (int m = 0; m < node_count; ++m) {
-    t.AddNode(Node{NodeKind::kSwitch, (nvlink ? "nvswitch" : "pcie") + std::to_string(m), {}, false});
+  t.peer_to_peer = chip.peer_to_peer;
+  if (nvlink) {
+    int first_switch = t.num_nodes();
+    for (int m = 0; m < node_count; ++m) {
+      t.AddNode(Node{NodeKind::kSwitch, "nvswitch" + std::to_string(m), {}, false});
+    }
+    for (int m = 0; m < node_count; ++m) {
+      for (int i = 0; i < per_node; ++i) {
+        Link link;
+        link.a = m * per_node + i;
+        link.b = first_switch + m;
+        link.cls = LinkClass::kNvlink;
+        link.latency = Seconds(kNvlinkLatency);
+        link.bw = chip.link_bw;
+        t.AddLink(link);
+      }
+    }
+  } else {
+    for (int m = 0; m < node_count; ++m) AddPcieTree(t, chip, m, per_node, multi_node);
   }
   int first_rail = t.num_nodes();
   if (multi_node) {
     for (int i = 0; i < per_node; ++i) t.AddNode(Node{NodeKind::kSwitch, "rail" + std::to_string(i), {}, false});
-  }
-  for (int m = 0; m < node_count; ++m) {
-    for (int i = 0; i < per_node; ++i) {
-      Link link;
-      link.a = m * per_node + i;
-      link.b = first_switch + m;
-      link.cls = nvlink ? LinkClass::kNvlink : LinkClass::kPcie;
-      link.latency = Seconds(nvlink ? kNvlinkLatency : kPcieLatency);
-      // Without peer-to-peer (RTX 4090) a GPU-GPU copy goes device -> host
-      // memory -> device, so every byte crosses the sender's PCIe link and
-      // then the receiver's, sharing each link with the opposite-direction
-      // staging traffic of concurrent transfers: half the PCIe bandwidth.
-      link.bw = chip.peer_to_peer ? chip.link_bw : chip.link_bw * 0.5;
-      t.AddLink(link);
-    }
   }
   if (multi_node) {
     for (int m = 0; m < node_count; ++m) {

@@ -41,7 +41,9 @@ struct AlgorithmParams {
 struct Calibration {
   std::string name = "default";
   std::string source = "documented defaults (docs/calibration.md)";
-  std::array<double, 4> link_efficiency{1.0, 0.82, 0.75, 0.95};  // by hw::LinkClass
+  // By hw::LinkClass: ici, nvlink, pcie, network, socket (NCCL's socket figures
+  // are already effective rates: 1.0).
+  std::array<double, 5> link_efficiency{1.0, 0.82, 0.75, 0.95, 1.0};
   std::map<std::string, AlgorithmParams> algorithms;
   // Algorithms without an entry here or among the NCCL defaults (the TPU ICI
   // rings and lines, routed permutes and all-to-alls): on TPU slices the

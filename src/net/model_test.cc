@@ -245,6 +245,56 @@ TEST(CollectiveModel, RailRingsUseEveryRail) {
   EXPECT_NEAR(r.bandwidth_time.value(), v * 15.0 / 16.0 / (450e9 * 0.82), 1e-12);
 }
 
+// PCIe nodes (catalog.cc's two-socket tree). l40s:4: gpu0, gpu1 under pcie0
+// on cpu0; gpu2, gpu3 under pcie1 on cpu1. An all-to-all of B bytes per GPU
+// sends B/4 to each peer. Across the sockets go the pairs {0,1} -> {2,3}:
+// 4 x B/4 = B on cpu0->cpu1 (22 GB/s, NCCL's Sapphire Rapids UPI figure,
+// efficiency 1), B on the uplink pcie0->cpu0 (32 GB/s x 0.75 = 24 GB/s), 3B/4
+// on each GPU port: the socket link is the bottleneck, B / 22e9; with
+// B = 22 MB, 1 ms. Latency: the longest route, gpu->pcie->cpu->cpu->pcie->gpu,
+// 5 links x 0.5 us, one step.
+TEST(CollectiveModel, PcieAllToAllAcrossSockets) {
+  hw::Topology t = Topo("l40s:4");
+  CollectiveModel m(t, DefaultCalibration(t));
+  Collective a2a = Make(CollectiveKind::kAllToAll, 22'000'000, "[1,4]<=[4]", 4);
+  CollectiveResult r = Price(m, a2a, IdentityPlacement(4));
+  EXPECT_EQ(t.channel_link(r.bottleneck_channel).cls, hw::LinkClass::kSocket);
+  EXPECT_EQ(t.ChannelName(r.bottleneck_channel), "cpu0->cpu1");
+  EXPECT_NEAR(r.max_channel_bytes, 22e6, 1.0);
+  EXPECT_NEAR(r.bandwidth_time.value(), 1e-3, 1e-12);
+  EXPECT_NEAR(r.latency_time.value(), 2.5e-6, 1e-12);
+  // The same 4 GPUs on one socket would be bound by the uplinks instead: place
+  // the group on l40s:8's gpu0..gpu3 (pcie0, pcie1, both on cpu0): pcie0->cpu0
+  // carries {0,1} -> {2,3} = B at 24 GB/s.
+  hw::Topology eight = Topo("l40s:8");
+  CollectiveModel m8(eight, DefaultCalibration(eight));
+  Collective local = Make(CollectiveKind::kAllToAll, 22'000'000, "[2,4]<=[8]", 8);
+  CollectiveResult r8 = Price(m8, local, IdentityPlacement(8));
+  EXPECT_NEAR(r8.bandwidth_time.value(), 22e6 / 24e9, 1e-12);
+}
+
+// Without peer-to-peer (RTX 4090) a swap between the two GPUs of one PCIe
+// switch stages through cpu0: both directions of the pcie0-cpu0 uplink carry
+// both transfers, 2B at 24 GB/s; with P2P (L40S) each GPU port carries B.
+// B = 24 MB: 1 ms with P2P, 2 ms without; route latency 2 vs 4 links x 0.5 us.
+TEST(CollectiveModel, PciePeerToPeerOnAndOff) {
+  Collective swap;
+  swap.kind = CollectiveKind::kCollectivePermute;
+  swap.bytes = Bytes(24'000'000);
+  swap.pairs = {{0, 1}, {1, 0}};
+  hw::Topology l40s = Topo("l40s:4");
+  CollectiveModel with_p2p(l40s, DefaultCalibration(l40s));
+  CollectiveResult p2p = Price(with_p2p, swap, IdentityPlacement(4));
+  EXPECT_NEAR(p2p.bandwidth_time.value(), 1e-3, 1e-12);
+  EXPECT_NEAR(p2p.latency_time.value(), 1e-6, 1e-12);
+  hw::Topology rtx = Topo("rtx4090:4");
+  CollectiveModel staged(rtx, DefaultCalibration(rtx));
+  CollectiveResult host = Price(staged, swap, IdentityPlacement(4));
+  EXPECT_NEAR(host.bandwidth_time.value(), 2e-3, 1e-12);
+  EXPECT_NEAR(host.latency_time.value(), 2e-6, 1e-12);
+  EXPECT_EQ(rtx.ChannelName(host.bottleneck_channel), "pcie0->cpu0");
+}
+
 TEST(CollectiveModel, ErrorsAreClear) {
   hw::Topology t = Topo("v5e:2x4");
   CollectiveModel m(t, DefaultCalibration(t));
