@@ -127,7 +127,13 @@ StatusOr<std::vector<Measurement>> ReadMeasurements(std::string_view text, std::
 }
 
 StatusOr<FitReport> FitCalibration(const hw::Topology& topology, const std::vector<Measurement>& measurements,
-                                   const Calibration& start) {
+                                   const Calibration& start_in) {
+  // The fit starts every algorithm it can fit from NCCL's constants, not from
+  // the values `start` carries (a shipped or earlier fit): an algorithm left
+  // without a range keeps NCCL's figures, so fitting a file twice gives the
+  // same calibration. The rest of `start` (link efficiencies, other) stays.
+  Calibration start = start_in;
+  for (const std::string& name : GpuAlgorithmsBySize()) start.algorithms.erase(name);
   // Per point and algorithm: the latency L and the bandwidth term X at
   // efficiency 1 and no base latency.
   Calibration unit = start;
