@@ -13,6 +13,19 @@
 //    (SB: DGX H100 SuperPOD, "NDR (50 GB/s full duplex)", §4.3); achievable is
 //    46-49 GB/s (nccl-tests #290, #267), which calibration, not the topology,
 //    accounts for. PCIe clusters get the same NIC per GPU: no source gives one.
+//  * The scale-out fabric (the spec's third field: "h100:2x8:ib", "h100:2x8:efa";
+//    InfiniBand when omitted) sets the per-message latency of a network hop:
+//      ib   5 us per message (2.5 per link): NCCL's hwLat NET for Tree/LL
+//           (tuning.cc; the IB transport reports no extra latency: its
+//           getProperties sets props->latency = 0);
+//      efa  25 us per message (12.5 per link): fi_pingpong over EFA between
+//           two nodes, 24-30 us per transfer at 256 B - 4 KiB
+//           (ComputeCanada/puppet-magic_castle#331; a single node's loopback
+//           is ~12 us, aws-parallelcluster#1143 / #6449). aws-ofi-nccl reports
+//           75 us to NCCL's tuner for p5 (platform-aws.cpp), a tuning bias,
+//           not a measured latency. AWS p5.48xlarge: 32 x 100 Gbps EFA =
+//           400 GB/s per node, 50 GB/s per GPU like one NDR rail.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +38,7 @@ constexpr double kIciHopLatency = 1e-6;     // SB: ~1 us per ICI hop
 constexpr double kNvlinkLatency = 0.3e-6;   // NCCL hwLat NVLINK LL 0.6 us per step / 2 links
 constexpr double kPcieLatency = 0.5e-6;     // NCCL hwLat PCI LL 1.0 us per step / 2 links
 constexpr double kNetworkLatency = 2.5e-6;  // NCCL hwLat NET Tree/LL 5.0 us per step / 2 links
+constexpr double kEfaLatency = 12.5e-6;     // EFA fi_pingpong ~25 us per message / 2 links
 constexpr double kRailNicBps = 50e9;        // 400 Gbps NDR, one direction
 constexpr int kMaxGpusPerNode = 8;
 constexpr int kMaxGpuNodes = 64;
@@ -152,11 +166,67 @@ Topology BuildTorus(std::string_view spec, const ChipSpec& chip, const std::vect
   return t;
 }
 
+// One PCIe node (GPUs m*per_node ..): the common two-socket server. Its GPUs
+// split evenly over two CPU sockets (the first socket takes the odd one;
+// one GPU: one socket), in pairs under PCIe switches, each switch on one
+// x16 uplink to its socket's root complex, the sockets joined by one
+// kSocket link:
+//
+//   gpu0 gpu1   gpu2 gpu3        gpu4 gpu5   gpu6 gpu7
+//     pcie0       pcie1            pcie2       pcie3
+//          cpu0  ---- UPI / Infinity Fabric ----  cpu1
+//
+// Sources: nvidia-smi topo -m of PCIe L40S hosts shows GPUs split over two
+// NUMA nodes (NODE within a socket, SYS across: warpem/miss-alignment#106;
+// MLE network/debug); NCCL's path types PIX (one switch), PXB, PHB, NODE,
+// SYS (graph.h) describe this tree. Every PCIe link is the GPU's own port
+// rate (hw/chip.cc: Gen4 x16, 32 GB/s per direction), the uplink shared by
+// the switch's two GPUs. The socket link: NCCL's figure for GPU traffic
+// across Sapphire Rapids UPI, SRP_QPI_BW = 22 GB/s (topo.h; Skylake 10,
+// AMD Zen 3/4 24), the CPU of current L40S / L20 servers. Its latency is a
+// PCIe hop's (0.5 us): NCCL charges no separate one (hwLat PCI per step).
+void AddPcieTree(Topology& t, const ChipSpec& chip, int m, int per_node, bool multi_node) {
+  constexpr double kSocketBps = 22e9;  // NCCL topo.h SRP_QPI_BW
+  constexpr int kGpusPerSwitch = 2;
+  std::string prefix = multi_node ? "node" + std::to_string(m) + "/" : std::string();
+  int sockets = per_node >= 2 ? 2 : 1;
+  int first_cpu = t.num_nodes();
+  for (int socket = 0; socket < sockets; ++socket) {
+    Node cpu{NodeKind::kSwitch, prefix + "cpu" + std::to_string(socket), {}, false};
+    cpu.host = true;
+    t.AddNode(std::move(cpu));
+  }
+  auto add = [&](int a, int b, double bw, LinkClass cls) {
+    Link link;
+    link.a = a;
+    link.b = b;
+    link.bw = Bandwidth(bw);
+    link.latency = Seconds(kPcieLatency);
+    link.cls = cls;
+    t.AddLink(link);
+  };
+  if (sockets == 2) add(first_cpu, first_cpu + 1, kSocketBps, LinkClass::kSocket);
+  int first_on_second = (per_node + 1) / 2;  // the first socket takes the odd GPU
+  int switch_index = 0;
+  for (int socket = 0; socket < sockets; ++socket) {
+    int begin = socket == 0 ? 0 : first_on_second, end = socket == 0 && sockets == 2 ? first_on_second : per_node;
+    for (int i = begin; i < end; i += kGpusPerSwitch) {
+      int sw = t.AddNode(Node{NodeKind::kSwitch, prefix + "pcie" + std::to_string(switch_index++), {}, false});
+      add(sw, first_cpu + socket, chip.link_bw.value(), LinkClass::kPcie);
+      for (int gpu = i; gpu < std::min(end, i + kGpusPerSwitch); ++gpu) {
+        add(m * per_node + gpu, sw, chip.link_bw.value(), LinkClass::kPcie);
+      }
+    }
+  }
+}
+
 // nodes x per_node GPUs; `multi_node` adds rail switches and node-qualified names.
-Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_count, int per_node, bool multi_node) {
+Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_count, int per_node, bool multi_node,
+                        const std::string& fabric) {
   Topology t;
   t.name = std::string(spec);
   t.chip = chip;
+  t.fabric = multi_node ? fabric : "";
   t.gpu_nodes = node_count;
   t.gpus_per_node = per_node;
   bool nvlink = chip.links_per_chip > 0;
@@ -170,28 +240,29 @@ Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_co
     }
   }
   t.set_num_chips(node_count * per_node);
-  int first_switch = t.num_nodes();
-  for (int m = 0; m < node_count; ++m) {
-    t.AddNode(Node{NodeKind::kSwitch, (nvlink ? "nvswitch" : "pcie") + std::to_string(m), {}, false});
+  t.peer_to_peer = chip.peer_to_peer;
+  if (nvlink) {
+    int first_switch = t.num_nodes();
+    for (int m = 0; m < node_count; ++m) {
+      t.AddNode(Node{NodeKind::kSwitch, "nvswitch" + std::to_string(m), {}, false});
+    }
+    for (int m = 0; m < node_count; ++m) {
+      for (int i = 0; i < per_node; ++i) {
+        Link link;
+        link.a = m * per_node + i;
+        link.b = first_switch + m;
+        link.cls = LinkClass::kNvlink;
+        link.latency = Seconds(kNvlinkLatency);
+        link.bw = chip.link_bw;
+        t.AddLink(link);
+      }
+    }
+  } else {
+    for (int m = 0; m < node_count; ++m) AddPcieTree(t, chip, m, per_node, multi_node);
   }
   int first_rail = t.num_nodes();
   if (multi_node) {
     for (int i = 0; i < per_node; ++i) t.AddNode(Node{NodeKind::kSwitch, "rail" + std::to_string(i), {}, false});
-  }
-  for (int m = 0; m < node_count; ++m) {
-    for (int i = 0; i < per_node; ++i) {
-      Link link;
-      link.a = m * per_node + i;
-      link.b = first_switch + m;
-      link.cls = nvlink ? LinkClass::kNvlink : LinkClass::kPcie;
-      link.latency = Seconds(nvlink ? kNvlinkLatency : kPcieLatency);
-      // Without peer-to-peer (RTX 4090) a GPU-GPU copy goes device -> host
-      // memory -> device, so every byte crosses the sender's PCIe link and
-      // then the receiver's, sharing each link with the opposite-direction
-      // staging traffic of concurrent transfers: half the PCIe bandwidth.
-      link.bw = chip.peer_to_peer ? chip.link_bw : chip.link_bw * 0.5;
-      t.AddLink(link);
-    }
   }
   if (multi_node) {
     for (int m = 0; m < node_count; ++m) {
@@ -200,7 +271,7 @@ Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_co
         link.a = m * per_node + i;
         link.b = first_rail + i;
         link.cls = LinkClass::kNetwork;
-        link.latency = Seconds(kNetworkLatency);
+        link.latency = Seconds(fabric == "efa" ? kEfaLatency : kNetworkLatency);
         link.bw = Bandwidth(kRailNicBps);
         t.AddLink(link);
       }
@@ -226,6 +297,15 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
     return InvalidArgument(quoted + ": write CHIP:SHAPE, e.g. v5e:2x4, v5p:4x4x4, h100:8 or h100:2x8");
   }
   std::string_view chip_name = spec.substr(0, colon), shape = spec.substr(colon + 1);
+  // GPU clusters: an optional third field names the scale-out fabric.
+  std::string fabric = "ib";
+  if (size_t second = shape.find(':'); second != std::string_view::npos) {
+    fabric = std::string(shape.substr(second + 1));
+    shape = shape.substr(0, second);
+    if (fabric != "ib" && fabric != "efa") {
+      return InvalidArgument(quoted + ": unknown fabric '" + fabric + "' (ib or efa, e.g. h100:2x8:efa)");
+    }
+  }
   if (chip_name.empty()) return InvalidArgument(quoted + ": missing chip name before ':' (e.g. v5e:2x4)");
   auto chip = FindChip(chip_name);
   if (!chip.ok()) {
@@ -239,6 +319,9 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
   AZ_ASSIGN_OR_RETURN(std::vector<int> dims, ParseShape(shape, spec));
   const ChipSpec& c = **chip;
   if (c.family == ChipFamily::kTpu) {
+    if (shape.size() + chip_name.size() + 1 != spec.size()) {
+      return InvalidArgument(quoted + ": a TPU slice has no fabric field (ICI only)");
+    }
     AZ_ASSIGN_OR_RETURN(std::vector<bool> wrap, TpuWrap(c, dims, spec));
     if (dims.size() == 2) {
       // GC names a 2D slice short side first ("2x4"), while the devices' own
@@ -265,7 +348,10 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
     return InvalidArgument(quoted + ": node count must be 1.." + std::to_string(kMaxGpuNodes) + ", not " +
                            std::to_string(node_count));
   }
-  Topology t = BuildGpuSystem(spec, c, node_count, per_node, dims.size() == 2);
+  if (dims.size() != 2 && shape.size() + chip_name.size() + 1 != spec.size()) {
+    return InvalidArgument(quoted + ": a fabric applies to multi-node systems (MxN), e.g. h100:2x8:efa");
+  }
+  Topology t = BuildGpuSystem(spec, c, node_count, per_node, dims.size() == 2, fabric);
   AZ_RETURN_IF_ERROR(t.Finalize());
   return t;
 }

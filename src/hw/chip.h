@@ -30,8 +30,8 @@ struct ChipSpec {
   int links_per_chip = 0;  // ICI links / NVLinks
   int sm_count = 0;        // GPUs: streaming multiprocessors (0 = not sourced)
   // GPUs: whether the driver allows GPU-to-GPU (peer-to-peer) transfers. When it
-  // does not (RTX 4090), GPU-GPU traffic stages through host memory, and the
-  // topology halves the PCIe bandwidth of its links (see catalog.cc).
+  // does not (RTX 4090), GPU-GPU traffic stages through host memory: the
+  // topology routes it up to the CPU socket and back (Topology::peer_to_peer).
   bool peer_to_peer = true;
   std::string source;      // tags of the sources of the row
 };

@@ -2,6 +2,8 @@
 // count is derived in a comment from the shape and the rules in topology.h.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -246,15 +248,43 @@ TEST(Gpu, MultiNodeUsesRailsAndPxn) {
   ExpectRoutesConnect(t);
 }
 
+// A PCIe node is the two-socket tree of catalog.cc: l40s:8 has GPUs 0-3 on
+// cpu0 (pcie0: gpu0, gpu1; pcie1: gpu2, gpu3) and 4-7 on cpu1 (pcie2, pcie3).
 TEST(Gpu, PcieNodesAndNoPeerToPeer) {
   Topology l40s = Make("l40s:8");
-  EXPECT_GE(l40s.FindNode("pcie0"), 0);
-  EXPECT_EQ(l40s.links[0].cls, LinkClass::kPcie);
-  EXPECT_DOUBLE_EQ(l40s.links[0].bw.value(), 32e9);
-  // RTX 4090: P2P disabled, traffic staged through host memory: half of PCIe.
+  // Nodes: 8 GPUs, cpu0, cpu1, 4 switches. Links: the socket link, 4 uplinks, 8 GPU ports.
+  EXPECT_EQ(l40s.num_nodes(), 14);
+  EXPECT_EQ(l40s.links.size(), 13u);
+  EXPECT_TRUE(l40s.peer_to_peer);
+  EXPECT_TRUE(l40s.nodes[static_cast<size_t>(l40s.FindNode("cpu1"))].host);
+  EXPECT_FALSE(l40s.nodes[static_cast<size_t>(l40s.FindNode("pcie0"))].host);
+  EXPECT_EQ(l40s.links[0].cls, LinkClass::kSocket);
+  EXPECT_DOUBLE_EQ(l40s.links[0].bw.value(), 22e9);  // NCCL SRP_QPI_BW
+  for (size_t l = 1; l < l40s.links.size(); ++l) {
+    EXPECT_EQ(l40s.links[l].cls, LinkClass::kPcie);
+    EXPECT_DOUBLE_EQ(l40s.links[l].bw.value(), 32e9);  // Gen4 x16, ports and uplinks alike
+  }
+  // PIX: one switch; NODE: through the socket's root complex; SYS: across sockets.
+  EXPECT_EQ(RouteNames(l40s, "gpu0", "gpu1"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->gpu1"}));
+  EXPECT_EQ(RouteNames(l40s, "gpu1", "gpu2"),
+            (std::vector<std::string>{"gpu1->pcie0", "pcie0->cpu0", "cpu0->pcie1", "pcie1->gpu2"}));
+  EXPECT_EQ(RouteNames(l40s, "gpu3", "gpu4"), (std::vector<std::string>{"gpu3->pcie1", "pcie1->cpu0", "cpu0->cpu1",
+                                                                        "cpu1->pcie2", "pcie2->gpu4"}));
+  ExpectRoutesConnect(l40s);
+  // RTX 4090: no P2P, so even GPUs under one switch stage through their socket's
+  // memory; across sockets the route is the same tree path as with P2P.
   Topology rtx = Make("rtx4090:4");
-  EXPECT_DOUBLE_EQ(rtx.links[0].bw.value(), 16e9);
-  EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu3"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->gpu3"}));
+  EXPECT_FALSE(rtx.peer_to_peer);
+  EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu1"),
+            (std::vector<std::string>{"gpu0->pcie0", "pcie0->cpu0", "cpu0->pcie0", "pcie0->gpu1"}));
+  EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu3"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->cpu0", "cpu0->cpu1",
+                                                                       "cpu1->pcie1", "pcie1->gpu3"}));
+  // Odd counts: the first socket takes the extra GPU (l20:3: gpu0, gpu1 on cpu0).
+  Topology three = Make("l20:3");
+  EXPECT_EQ(RouteNames(three, "gpu1", "gpu2"), (std::vector<std::string>{"gpu1->pcie0", "pcie0->cpu0", "cpu0->cpu1",
+                                                                         "cpu1->pcie1", "pcie1->gpu2"}));
+  Topology one = Make("l40s:1");
+  EXPECT_EQ(one.FindNode("cpu1"), -1);  // one GPU: one socket
   // L40 (hardware.md §1.2, NV): half the L40S's bf16 (181.05 dense), the same
   // 48 GB GDDR6 at 864 GB/s and PCIe Gen4 x16 node; listed as "l40:8".
   const ChipSpec& l40_chip = **FindChip("l40");
@@ -263,17 +293,19 @@ TEST(Gpu, PcieNodesAndNoPeerToPeer) {
   EXPECT_DOUBLE_EQ(l40_chip.hbm_bw.value(), 864e9);
   Topology l40 = Make("l40:8");
   EXPECT_EQ(l40.num_chips(), 8);
-  EXPECT_GE(l40.FindNode("pcie0"), 0);
-  for (const Link& link : l40.links) {
-    EXPECT_EQ(link.cls, LinkClass::kPcie);
-    EXPECT_DOUBLE_EQ(link.bw.value(), 32e9);
-  }
-  EXPECT_EQ(RouteNames(l40, "gpu0", "gpu7"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->gpu7"}));
+  EXPECT_GE(l40.FindNode("pcie3"), 0);
   std::vector<std::string> listed = ListTopologies();
   EXPECT_NE(std::find(listed.begin(), listed.end(), "l40:8"), listed.end());
   Topology cluster = Make("l40s:2x4");
   EXPECT_EQ(cluster.links.back().cls, LinkClass::kNetwork);
   EXPECT_DOUBLE_EQ(cluster.links.back().bw.value(), 50e9);
+  // Across nodes on different rails: the tree inside the node to the GPU on the
+  // destination's rail (PXN), then its NIC; never the network inside a node.
+  EXPECT_EQ(RouteNames(cluster, "node0/gpu0", "node1/gpu1"),
+            (std::vector<std::string>{"node0/gpu0->node0/pcie0", "node0/pcie0->node0/gpu1", "node0/gpu1->rail1",
+                                      "rail1->node1/gpu1"}));
+  EXPECT_EQ(RouteNames(cluster, "node0/gpu0", "node0/gpu3").size(), 5u);  // across node0's sockets
+  ExpectRoutesConnect(cluster);
 }
 
 TEST(Specs, InvalidSpecsAreClearErrors) {
@@ -289,7 +321,9 @@ TEST(Specs, InvalidSpecsAreClearErrors) {
                         Case{"v4:20x4x4", "not a v4 slice"}, Case{"v5e:2x4x1", "not a v5e slice"},
                         Case{"v5p:2x2", "slices are 3D"}, Case{"h100:2x2x2", "MxN"}, Case{"h100:8x", "bad shape"},
                         Case{"h100:-1", "bad shape"}, Case{"h100:99999999999", "bad shape"},
-                        Case{"v5e:1x1", "not a v5e slice"}, Case{"h100:65x8", "node count"}}) {
+                        Case{"v5e:1x1", "not a v5e slice"}, Case{"h100:65x8", "node count"},
+                        Case{"h100:2x8:roce", "unknown fabric 'roce'"}, Case{"h100:8:efa", "multi-node"},
+                        Case{"v5e:2x4:efa", "no fabric field"}}) {
     auto t = MakeTopology(c.spec);
     ASSERT_FALSE(t.ok()) << c.spec;
     EXPECT_NE(t.status().message().find(c.message), std::string::npos)
@@ -369,6 +403,34 @@ TEST(Failures, GpuLinksAndSyntax) {
   ASSERT_TRUE(ApplyFailures(v, {"(0, 0)-(1, 0)"}, {}).ok());  // spaces are fine
   EXPECT_TRUE(v.links[0].failed);
   EXPECT_FALSE(ApplyFailures(v, {"(0,0)-(1,1)"}, {}).ok());  // diagonal: no such link
+}
+
+}  // namespace
+}  // namespace az::hw
+
+namespace az::hw {
+namespace {
+
+// The fabric field sets the per-message latency of a network hop (catalog.cc):
+// InfiniBand 5 us (NCCL's hwLat NET, Tree/LL) and EFA 25 us (fi_pingpong
+// between two EFA nodes), each split over the GPU->rail and rail->GPU links.
+TEST(Specs, FabricSetsTheNetworkLatency) {
+  for (auto [spec, fabric, per_link] : {std::tuple{"h100:2x8", "ib", 2.5e-6}, std::tuple{"h100:2x8:ib", "ib", 2.5e-6},
+                                        std::tuple{"h100:2x8:efa", "efa", 12.5e-6}}) {
+    auto t = MakeTopology(spec);
+    ASSERT_TRUE(t.ok()) << spec;
+    EXPECT_EQ(t->fabric, fabric);
+    int network = 0;
+    for (const Link& link : t->links) {
+      if (link.cls != LinkClass::kNetwork) continue;
+      ++network;
+      EXPECT_DOUBLE_EQ(link.latency.value(), per_link) << spec;
+    }
+    EXPECT_EQ(network, 16);  // one NIC per GPU, 2 x 8 GPUs
+  }
+  auto node = MakeTopology("h100:8");
+  ASSERT_TRUE(node.ok());
+  EXPECT_EQ(node->fabric, "");  // one node: no scale-out fabric
 }
 
 }  // namespace

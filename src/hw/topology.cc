@@ -17,6 +17,7 @@ std::string_view LinkClassName(LinkClass c) {
     case LinkClass::kNvlink: return "nvlink";
     case LinkClass::kPcie: return "pcie";
     case LinkClass::kNetwork: return "network";
+    case LinkClass::kSocket: return "socket";
   }
   return "?";
 }
@@ -237,20 +238,39 @@ std::vector<int> Topology::GpuRoute(int src, int dst) const {
     route.push_back(second);
     return true;
   };
+  // Inside a node: one switch hop when both GPUs share it and talk peer to
+  // peer, else the tree (staged through the source's host without P2P).
+  auto inside = [&](int a, int b) {
+    if (peer_to_peer && through(a, LocalSwitch(a), b)) return true;
+    std::vector<int> path;
+    if (peer_to_peer) {
+      path = ShortestPath(a, b, /*skip_network=*/true);
+    } else {
+      int host = NearestHost(a);
+      if (host < 0) return false;
+      path = ShortestPath(a, host, true);
+      std::vector<int> down = ShortestPath(host, b, true);
+      if (path.empty() || down.empty()) return false;
+      path.insert(path.end(), down.begin(), down.end());
+    }
+    if (path.empty()) return false;
+    route.insert(route.end(), path.begin(), path.end());
+    return true;
+  };
   int per_node = gpus_per_node;
   int src_node = src / per_node, dst_node = dst / per_node;
   int src_rail = src % per_node, dst_rail = dst % per_node;
   if (src_node == dst_node) {
-    if (!through(src, LocalSwitch(src), dst)) return {};
+    if (!inside(src, dst)) return {};
     return route;
   }
   if (src_rail == dst_rail) {
     if (!through(src, RailSwitch(src), dst)) return {};
     return route;
   }
-  // PXN: over NVLink to the source node's GPU on the destination's rail, then that rail.
+  // PXN: inside the node to the source node's GPU on the destination's rail, then that rail.
   int proxy = src_node * per_node + dst_rail;
-  if (!through(src, LocalSwitch(src), proxy)) return {};
+  if (!inside(src, proxy)) return {};
   if (!through(proxy, RailSwitch(proxy), dst)) return {};
   return route;
 }
@@ -261,7 +281,25 @@ std::vector<int> Topology::DefaultRoute(int src, int dst) const {
   return {};
 }
 
-std::vector<int> Topology::ShortestPath(int src, int dst) const {
+int Topology::NearestHost(int from) const {
+  std::vector<char> seen(nodes.size(), 0);
+  std::deque<int> queue{from};
+  seen[static_cast<size_t>(from)] = 1;
+  while (!queue.empty()) {
+    int node = queue.front();
+    queue.pop_front();
+    if (nodes[static_cast<size_t>(node)].host) return node;
+    for (auto [next, channel] : adjacency_[static_cast<size_t>(node)]) {
+      const Link& link = links[static_cast<size_t>(channel / 2)];
+      if (seen[static_cast<size_t>(next)] || !LinkAlive(channel / 2) || link.cls == LinkClass::kNetwork) continue;
+      seen[static_cast<size_t>(next)] = 1;
+      queue.push_back(next);
+    }
+  }
+  return -1;
+}
+
+std::vector<int> Topology::ShortestPath(int src, int dst, bool skip_network) const {
   // parent_channel[n]: the channel by which breadth-first search first reached n.
   std::vector<int> parent_channel(nodes.size(), -1);
   std::vector<char> seen(nodes.size(), 0);
@@ -272,6 +310,7 @@ std::vector<int> Topology::ShortestPath(int src, int dst) const {
     queue.pop_front();
     for (auto [next, channel] : adjacency_[static_cast<size_t>(node)]) {
       if (seen[static_cast<size_t>(next)] || !LinkAlive(channel / 2)) continue;
+      if (skip_network && links[static_cast<size_t>(channel / 2)].cls == LinkClass::kNetwork) continue;
       seen[static_cast<size_t>(next)] = 1;
       parent_channel[static_cast<size_t>(next)] = channel;
       queue.push_back(next);

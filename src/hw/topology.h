@@ -14,8 +14,10 @@
 // the shorter way round (ties: the positive direction).
 //
 // GPU nodes: each GPU reaches the node's NVSwitch fabric (one switch node) over
-// a link carrying its whole NVLink bandwidth; PCIe-only nodes reach a PCIe switch
-// instead. Multi-node systems add one network switch per rail: GPU i of every
+// a link carrying its whole NVLink bandwidth. PCIe-only nodes are a tree: GPUs
+// in pairs under PCIe switches, each switch on a CPU socket (a `host` switch),
+// the two sockets joined by a kSocket link (catalog.cc); routes inside such a
+// node follow the tree (breadth-first over the node's non-network links). Multi-node systems add one network switch per rail: GPU i of every
 // node connects to rail switch i through its NIC (rail-optimized fabric); a
 // message between different rails first crosses NVLink to the GPU on the
 // destination's rail in the source node (NCCL's PXN), then that rail.
@@ -39,7 +41,8 @@
 
 namespace az::hw {
 
-enum class LinkClass { kIci, kNvlink, kPcie, kNetwork };
+// kSocket: the CPU-to-CPU link of a two-socket host (UPI, Infinity Fabric).
+enum class LinkClass { kIci, kNvlink, kPcie, kNetwork, kSocket };
 std::string_view LinkClassName(LinkClass c);
 
 struct Link {
@@ -59,6 +62,7 @@ struct Node {
   std::string name;         // "(1,0,0)", "node0/gpu3", "nvswitch0", "rail3"
   std::vector<int> coords;  // chips: torus coordinates, or {node, gpu}
   bool failed = false;
+  bool host = false;  // switches: a CPU socket (root complex and host memory)
 };
 
 class Topology {
@@ -71,6 +75,15 @@ class Topology {
   std::vector<bool> wrap;
   // GPU systems: nodes x GPUs per node.
   int gpu_nodes = 0, gpus_per_node = 0;
+  // Multi-node GPU systems: the scale-out fabric, "ib" (InfiniBand) or "efa"
+  // (AWS); empty otherwise. Its network links carry the fabric's latency
+  // (catalog.cc); the collective model reads the links, not this name.
+  std::string fabric;
+  // GPU systems: whether GPUs exchange data peer to peer over PCIe. When not
+  // (RTX 4090: the driver refuses; NCCL_P2P_DISABLE), a GPU-GPU route inside a
+  // node is staged through the source's host socket (its memory): up to the
+  // nearest `host` switch, then down to the destination.
+  bool peer_to_peer = true;
 
   std::vector<Node> nodes;
   std::vector<Link> links;
@@ -121,8 +134,10 @@ class Topology {
   std::vector<int> DefaultRoute(int src, int dst) const;
   bool RouteIsAlive(const std::vector<int>& route) const;
   // Breadth-first over live links and live nodes, neighbours in link-id order;
-  // empty when dst cannot be reached.
-  std::vector<int> ShortestPath(int src, int dst) const;
+  // empty when dst cannot be reached. skip_network: inside a node only.
+  std::vector<int> ShortestPath(int src, int dst, bool skip_network = false) const;
+  // The first `host` switch breadth-first from `from` over non-network links, or -1.
+  int NearestHost(int from) const;
   int ChannelBetween(int a, int b) const;  // first live channel a->b, -1 if none
   // The uncached route: DefaultRoute if alive, else ShortestPath.
   std::vector<int> ComputeRoute(int src, int dst) const;
@@ -149,7 +164,8 @@ class Topology {
 };
 
 // Named systems: "v5e:2x4", "v6e:4x4", "v5p:2x2x2", "v4:4x4x4", "h100:8",
-// "h100:4" (4 GPUs of one node), "h100:2x8" (2 nodes), "l40s:8" (PCIe).
+// "h100:4" (4 GPUs of one node), "h100:2x8" (2 nodes over InfiniBand),
+// "h100:2x8:efa" (2 nodes over AWS EFA), "l40s:8" (PCIe).
 StatusOr<Topology> MakeTopology(std::string_view spec);
 // The named slices and systems (for help texts and tests).
 std::vector<std::string> ListTopologies();

@@ -29,7 +29,7 @@ class Loader {
   StatusOr<Topology> Load(const json& root) {
     if (!root.is_object()) return Error("(top level)", "expected an object, got " + Type(root));
     AZ_RETURN_IF_ERROR(CheckKeys(root, "", {"name", "chip", "chips", "switches", "links", "dims", "wrap", "gpu_nodes",
-                                            "gpus_per_node"}));
+                                            "gpus_per_node", "fabric", "peer_to_peer"}));
     Topology t;
     t.name = file_;
     if (root.contains("name")) {
@@ -115,7 +115,7 @@ class Loader {
       if (kind == NodeKind::kChip) {
         AZ_RETURN_IF_ERROR(CheckKeys(entry, path, {"name", "coords", "failed"}));
       } else {
-        AZ_RETURN_IF_ERROR(CheckKeys(entry, path, {"name", "failed"}));
+        AZ_RETURN_IF_ERROR(CheckKeys(entry, path, {"name", "failed", "host"}));
       }
       Node node;
       node.kind = kind;
@@ -137,6 +137,7 @@ class Loader {
         }
       }
       AZ_RETURN_IF_ERROR(ReadBool(entry, path, "failed", node.failed));
+      if (kind == NodeKind::kSwitch) AZ_RETURN_IF_ERROR(ReadBool(entry, path, "host", node.host));
       t.AddNode(std::move(node));
     }
     if (kind == NodeKind::kChip) t.set_num_chips(t.num_nodes());
@@ -205,6 +206,21 @@ class Loader {
       t.gpu_nodes = static_cast<int>(nodes);
       t.gpus_per_node = static_cast<int>(per_node);
     }
+    if (root.contains("fabric")) {
+      // A record of the scale-out fabric; the network links' latency_us carries its cost.
+      const json& fabric = root["fabric"];
+      if (!fabric.is_string() || (fabric.get<std::string>() != "ib" && fabric.get<std::string>() != "efa")) {
+        return Error("fabric", "expected \"ib\" or \"efa\", got " + (fabric.is_string() ? fabric.dump() : Type(fabric)));
+      }
+      if (!root.contains("gpu_nodes")) return Error("fabric", "needs gpu_nodes and gpus_per_node (a GPU cluster)");
+      t.fabric = fabric.get<std::string>();
+    }
+    if (root.contains("peer_to_peer")) {
+      if (!root["peer_to_peer"].is_boolean()) {
+        return Error("peer_to_peer", "expected true or false, got " + Type(root["peer_to_peer"]));
+      }
+      t.peer_to_peer = root["peer_to_peer"].get<bool>();
+    }
     return Status::Ok();
   }
 
@@ -251,19 +267,20 @@ class Loader {
       AZ_RETURN_IF_ERROR(ReadNumber(entry, path, "bandwidth_GBps", true, gbps));
       AZ_RETURN_IF_ERROR(ReadNumber(entry, path, "latency_us", false, latency_us));
       link.bw = Bandwidth(gbps * 1e9);
-      link.latency = Seconds(latency_us * 1e-6);
+      link.latency = Seconds(latency_us / 1e6);
       std::string class_path = Path(path, "class");
-      if (!entry.contains("class")) return Error(class_path, "missing (ici, nvlink, pcie or network)");
+      if (!entry.contains("class")) return Error(class_path, "missing (ici, nvlink, pcie, network or socket)");
       if (!entry["class"].is_string()) return Error(class_path, "expected a string, got " + Type(entry["class"]));
       std::string cls = entry["class"].get<std::string>();
       bool found = false;
-      for (LinkClass c : {LinkClass::kIci, LinkClass::kNvlink, LinkClass::kPcie, LinkClass::kNetwork}) {
+      for (LinkClass c :
+           {LinkClass::kIci, LinkClass::kNvlink, LinkClass::kPcie, LinkClass::kNetwork, LinkClass::kSocket}) {
         if (LinkClassName(c) == cls) {
           link.cls = c;
           found = true;
         }
       }
-      if (!found) return Error(class_path, "unknown link class '" + cls + "' (ici, nvlink, pcie or network)");
+      if (!found) return Error(class_path, "unknown link class '" + cls + "' (ici, nvlink, pcie, network or socket)");
       if (entry.contains("axis")) {
         int64_t axis = 0;
         int64_t max_axis = t.dims.empty() ? -1 : static_cast<int64_t>(t.dims.size()) - 1;
@@ -336,7 +353,9 @@ std::string TopologyToJson(const Topology& topology) {
   if (topology.gpu_nodes > 0) {
     out += "  \"gpu_nodes\": " + std::to_string(topology.gpu_nodes) + ",\n";
     out += "  \"gpus_per_node\": " + std::to_string(topology.gpus_per_node) + ",\n";
+    if (!topology.fabric.empty()) out += "  \"fabric\": " + ordered_json(topology.fabric).dump() + ",\n";
   }
+  if (!topology.peer_to_peer) out += "  \"peer_to_peer\": false,\n";
   auto node_list = [&](const char* key, bool chips) {
     out += std::string("  \"") + key + "\": [";
     bool first = true;
@@ -345,6 +364,7 @@ std::string TopologyToJson(const Topology& topology) {
       ordered_json entry = {{"name", node.name}};
       if (chips) entry["coords"] = node.coords;
       if (node.failed) entry["failed"] = true;
+      if (node.host) entry["host"] = true;
       out += (first ? "\n    " : ",\n    ") + entry.dump();
       first = false;
     }

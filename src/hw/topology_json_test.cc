@@ -66,6 +66,8 @@ void ExpectRoundTrip(const Topology& t) {
   EXPECT_EQ(back->wrap, t.wrap);
   EXPECT_EQ(back->gpu_nodes, t.gpu_nodes);
   EXPECT_EQ(back->gpus_per_node, t.gpus_per_node);
+  EXPECT_EQ(back->fabric, t.fabric);
+  EXPECT_EQ(back->peer_to_peer, t.peer_to_peer);
   ASSERT_EQ(back->num_chips(), t.num_chips());
   ASSERT_EQ(back->num_nodes(), t.num_nodes());
   for (int id = 0; id < t.num_nodes(); ++id) {
@@ -73,6 +75,7 @@ void ExpectRoundTrip(const Topology& t) {
     EXPECT_EQ(back->nodes[id].kind, t.nodes[id].kind);
     EXPECT_EQ(back->nodes[id].coords, t.nodes[id].coords);
     EXPECT_EQ(back->nodes[id].failed, t.nodes[id].failed);
+    EXPECT_EQ(back->nodes[id].host, t.nodes[id].host);
   }
   ASSERT_EQ(back->links.size(), t.links.size());
   for (size_t l = 0; l < t.links.size(); ++l) {
@@ -95,7 +98,8 @@ void ExpectRoundTrip(const Topology& t) {
 }
 
 TEST(TopologyJson, CatalogTopologiesRoundTrip) {
-  for (const char* spec : {"v5e:2x4", "v5e:8x16", "v5p:2x2x4", "v5p:4x4x4", "h100:8", "h100:2x8", "l40s:8"}) {
+  for (const char* spec : {"v5e:2x4", "v5e:8x16", "v5p:2x2x4", "v5p:4x4x4", "h100:8", "h100:2x8", "h100:2x8:efa",
+                           "l40s:8", "rtx4090:4", "l20:3", "l40s:2x4"}) {
     auto t = MakeTopology(spec);
     ASSERT_TRUE(t.ok());
     ExpectRoundTrip(*t);
@@ -156,6 +160,16 @@ TEST(TopologyJson, MalformedInputsAreClearErrors) {
       {R"({"chip": "v5e", )" + chips2 + R"(, "links": [)" + link_ab + R"(, 3]})",
        "links[1]: expected an object, got number"},
       {" \n", "bad.json: empty input"},
+      {R"({"chip": "l40s", "peer_to_peer": "no", )" + chips2 + R"(, "links": []})",
+       "bad.json: peer_to_peer: expected true or false, got string"},
+      {R"({"chip": "l40s", "switches": [{"name": "cpu0", "host": 1}], )" + chips2 + R"(, "links": []})",
+       "bad.json: switches[0].host: expected true or false, got number"},
+      {R"({"chip": "l40s", "chips": [{"name": "a", "host": true}], "links": []})", "chips[0].host: unknown key"},
+      {R"({"chip": "l40s", )" + chips2 + R"(, "links": [{"a": "a", "b": "b", "bandwidth_GBps": 22, "latency_us": 0.5, "class": "upi"}]})",
+       "links[0].class: unknown link class 'upi' (ici, nvlink, pcie, network or socket)"},
+      {R"({"chip": "h100", "gpu_nodes": 1, "gpus_per_node": 2, "fabric": "roce", )" + chips2 + R"(, "links": []})",
+       "fabric: expected \"ib\" or \"efa\", got \"roce\""},
+      {R"({"chip": "h100", "fabric": "efa", )" + chips2 + R"(, "links": []})", "fabric: needs gpu_nodes"},
   };
   for (const Case& c : cases) {
     auto t = LoadTopologyJson(c.text, "bad.json");

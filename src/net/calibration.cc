@@ -14,18 +14,39 @@ const std::map<std::string, AlgorithmParams>& DefaultAlgorithms() {
       {"ring-ll128", {Seconds(14.0e-6), Seconds(1.9e-6), 0.92}},
       {"ring-simple", {Seconds(8.4e-6), Seconds(3.4e-6), 1.0}},
       {"nvls", {Seconds(25e-6), Seconds(0), 0.85}},
+      // Multi-node (tuning.cc, Hopper): rings over the rails use the Ring
+      // constants; Tree has its own (base 6.8 / 14 / 8.4 us, NVLink hw
+      // latency 0.6 / 1.25 / 4.0 us; LL halves the bandwidth, LL128 keeps
+      // 120/128 of it across nodes, Simple tree all-reduce is capped at 0.92);
+      // NVLSTree: base 0, NVLink hw latency 25 us (counted once), nvlsEfficiency.
+      {"rail-ring-ll", {Seconds(6.6e-6), Seconds(0.6e-6), 0.5}},
+      {"rail-ring-ll128", {Seconds(14.0e-6), Seconds(1.9e-6), 0.92}},
+      {"rail-ring-simple", {Seconds(8.4e-6), Seconds(3.4e-6), 1.0}},
+      {"tree-ll", {Seconds(6.8e-6), Seconds(0.6e-6), 0.5}},
+      {"tree-ll128", {Seconds(14.0e-6), Seconds(1.25e-6), 120.0 / 128.0}},
+      {"tree-simple", {Seconds(8.4e-6), Seconds(4.0e-6), 0.92}},
+      {"nvls-tree", {Seconds(25e-6), Seconds(0), 0.85}},
   };
   return kDefaults;
 }
 
 }  // namespace
 
+const std::vector<std::string>& GpuAlgorithmsBySize() {
+  // NCCL's progression as messages grow: low-latency protocols, then LL128,
+  // then Simple and the NVLink SHARP forms.
+  static const std::vector<std::string> kOrder = {
+      "ring-ll",     "tree-ll",     "rail-ring-ll",     "ring-ll128", "tree-ll128", "rail-ring-ll128",
+      "ring-simple", "tree-simple", "rail-ring-simple", "nvls",       "nvls-tree"};
+  return kOrder;
+}
+
 AlgorithmParams Calibration::Algorithm(const std::string& name) const {
   auto it = algorithms.find(name);
   if (it != algorithms.end()) return it->second;
   auto d = DefaultAlgorithms().find(name);
   if (d != DefaultAlgorithms().end()) return d->second;
-  return {};  // TPU ICI algorithms: no overhead beyond the links
+  return other;  // TPU ICI algorithms, routed permutes and all-to-alls
 }
 
 Calibration DefaultCalibration(const hw::Topology& topology) {
@@ -35,12 +56,38 @@ Calibration DefaultCalibration(const hw::Topology& topology) {
   // <gpu>:8 -m <file>` to the public sweeps in data/measurements (median
   // |error| from 1 MiB up: H100 3.7%, H200 0.5%); docs/calibration.md. A fitted
   // base may be negative: the intercept is base + steps * step latency.
+  if (!topology.dims.empty()) {
+    // TPU ICI, derived from the four measured points of the scaling book
+    // (data/measurements/tpu_ici_points.csv): a v5e all-gather on a 4-chip
+    // line (34 MB: 680 us; 131 kB: 8 us), a v5e 16-ring all-gather reaching
+    // 95% of link peak at 10 MB, a v5p all-reduce on a wrapped 4-ring at
+    // 1.09e11 B/s. Two unknowns, the link efficiency e and a fixed cost a per
+    // collective, enter every point as t = a + hops * 1 us + X / e (X the
+    // bandwidth term at the book's link rates): least squares on the relative
+    // error over all four rows gives a = 2.55 us, e = 0.905 (every point within
+    // 8.3%; net/tpu_points_test.cc). The per-hop latency stays the book's 1 us.
+    c.source = "ICI: the scaling book's link rates and 1 us per hop; efficiency and fixed cost from its measured points";
+    c.link_efficiency[static_cast<size_t>(hw::LinkClass::kIci)] = 0.905;
+    c.other = {Seconds(2.55e-6), Seconds(0), 1.0};
+  }
   if (topology.gpu_nodes > 0 && topology.chip.name == "h100") {
     // nccl_allreduce_1x8_h100_sxm.csv (aws-samples nccl-tests, 8xH100 SXM)
     c.source = "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples)";
     c.algorithms["ring-ll"] = {Seconds(-2.527e-6), Seconds(0.6e-6), 0.001028};
     c.algorithms["ring-ll128"] = {Seconds(-17.75e-6), Seconds(1.9e-6), 0.4694};
     c.algorithms["nvls"] = {Seconds(56.44e-6), Seconds(0), 0.7059};
+    if (topology.gpu_nodes > 1) {
+      // The multi-node forms, fitted by `aoizora calibrate -t h100:2x8:efa -m
+      // nccl_allreduce_2x8_h100_efa.csv` (aws-samples nccl-tests, 2 x p5.48xlarge
+      // over EFA; median |error| from 1 MiB up 5.5%). The fabric's per-message
+      // latency is the topology's (catalog.cc), so the same figures serve
+      // InfiniBand clusters with their smaller network latency. The rail rings
+      // and Simple trees keep NCCL's constants: the fit assigns them no range.
+      c.source = "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples) and 2 x 8xH100 over EFA";
+      c.algorithms["tree-ll"] = {Seconds(2.559e-6), Seconds(0.6e-6), 0.003435};
+      c.algorithms["tree-ll128"] = {Seconds(39.96e-6), Seconds(1.25e-6), 0.6658};
+      c.algorithms["nvls-tree"] = {Seconds(384.3e-6), Seconds(0), 0.7813};
+    }
   } else if (topology.gpu_nodes > 0 && topology.chip.name == "h200") {
     // nccl_allreduce_1x8_h200.csv (stas00/ml-engineering, NCCL 2.30.7, 8xH200)
     c.source = "fitted to nccl-tests all_reduce_perf on 8xH200 (ml-engineering)";
@@ -58,7 +105,8 @@ std::string CalibrationToJson(const Calibration& c) {
   j["link_efficiency"] = {{"ici", c.link_efficiency[0]},
                           {"nvlink", c.link_efficiency[1]},
                           {"pcie", c.link_efficiency[2]},
-                          {"network", c.link_efficiency[3]}};
+                          {"network", c.link_efficiency[3]},
+                          {"socket", c.link_efficiency[4]}};
   nlohmann::ordered_json algs = nlohmann::ordered_json::object();
   for (const auto& [name, p] : c.algorithms) {
     algs[name] = {{"base_latency_us", p.base_latency.value() * 1e6},
@@ -66,6 +114,9 @@ std::string CalibrationToJson(const Calibration& c) {
                   {"efficiency", p.efficiency}};
   }
   j["algorithms"] = algs;
+  j["other_algorithms"] = {{"base_latency_us", c.other.base_latency.value() * 1e6},
+                           {"step_latency_us", c.other.step_latency.value() * 1e6},
+                           {"efficiency", c.other.efficiency}};
   return j.dump(2) + "\n";
 }
 
@@ -92,16 +143,34 @@ StatusOr<Calibration> CalibrationFromJson(std::string_view text, std::string_vie
   if (j.contains("link_efficiency")) {
     const auto& le = j["link_efficiency"];
     if (!le.is_object()) return ParseError(where + ": link_efficiency must be an object");
-    const char* names[] = {"ici", "nvlink", "pcie", "network"};
+    const char* names[] = {"ici", "nvlink", "pcie", "network", "socket"};
     for (const auto& [key, value] : le.items()) {
-      size_t index = 4;
-      for (size_t i = 0; i < 4; ++i) {
+      size_t index = 5;
+      for (size_t i = 0; i < 5; ++i) {
         if (key == names[i]) index = i;
       }
-      if (index == 4) return ParseError(where + ": link_efficiency." + key + " is not a link class");
+      if (index == 5) return ParseError(where + ": link_efficiency." + key + " is not a link class");
       AZ_ASSIGN_OR_RETURN(c.link_efficiency[index], number(value, "link_efficiency." + key, 1e-3, 1.0));
     }
   }
+  auto read_params = [&](const nlohmann::json& value, const std::string& path, AlgorithmParams& p) -> Status {
+    if (!value.is_object()) return ParseError(where + ": " + path + " must be an object");
+    for (const auto& [key, v] : value.items()) {
+      if (key == "base_latency_us") {
+        AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, -1e6, 1e6));
+        p.base_latency = Seconds(us * 1e-6);
+      } else if (key == "step_latency_us") {
+        AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, 0, 1e6));
+        p.step_latency = Seconds(us * 1e-6);
+      } else if (key == "efficiency") {
+        AZ_ASSIGN_OR_RETURN(p.efficiency, number(v, path + "." + key, 1e-3, 10.0));
+      } else {
+        return ParseError(where + ": " + path + "." + key + " is not a parameter");
+      }
+    }
+    return Status::Ok();
+  };
+  if (j.contains("other_algorithms")) AZ_RETURN_IF_ERROR(read_params(j["other_algorithms"], "other_algorithms", c.other));
   if (j.contains("algorithms")) {
     const auto& algs = j["algorithms"];
     if (!algs.is_object()) return ParseError(where + ": algorithms must be an object");

@@ -25,6 +25,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "hw/topology.h"
 #include "support/status.h"
@@ -40,16 +41,27 @@ struct AlgorithmParams {
 struct Calibration {
   std::string name = "default";
   std::string source = "documented defaults (docs/calibration.md)";
-  std::array<double, 4> link_efficiency{1.0, 0.82, 0.75, 0.95};  // by hw::LinkClass
+  // By hw::LinkClass: ici, nvlink, pcie, network, socket (NCCL's socket figures
+  // are already effective rates: 1.0).
+  std::array<double, 5> link_efficiency{1.0, 0.82, 0.75, 0.95, 1.0};
   std::map<std::string, AlgorithmParams> algorithms;
+  // Algorithms without an entry here or among the NCCL defaults (the TPU ICI
+  // rings and lines, routed permutes and all-to-alls): on TPU slices the
+  // per-collective fixed cost (DefaultCalibration), elsewhere nothing.
+  AlgorithmParams other;
 
   double LinkEfficiency(hw::LinkClass c) const { return link_efficiency[static_cast<size_t>(c)]; }
   // The algorithm's parameters (its defaults when the calibration has none).
   AlgorithmParams Algorithm(const std::string& name) const;
 };
 
-// Defaults for a topology (same for every system today; the function is the
-// place where a chip-specific default lands).
+// The GPU algorithms the model prices (model.h), in the order NCCL moves
+// through them as messages grow (what the fit's size ranges follow).
+const std::vector<std::string>& GpuAlgorithmsBySize();
+
+// Defaults for a topology: NCCL's constants, the fitted GPU nodes and
+// clusters, and on TPU tori (dims) the ICI figures derived from the scaling
+// book's measured points (calibration.cc, docs/calibration.md).
 Calibration DefaultCalibration(const hw::Topology& topology);
 
 std::string CalibrationToJson(const Calibration& c);

@@ -127,7 +127,13 @@ StatusOr<std::vector<Measurement>> ReadMeasurements(std::string_view text, std::
 }
 
 StatusOr<FitReport> FitCalibration(const hw::Topology& topology, const std::vector<Measurement>& measurements,
-                                   const Calibration& start) {
+                                   const Calibration& start_in) {
+  // The fit starts every algorithm it can fit from NCCL's constants, not from
+  // the values `start` carries (a shipped or earlier fit): an algorithm left
+  // without a range keeps NCCL's figures, so fitting a file twice gives the
+  // same calibration. The rest of `start` (link efficiencies, other) stays.
+  Calibration start = start_in;
+  for (const std::string& name : GpuAlgorithmsBySize()) start.algorithms.erase(name);
   // Per point and algorithm: the latency L and the bandwidth term X at
   // efficiency 1 and no base latency.
   Calibration unit = start;
@@ -139,7 +145,7 @@ StatusOr<FitReport> FitCalibration(const hw::Topology& topology, const std::vect
   std::vector<std::map<std::string, Term>> terms(measurements.size());
   {
     // Zero base, efficiency 1, the start's step latencies.
-    for (const char* name : {"ring-ll", "ring-ll128", "ring-simple", "nvls", "hierarchical"}) {
+    for (const std::string& name : GpuAlgorithmsBySize()) {
       AlgorithmParams p = start.Algorithm(name);
       unit.algorithms[name] = {Seconds(0), p.step_latency, 1.0};
     }
@@ -256,7 +262,7 @@ StatusOr<FitReport> FitCalibration(const hw::Topology& topology, const std::vect
   };
   // Ranges follow NCCL's progression as messages grow: low-latency protocols
   // first, then bandwidth-bound ones (LL < LL128 < Simple < NVLS).
-  static const std::vector<std::string> kSizeOrder = {"ring-ll", "ring-ll128", "ring-simple", "nvls", "hierarchical"};
+  const std::vector<std::string>& kSizeOrder = GpuAlgorithmsBySize();
   auto rank = [&](const std::string& alg) {
     auto it = std::find(kSizeOrder.begin(), kSizeOrder.end(), alg);
     return it == kSizeOrder.end() ? static_cast<long>(kSizeOrder.size()) : it - kSizeOrder.begin();

@@ -15,7 +15,10 @@
 // measured time is fitted as t = base + L + X / efficiency, a straight line in
 // X, by least squares on the relative error. Points are assigned to the
 // algorithm the fitted model picks, and the fit repeats until the assignment is
-// stable (NCCL switches from LL rings to NVLS as messages grow).
+// stable (NCCL switches from LL rings to NVLS as messages grow). Every
+// algorithm the fit can assign starts from NCCL's constants, whatever `start`
+// holds for it (so a shipped fit is reproduced, not refined); `start` gives
+// the link efficiencies and the rest.
 #pragma once
 
 #include <string>

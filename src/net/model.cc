@@ -220,6 +220,7 @@ CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
       }
     }
     if (route_latency == 0) route_latency = closure_latency;
+    if (phase.path_latency >= 0) route_latency = 0;
     double phase_bw = 0;
     int phase_bottleneck = -1;
     for (int ch : touched_) {
@@ -241,7 +242,7 @@ CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
       slowest_phase = phase_bw;
       r.bottleneck_channel = phase_bottleneck;
     }
-    latency += phase.steps * (params.step_latency.value() + route_latency);
+    latency += phase.steps * (params.step_latency.value() + route_latency) + std::max(phase.path_latency, 0.0);
     r.steps += phase.steps;
   }
   latency = std::max(latency, 0.0);  // a fitted base may be negative (fit.h)
@@ -339,9 +340,14 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
     if (all_reduce) plan.phases.push_back(ag);
     return plan;
   };
-  candidates.push_back(ring_plan("ring-ll"));
-  candidates.push_back(ring_plan("ring-ll128"));
-  candidates.push_back(ring_plan("ring-simple"));
+  // Groups spanning nodes evenly: NCCL's multi-node forms (model_multinode.cc);
+  // other groups: rings in group order.
+  if (!one_node) AddMultiNodePlans(c, groups, candidates);
+  if (candidates.empty()) {
+    candidates.push_back(ring_plan("ring-ll"));
+    candidates.push_back(ring_plan("ring-ll128"));
+    candidates.push_back(ring_plan("ring-simple"));
+  }
   if (all_reduce && one_node && HasNvls(topology_)) {
     Plan nvls;
     nvls.algorithm = "nvls";
@@ -356,45 +362,6 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
     }
     nvls.phases.push_back(phase);
     candidates.push_back(nvls);
-  }
-  if (!one_node) {
-    // Hierarchical: intra-node ring, per-rail ring across nodes, intra-node ring.
-    Plan h;
-    h.algorithm = "hierarchical";
-    Phase intra, inter;
-    bool uniform = true;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-      const auto& g = groups[gi];
-      int group = static_cast<int>(gi);
-      std::map<int, std::vector<int>> by_node;
-      for (int chip : g) by_node[topology_.nodes[chip].coords[0]].push_back(chip);
-      size_t per_node = by_node.begin()->second.size();
-      for (auto& [node, members] : by_node) uniform = uniform && members.size() == per_node;
-      if (!uniform) break;
-      size_t nodes = by_node.size();
-      double local = bytes / static_cast<double>(per_node);  // each GPU's share after the intra phase
-      for (auto& [node, members] : by_node) {
-        AddRing(members, local, false, group, intra);
-      }
-      intra.steps = std::max(intra.steps, static_cast<int>(per_node) - 1);
-      for (size_t r = 0; r < per_node; ++r) {
-        std::vector<int> rail;
-        for (auto& [node, members] : by_node) rail.push_back(members[r]);
-        AddRing(rail, local / static_cast<double>(nodes), false, group, inter);
-      }
-      inter.steps = std::max(inter.steps, static_cast<int>(nodes) - 1);
-    }
-    if (uniform) {
-      if (c.kind == CollectiveKind::kAllGather) {
-        h.phases = {inter, intra};
-      } else if (c.kind == CollectiveKind::kReduceScatter) {
-        h.phases = {intra, inter};
-      } else {
-        h.phases = {intra, inter, inter, intra};  // RS intra, AR across nodes, AG intra
-      }
-      h.algorithm = "hierarchical";
-      candidates.push_back(h);
-    }
   }
   return candidates;
 }

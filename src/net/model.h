@@ -23,9 +23,16 @@
 //     All-reduce = reduce-scatter then all-gather.
 //   GPU nodes (switch fabric): NCCL-style rings in group order with the LL or
 //     Simple protocol, and NVLS all-reduce on Hopper/Blackwell NVSwitch; the
-//     cheapest wins (as NCCL's tuner picks). Groups spanning nodes: a flat ring
-//     or hierarchical (intra-node reduce-scatter, per-rail inter-node, intra-node
-//     all-gather), the cheaper one.
+//     cheapest wins (as NCCL's tuner picks). Groups spanning nodes with the
+//     same number of members on each node (model_multinode.cc): rings over
+//     the rails (one channel per member of a node, channel c crossing between
+//     nodes on rail c, PXN routes), NCCL's double binary trees over the
+//     nodes with a chain inside each node (all-reduce), NVLS trees (NVLink
+//     SHARP inside the node, trees over the rails; all-reduce on Hopper and
+//     later), and hierarchical (intra-node reduce-scatter, per-rail
+//     inter-node, intra-node all-gather, in sequence); the cheapest wins. The
+//     pipelined forms (trees, NVLS trees) are one phase: every link carries
+//     its bytes at once. Other groups spanning nodes: rings in group order.
 //   all-to-all: every member sends bytes/n to every other member at once.
 //   collective-permute: each pair routed. broadcast: the root's data crosses
 //   each channel of the union of its routes once (pipelined).
@@ -87,6 +94,11 @@ class CollectiveModel {
     std::vector<Transfer> transfers;
     int steps = 0;
     bool multicast = false;
+    // When >= 0, the route latency of the whole phase (seconds), computed by
+    // the planner along the path a chunk takes (multi-node algorithms: a ring
+    // pays each edge it walks once, a tree its depth), replacing
+    // steps * the longest route.
+    double path_latency = -1;
   };
   struct Plan {
     std::string algorithm;
@@ -102,6 +114,10 @@ class CollectiveModel {
   void AddRing(const std::vector<int>& cycle, double chunk, bool bidirectional, int group, Phase& phase) const;
   bool HamiltonianCycle(const std::vector<int>& chips, std::vector<int>* cycle) const;
   bool SameNode(const std::vector<int>& chips) const;
+  // Multi-node GPU candidates (model_multinode.cc).
+  void AddMultiNodePlans(const Collective& c, const std::vector<std::vector<int>>& groups,
+                         std::vector<Plan>& candidates) const;
+  double RouteLatency(int src, int dst) const;
 
   const hw::Topology& topology_;
   Calibration calibration_;

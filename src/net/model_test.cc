@@ -29,6 +29,12 @@ CollectiveResult Price(CollectiveModel& m, const Collective& c, const Placement&
   return std::move(r).value();
 }
 
+// The scaling book's formulas assume its link rates exactly, with no fixed
+// cost per collective: these tests check the formulas under that calibration
+// (the shipped TPU defaults add the measured efficiency and fixed cost;
+// tpu_points_test.cc checks those against the book's measurements).
+Calibration BookIci() { return Calibration(); }
+
 constexpr double kW = 4.5e10;  // v5e ICI, one way per link (SB); W_ici = 2 kW with a wrap
 
 // SB: bidirectional-ring AllGather on a wrapped axis takes ~V / W_ici,
@@ -36,7 +42,7 @@ constexpr double kW = 4.5e10;  // v5e ICI, one way per link (SB); W_ici = 2 kW w
 // the bandwidth term is (X-1)/X * V / W_ici; X = 16: 15/16 of V / W_ici.
 TEST(CollectiveModel, AllGatherOnWrappedAxisIsVOverW) {
   hw::Topology t = Topo("v5e:16x16");
-  CollectiveModel m(t, DefaultCalibration(t));
+  CollectiveModel m(t, BookIci());
   const int64_t v = 1'000'000'000;
   // Rows of the 16x16 mesh (x varies within a group): 16 disjoint rings.
   Collective ag = Make(CollectiveKind::kAllGather, v, "[16,16]<=[256]", 256);
@@ -60,7 +66,7 @@ TEST(CollectiveModel, AllGatherOnWrappedAxisIsVOverW) {
 // SB's 1/4 assumes ties split both ways and X large.
 TEST(CollectiveModel, AllToAllIsAboutAQuarterOfAllGather) {
   hw::Topology t = Topo("v5e:16x16");
-  CollectiveModel m(t, DefaultCalibration(t));
+  CollectiveModel m(t, BookIci());
   const int64_t v = 256'000'000;
   Collective ag = Make(CollectiveKind::kAllGather, v, "[16,16]<=[256]", 256);
   Collective a2a = Make(CollectiveKind::kAllToAll, v / 16, "[16,16]<=[256]", 256);  // per-device buffer V/X
@@ -76,7 +82,7 @@ TEST(CollectiveModel, AllToAllIsAboutAQuarterOfAllGather) {
 // wrapped ring; a wrapped 4-ring moves (3/4) of it: 283 us.
 TEST(CollectiveModel, NoWraparoundDoublesAllGather) {
   hw::Topology t = Topo("v5e:4x8");  // x has 8 chips, y 4 (GC names the short side first); neither wraps
-  CollectiveModel m(t, DefaultCalibration(t));
+  CollectiveModel m(t, BookIci());
   const int64_t v = 34'000'000;
   // Groups along y (4 chips): ids x + 8y, i.e. iota [4,8] transposed.
   Collective ag = Make(CollectiveKind::kAllGather, v, "[8,4]<=[4,8]T(1,0)", 32);
@@ -90,7 +96,7 @@ TEST(CollectiveModel, NoWraparoundDoublesAllGather) {
   for (int y = 0; y < 4; ++y) wrapped.AddLink({8 * y + 7, 8 * y, Bandwidth(kW), Seconds(1e-6), hw::LinkClass::kIci, 0, true});
   for (int x = 0; x < 8; ++x) wrapped.AddLink({24 + x, x, Bandwidth(kW), Seconds(1e-6), hw::LinkClass::kIci, 1, true});
   ASSERT_TRUE(wrapped.Finalize().ok());
-  CollectiveModel mw(wrapped, DefaultCalibration(wrapped));
+  CollectiveModel mw(wrapped, BookIci());
   CollectiveResult ring = Price(mw, ag, IdentityPlacement(32));
   EXPECT_NEAR(ring.bandwidth_time.value(), 0.75 * v / (2 * kW), 1e-9);
   EXPECT_NEAR(line.bandwidth_time.value() / ring.bandwidth_time.value(), 2.0, 1e-9);  // "no wrap doubles"
@@ -106,7 +112,7 @@ TEST(CollectiveModel, NoWraparoundDoublesAllGather) {
 TEST(CollectiveModel, PlacementVisiblyMatters) {
   hw::Topology t = Topo("v5e:2x4");
   ASSERT_EQ(t.num_chips(), 8);
-  CollectiveModel m(t, DefaultCalibration(t));
+  CollectiveModel m(t, BookIci());
   const int64_t v = 64'000'000;
   Collective ag = Make(CollectiveKind::kAllGather, v, "{{0,1,2,3},{4,5,6,7}}", 8);
   // v5e:2x4 is 4 chips along x? Read the dims instead of assuming.
@@ -138,7 +144,7 @@ TEST(CollectiveModel, PlacementVisiblyMatters) {
 
 TEST(CollectiveModel, PermuteContentionOnSharedLinks) {
   hw::Topology t = Topo("v5e:4x4");
-  CollectiveModel m(t, DefaultCalibration(t));
+  CollectiveModel m(t, BookIci());
   const int64_t bytes = 45'000'000;  // 1 ms on one link
   Collective one;
   one.kind = CollectiveKind::kCollectivePermute;
@@ -179,17 +185,114 @@ TEST(CollectiveModel, NvswitchAllReduceAlgorithms) {
   EXPECT_NEAR(r1.bandwidth_time.value(), 0.75 * v / port, 1e-9);
 }
 
-TEST(CollectiveModel, MultiNodeGroupsGoHierarchical) {
+// Two nodes: a 1 GiB all-reduce over all 16 GPUs runs NVLS trees (NVLink
+// SHARP inside the nodes, each GPU's eighth over its rail), as NCCL does on
+// Hopper clusters; a few bytes run the LL tree, whose latency is the chain
+// inside a node and one network hop, each walked up and down.
+TEST(CollectiveModel, MultiNodeAllReduceAlgorithms) {
   hw::Topology t = Topo("h100:2x8");
   CollectiveModel m(t, DefaultCalibration(t));
   Collective ar = Make(CollectiveKind::kAllReduce, int64_t{1} << 30, "[1,16]<=[16]", 16);
-  CollectiveResult r = Price(m, ar, IdentityPlacement(16));
-  EXPECT_EQ(r.algorithm, "hierarchical");
+  EXPECT_EQ(Price(m, ar, IdentityPlacement(16)).algorithm, "nvls-tree");
   // Rail-aligned pairs across nodes (i, i+8) use their own rails: no contention,
-  // each pair moves V over a 50 GB/s NIC port (x0.95 efficiency).
+  // each pair's ring edge moves V/2 over a 50 GB/s NIC port (x0.95 efficiency),
+  // rail-ring-simple at efficiency 1.
   Collective pairs = Make(CollectiveKind::kAllGather, 1'000'000'000, "[8,2]<=[2,8]T(1,0)", 16);
   CollectiveResult rail = Price(m, pairs, IdentityPlacement(16));
   EXPECT_NEAR(rail.bandwidth_time.value(), 0.5e9 / (50e9 * 0.95) / 1.0, 0.01 * rail.bandwidth_time.value());
+  // tree-ll at 8 bytes: steps 2 (7 chain hops + 1 tree level) = 16 at 0.6 us,
+  // route latency 2 (7 x 0.6 us NVLink GPU->switch->GPU + 5 us network
+  // GPU->rail->GPU) = 18.4 us, plus the fitted base (calibration.cc).
+  Collective tiny = Make(CollectiveKind::kAllReduce, 8, "[1,16]<=[16]", 16);
+  CollectiveResult ib = Price(m, tiny, IdentityPlacement(16));
+  EXPECT_EQ(ib.algorithm, "tree-ll");
+  double base = DefaultCalibration(t).Algorithm("tree-ll").base_latency.value();
+  EXPECT_NEAR(ib.latency_time.value(), base + 16 * 0.6e-6 + 18.4e-6, 1e-12);
+  // The same on EFA: each network message costs 25 us instead of 5 (catalog.cc),
+  // walked twice (up and down the tree): 40 us more, the bandwidth term unchanged.
+  hw::Topology efa = Topo("h100:2x8:efa");
+  CollectiveModel me(efa, DefaultCalibration(efa));
+  CollectiveResult on_efa = Price(me, tiny, IdentityPlacement(16));
+  EXPECT_EQ(on_efa.algorithm, "tree-ll");
+  EXPECT_NEAR(on_efa.time.value() - ib.time.value(), 40e-6, 1e-12);
+}
+
+// The rings over the rails: ring c of a 2x8 all-gather starts at GPU c of
+// each node, so its node-crossing edges (node0/gpu(c-1) -> node1/gpu c over
+// PXN, and back) use rail c alone. Each ring moves V/8 and a ring edge carries
+// 15/16 of it: every direction of every NIC link 15/128 V (1 GB -> 117.19 MB).
+// Each GPU's NVLink port sends one edge of each of the 8 rings: 15/16 V, the
+// bottleneck at 450 x 0.82 GB/s against 50 x 0.95 GB/s for the NIC's 15/128 V.
+TEST(CollectiveModel, RailRingsUseEveryRail) {
+  hw::Topology t = Topo("h100:2x8");
+  Calibration cal;  // NCCL's constants
+  CollectiveModel m(t, cal);
+  const double v = 1e9;
+  Collective ag = Make(CollectiveKind::kAllGather, 1'000'000'000, "[1,16]<=[16]", 16);
+  auto candidates = m.PriceCandidates(ag, IdentityPlacement(16));
+  ASSERT_TRUE(candidates.ok());
+  ASSERT_EQ(candidates->size(), 3u);  // rail rings only: trees and NVLS trees are all-reduce forms
+  CollectiveResult r = Price(m, ag, IdentityPlacement(16));
+  EXPECT_EQ(r.algorithm, "rail-ring-simple");
+  int nic_channels = 0;
+  for (auto [channel, bytes] : r.channel_bytes) {
+    if (t.channel_link(channel).cls != hw::LinkClass::kNetwork) continue;
+    ++nic_channels;
+    EXPECT_NEAR(bytes, v * 15.0 / 128.0, 1.0) << t.ChannelName(channel);
+  }
+  EXPECT_EQ(nic_channels, 32);  // 16 NIC links, both directions
+  EXPECT_NEAR(r.max_channel_bytes, v * 15.0 / 16.0, 1.0);
+  EXPECT_NEAR(r.bandwidth_time.value(), v * 15.0 / 16.0 / (450e9 * 0.82), 1e-12);
+}
+
+// PCIe nodes (catalog.cc's two-socket tree). l40s:4: gpu0, gpu1 under pcie0
+// on cpu0; gpu2, gpu3 under pcie1 on cpu1. An all-to-all of B bytes per GPU
+// sends B/4 to each peer. Across the sockets go the pairs {0,1} -> {2,3}:
+// 4 x B/4 = B on cpu0->cpu1 (22 GB/s, NCCL's Sapphire Rapids UPI figure,
+// efficiency 1), B on the uplink pcie0->cpu0 (32 GB/s x 0.75 = 24 GB/s), 3B/4
+// on each GPU port: the socket link is the bottleneck, B / 22e9; with
+// B = 22 MB, 1 ms. Latency: the longest route, gpu->pcie->cpu->cpu->pcie->gpu,
+// 5 links x 0.5 us, one step.
+TEST(CollectiveModel, PcieAllToAllAcrossSockets) {
+  hw::Topology t = Topo("l40s:4");
+  CollectiveModel m(t, DefaultCalibration(t));
+  Collective a2a = Make(CollectiveKind::kAllToAll, 22'000'000, "[1,4]<=[4]", 4);
+  CollectiveResult r = Price(m, a2a, IdentityPlacement(4));
+  EXPECT_EQ(t.channel_link(r.bottleneck_channel).cls, hw::LinkClass::kSocket);
+  EXPECT_EQ(t.ChannelName(r.bottleneck_channel), "cpu0->cpu1");
+  EXPECT_NEAR(r.max_channel_bytes, 22e6, 1.0);
+  EXPECT_NEAR(r.bandwidth_time.value(), 1e-3, 1e-12);
+  EXPECT_NEAR(r.latency_time.value(), 2.5e-6, 1e-12);
+  // The same 4 GPUs on one socket would be bound by the uplinks instead: place
+  // the group on l40s:8's gpu0..gpu3 (pcie0, pcie1, both on cpu0): pcie0->cpu0
+  // carries {0,1} -> {2,3} = B at 24 GB/s.
+  hw::Topology eight = Topo("l40s:8");
+  CollectiveModel m8(eight, DefaultCalibration(eight));
+  Collective local = Make(CollectiveKind::kAllToAll, 22'000'000, "[2,4]<=[8]", 8);
+  CollectiveResult r8 = Price(m8, local, IdentityPlacement(8));
+  EXPECT_NEAR(r8.bandwidth_time.value(), 22e6 / 24e9, 1e-12);
+}
+
+// Without peer-to-peer (RTX 4090) a swap between the two GPUs of one PCIe
+// switch stages through cpu0: both directions of the pcie0-cpu0 uplink carry
+// both transfers, 2B at 24 GB/s; with P2P (L40S) each GPU port carries B.
+// B = 24 MB: 1 ms with P2P, 2 ms without; route latency 2 vs 4 links x 0.5 us.
+TEST(CollectiveModel, PciePeerToPeerOnAndOff) {
+  Collective swap;
+  swap.kind = CollectiveKind::kCollectivePermute;
+  swap.bytes = Bytes(24'000'000);
+  swap.pairs = {{0, 1}, {1, 0}};
+  hw::Topology l40s = Topo("l40s:4");
+  CollectiveModel with_p2p(l40s, DefaultCalibration(l40s));
+  CollectiveResult p2p = Price(with_p2p, swap, IdentityPlacement(4));
+  EXPECT_NEAR(p2p.bandwidth_time.value(), 1e-3, 1e-12);
+  EXPECT_NEAR(p2p.latency_time.value(), 1e-6, 1e-12);
+  hw::Topology rtx = Topo("rtx4090:4");
+  CollectiveModel staged(rtx, DefaultCalibration(rtx));
+  CollectiveResult host = Price(staged, swap, IdentityPlacement(4));
+  EXPECT_NEAR(host.bandwidth_time.value(), 2e-3, 1e-12);
+  EXPECT_NEAR(host.latency_time.value(), 2e-6, 1e-12);
+  EXPECT_EQ(rtx.ChannelName(host.bottleneck_channel), "pcie0->cpu0");
 }
 
 TEST(CollectiveModel, ErrorsAreClear) {
