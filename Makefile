@@ -27,7 +27,9 @@ build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # The main job: plan Wan 2.1 T2V-14B at 1280x720, 81 frames on a v5e:2x4 slice.
-plan: build
+# It builds the CLI alone (the libraries it links), not the tests or the bench.
+plan: configure
+	@cmake --build $(BUILD) -j$(JOBS) --target aoizora
 	@$(BUILD)/aoizora plan --model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology v5e:2x4 --out plan
 
 # The tests also need Debian's PyTorch (the ONNX exports of tests/torch).

@@ -13,6 +13,7 @@
 #include "hw/topology.h"
 #include "net/fit.h"
 #include "net/model.h"
+#include "net/tpu_points.h"
 #include "price/compute_fit.h"
 
 namespace az::fidelity {
@@ -60,7 +61,7 @@ constexpr KnownCollectiveFile kCollectiveFiles[] = {
     {"nccl_allreduce_1x8_h100_sxm.csv", "h100:8"},
     {"nccl_allreduce_1x8_h200.csv", "h200:8"},
     {"nccl_16GiB_1x8_h200_by_collective.csv", "h200:8"},
-    {"nccl_allreduce_2x8_h100_efa.csv", "h100:2x8"},
+    {"nccl_allreduce_2x8_h100_efa.csv", "h100:2x8:efa"},
 };
 
 // ---------------------------------------------------------------- DiT files
@@ -184,6 +185,30 @@ Status CollectiveSection(const std::string& dir, const KnownCollectiveFile& know
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------- TPU points
+
+Status TpuSection(const std::string& dir, std::vector<FileFidelity>& files, std::string& md) {
+  const std::string name = "tpu_ici_points.csv";
+  const std::filesystem::path path = std::filesystem::path(dir) / name;
+  if (!std::filesystem::exists(path)) return Status::Ok();
+  AZ_ASSIGN_OR_RETURN(std::string text, ReadWhole(path));
+  AZ_ASSIGN_OR_RETURN(std::vector<net::TpuPoint> points, net::ReadTpuPoints(text, name));
+  md += "\n## " + name + "\n\nEach point on its slice and chips (net/tpu_points.h), with the shipped calibration.\n\n";
+  md += "| line | collective | slice | group | bytes | published | predicted | error |\n"
+        "|---:|---|---|---|---:|---:|---:|---:|\n";
+  std::vector<double> errors;
+  for (const net::TpuPoint& p : points) {
+    AZ_ASSIGN_OR_RETURN(Seconds measured, net::MeasuredTime(p));
+    AZ_ASSIGN_OR_RETURN(Seconds predicted, net::PredictTpuPoint(p));
+    double error = (predicted.value() - measured.value()) / measured.value();
+    md += fmt::format("| {} | {} | {} | {} | {:.0f} | {:.1f} us | {:.1f} us | {} |\n", p.line, p.kind, p.topology,
+                      p.group, p.bytes, measured.value() * 1e6, predicted.value() * 1e6, Percent(error));
+    errors.push_back(error);
+  }
+  files.push_back(Summarize(name, "TPU ICI collectives (scaling book)", errors));
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<FidelityReport> MakeFidelityReport(const std::string& dir) {
@@ -194,6 +219,7 @@ StatusOr<FidelityReport> MakeFidelityReport(const std::string& dir) {
   for (const KnownCollectiveFile& known : kCollectiveFiles) {
     AZ_RETURN_IF_ERROR(CollectiveSection(dir, known, report.files, body));
   }
+  AZ_RETURN_IF_ERROR(TpuSection(dir, report.files, body));
   // Files the report does not know, in name order.
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -135,7 +135,7 @@ TEST(Symmetry, Cubes) {
 // One NVSwitch node: every route is gpu -> nvswitch -> gpu, so every chip
 // permutation (with the switch fixed) maps routes onto routes.
 TEST(Symmetry, OneSwitchNodeIsFullySymmetric) {
-  for (const char* spec : {"h100:8", "h100:4", "l40s:8"}) {
+  for (const char* spec : {"h100:8", "h100:4"}) {
     hw::Topology t = Make(spec);
     Symmetry s = FindSymmetry(t);
     EXPECT_TRUE(s.all_permutations) << spec;
@@ -146,6 +146,23 @@ TEST(Symmetry, OneSwitchNodeIsFullySymmetric) {
   EXPECT_TRUE(IsAutomorphism(t, {3, 7, 0, 5, 1, 2, 6, 4}));
   Symmetry s = FindSymmetry(t);
   EXPECT_EQ(CanonicalPlacement(s, {3, 7, 0, 5}), (net::Placement{0, 1, 2, 3}));
+}
+
+// A PCIe node is a two-socket tree (hw/catalog.cc: GPUs in pairs under PCIe
+// switches, the switches under two CPU sockets), not one switch: not every
+// permutation keeps routes, but the swap of a pair under one switch does.
+TEST(Symmetry, PcieTreeIsNotFullySymmetric) {
+  hw::Topology t = Make("l40s:8");
+  Symmetry s = FindSymmetry(t);
+  EXPECT_FALSE(s.all_permutations);
+  ExpectWellFormed(t, s);
+  // gpu0 and gpu1 share a switch: swapping them maps every route onto a route;
+  // gpu0 and gpu4 sit under different sockets, and swapping them alone does not.
+  std::vector<int> pair_swap = Identity(8), socket_cross = Identity(8);
+  std::swap(pair_swap[0], pair_swap[1]);
+  std::swap(socket_cross[0], socket_cross[4]);
+  EXPECT_TRUE(IsAutomorphism(t, pair_swap));
+  EXPECT_FALSE(IsAutomorphism(t, socket_cross));
 }
 
 // h100:2x8: rails tie GPU i of every node to rail switch i, so a GPU

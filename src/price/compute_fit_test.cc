@@ -374,24 +374,19 @@ TEST(DitFit, OutOfSample) {
   for (double e : errors(select("h100", "hunyuan"), select("h800", "wan"))) EXPECT_LT(std::abs(e), 0.08);
 }
 
-// The values compute_defaults.cc ships are the fit's, to 4 significant digits,
-// and priced with them every row is within 0.1% of the fit's prediction.
-TEST(DitFit, ShippedDefaultsAreTheFit) {
+// The values compute_defaults.cc ships are the joint fit of the single- and
+// multi-GPU videos (fidelity/scaling.h, whose test refits them); on the
+// single-GPU rows alone each GPU's shipped calibration is still within 1% of
+// every row's fit in median, and the sources say what the fits cannot tell.
+TEST(DitFit, ShippedDefaultsPriceTheSingleGpuRows) {
   AZ_REQUIRE_SHARED_DATA(path, kDitFile);
-  const RealFit& fit = FitSharedFile(path);
-  for (const DitChipFit& fitted : fit.report.chips) {
-    const std::string& name = fitted.chip;
-    ComputeCalibration shipped = DefaultComputeCalibration(**hw::FindChip(name));
-    auto agree = [&](double shipped_value, double fitted_value, const char* what) {
-      EXPECT_NEAR(shipped_value / fitted_value, 1.0, 1e-3)
-          << name << " " << what << ": compute_defaults.cc has " << shipped_value << ", the fit gives "
-          << fitted_value << " (refit: aoizora calibrate --dit ../shared/data/" << kDitFile << ")";
-    };
-    agree(shipped.matmul_efficiency, fitted.calibration.matmul_efficiency, "matmul_efficiency");
-    agree(shipped.attention_efficiency, fitted.calibration.attention_efficiency, "attention_efficiency");
-    agree(shipped.convolution_efficiency, fitted.calibration.convolution_efficiency, "convolution_efficiency");
-    EXPECT_TRUE(Contains(shipped.source, "aoizora calibrate --dit")) << name;
-  }
+  auto rows = ReadDitLatencies(testing::ReadTextFile(path), path);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  PipelineCache cache;
+  auto shipped = PredictDitLatencies(*rows, cache, DefaultComputeCalibration);
+  ASSERT_TRUE(shipped.ok()) << shipped.status().ToString();
+  EXPECT_LE(shipped->median_abs_error, 0.01);
+  EXPECT_TRUE(Contains(DefaultComputeCalibration(Chip("h100")).source, "--multi dit_multi_gpu_latency.csv"));
   EXPECT_TRUE(Contains(DefaultComputeCalibration(Chip("rtx4090")).source, "conservative"));
   EXPECT_TRUE(Contains(DefaultComputeCalibration(Chip("l20")).source, "checks nothing"));
 }
