@@ -342,7 +342,8 @@ Configuration MakeConfiguration(const std::string& label, const std::string& des
   c.tp = static_cast<int>(p.combo.tp);
   c.dp = static_cast<int>(p.combo.dp);
   c.fsdp = static_cast<int>(p.combo.fsdp);
-  c.expressible_in_xdit = true;
+  // xDiT has no context attention (K and V gathered): MaxDiffusion's, on TPUs.
+  c.expressible_in_xdit = p.combo.context == 1;
   c.axis_roles = p.combo.AxisRoles();
   c.forwards_per_step = static_cast<int>(p.forwards);
   if (p.combo.remat) {

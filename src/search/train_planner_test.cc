@@ -33,11 +33,13 @@ PlanOptions TrainOptions(const hw::Topology& t, int64_t micro_batch = 0) {
 //     dp=4, r=1:                                                  1
 //   FSDP: none or over all 4 chips; over the dp axis alone as well when
 //   1 < dp < 4 (dp=2): 6*2 + 3*3 + 1*2 = 23.
-// Micro-batch 1: dp=1 only, 6*2 = 12.
+//   Context twins of the ring-only ones (u=1, ring > 1) with the same FSDP:
+//   dp=1: t in {1,2} (ring 4, 2), 2 each; dp=2: t=1 (ring 2), 3: 7 more, 30.
+// Micro-batch 1: dp=1 only, 6*2 + 2*2 = 16.
 TEST(TrainCombos, EnumerationOfWan13bOnFourChips) {
   std::vector<Combo> four = EnumerateTrainCombos(4, 12, 4);
-  EXPECT_EQ(four.size(), 23u);
-  EXPECT_EQ(EnumerateTrainCombos(4, 12, 1).size(), 12u);
+  EXPECT_EQ(four.size(), 30u);
+  EXPECT_EQ(EnumerateTrainCombos(4, 12, 1).size(), 16u);
   for (const Combo& c : four) {
     EXPECT_EQ(c.devices(), 4);
     EXPECT_EQ(c.cfg, 1);
@@ -57,12 +59,13 @@ TEST(TrainCombos, MaxDiffusionRecipesAreTheExpert) {
     EXPECT_TRUE(c.ok()) << text << ": " << c.status().message();
     return *c;
   };
-  EXPECT_TRUE(TrainExpert(parse("dp=8,fsdp=8"), 8));            // FSDP over every chip
-  EXPECT_TRUE(TrainExpert(parse("dp=2,ring=4,fsdp=8"), 8));     // FSDP x context (ring)
-  EXPECT_TRUE(TrainExpert(parse("dp=2,ulysses=4,fsdp=8"), 8));  // FSDP x context (Ulysses)
-  EXPECT_TRUE(TrainExpert(parse("ring=8,fsdp=8"), 8));          // context only, weights over it
+  EXPECT_TRUE(TrainExpert(parse("dp=8,fsdp=8"), 8));              // FSDP over every chip
+  EXPECT_TRUE(TrainExpert(parse("dp=2,context=4,fsdp=8"), 8));    // FSDP x context (attention: flash)
+  EXPECT_TRUE(TrainExpert(parse("context=8,fsdp=8"), 8));         // context only, weights over it
+  EXPECT_FALSE(TrainExpert(parse("dp=2,ring=4,fsdp=8"), 8));      // ring attention is opt-in, not the default
+  EXPECT_FALSE(TrainExpert(parse("dp=2,ulysses=4,fsdp=8"), 8));   // so is Ulysses
   EXPECT_FALSE(TrainExpert(parse("dp=8"), 8));                   // plain DDP: not a recipe
-  EXPECT_FALSE(TrainExpert(parse("dp=2,ring=4,fsdp=2"), 8));     // weights over the data axis only
+  EXPECT_FALSE(TrainExpert(parse("dp=2,context=4,fsdp=2"), 8));  // weights over the data axis only
   EXPECT_FALSE(TrainExpert(parse("dp=4,tp=2,fsdp=8"), 8));       // tensor degree 1 in the recipes
 }
 
