@@ -145,6 +145,38 @@ TEST(TrainPlanner, RematChosenByMemory) {
   EXPECT_NE(none.status().message().find("does not fit v5p:2x2x1"), std::string::npos) << none.status().message();
 }
 
+// Offload is what fits: Wan 1.3B at 832x480x81 (32,760 tokens a sample), 4
+// samples under MaxDiffusion's context=4 with FSDP on a v5e:2x2 (16 GiB a
+// chip). Selected keeps every block's matmul outputs and full each block's
+// input on the device: neither fits; offload keeps them on the host. Per
+// device (8,190 tokens, the 4 samples whole) each block offloads
+//   hidden state f32 [4, 8190, 1536]                 201,277,440 bytes
+//   2 attentions: o bf16 [4, 8190, 12, 128]          100,638,720 each
+//                 lse f32 [4, 12, 8190]                1,572,480 each
+//   = 405,699,840 bytes; 30 blocks 12,170,995,200 bytes, each way over the
+//   v5e's 1.6e10 B/s host link: 0.7606872 s.
+TEST(TrainPlanner, OffloadIsWhatFits) {
+  hw::Topology t = Topo("v5e:2x2");
+  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
+  PlanOptions options = TrainOptions(t, 4);
+  options.pinned = "context=4,fsdp=4";
+  options.search_placement = false;
+  options.alpa = false;
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->best.remat, "offload");
+  EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_NEAR(plan->best.breakdown.host_transfer, 12'170'995'200 / 1.6e10, 1e-9);
+  // The step's compute hides both trips (its forward alone is seconds).
+  EXPECT_EQ(plan->best.breakdown.host_exposed, 0);
+  for (const char* pinned : {"context=4,fsdp=4,remat=full", "context=4,fsdp=4,remat=selected"}) {
+    options.pinned = pinned;
+    auto other = MakePlan(config, t, options);
+    ASSERT_FALSE(other.ok()) << pinned;
+    EXPECT_EQ(other.status().code(), StatusCode::kResourceExhausted) << pinned;
+  }
+}
+
 TEST(TrainPlanner, Errors) {
   hw::Topology t = Topo("v5p:2x2x1");
   zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
