@@ -16,8 +16,9 @@
 // collective has been waited for). Consequences the tests check: a program
 // without collectives takes the sum of its kernel times; the latency is never
 // below max(total compute, total communication) (both engines are serial), and
-// never above their sum; a placement that is a topology automorphism leaves
-// every collective's time, hence the latency, unchanged.
+// never above their sum (plus a host offload's exposed transfer, below); a
+// placement that is a topology automorphism leaves every collective's time,
+// hence the latency, unchanged.
 //
 // Host offload (remat offload, pir/grad/backward.h). A copy kernel named
 // "<origin>.host-reload" (IsHostReload; the built-in compiler's Reload) brings
