@@ -460,9 +460,11 @@ run hlo_bad 1 "$bin" price --hlo "$tmp/bad.hlo" --topology v5e:2x4 && expect hlo
 run hlo_both 1 "$bin" price --hlo "$tmp/bad.hlo" --evidence x.json --topology v5e:2x4 && expect hlo_both err "exactly one of --evidence"
 
 # The JAX loop's first step: the candidates file (the 1.3B model's 12 heads
-# rule out ulysses=8, so ring8 leads the 24 candidates on 8 chips).
+# rule out ulysses=8, so ring8 leads the 34 candidates on 8 chips: 24, plus
+# the context twins of the 5 ring-only ones (ring 8, 4 x tp 2, 2 x tp 4,
+# 4 x cfg 2, 2 x cfg 2 x tp 2), each without and with FSDP).
 if run cand 0 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --emit-candidates "$tmp/cand.json"; then
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['candidates']; assert d['format']=='aoizora-candidates/1' and len(c)==24 and c[0]['id']=='ring8' and 'blocks.*.ffn.0.weight' in c[0]['parameters'], c[0]['id']" "$tmp/cand.json"; then
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['candidates']; assert d['format']=='aoizora-candidates/1' and len(c)==34 and c[0]['id']=='ring8' and 'blocks.*.ffn.0.weight' in c[0]['parameters'], c[0]['id']" "$tmp/cand.json"; then
     passed=$((passed + 1)); else echo "FAIL cand: candidates file"; failed=$((failed + 1)); fi
   # The script's dry run reads it (JAX is not needed for a dry run).
   printf '{"args": [{"name": "latent", "shape": [1, 16, 5, 60, 104], "dtype": "bfloat16", "spec_from": "latent"}]}' >"$tmp/inputs.json"
