@@ -276,6 +276,20 @@ fi
 run compile_cir 0 "$bin" compile -m wan2.1-t2v-1.3b "${small[@]}" --mesh r=4 -T ring=r --print-cir && expect compile_cir out "collective-permute-start"
 run compile_heads 1 "$bin" compile -m wan2.1-t2v-14b --mesh sp=16 -T ulysses=sp && expect compile_heads err "valid Ulysses degrees: 1, 2, 4, 5, 8, 10, 20, 40"
 run compile_mesh 1 "$bin" compile -m wan2.1-t2v-14b --mesh sp=8,sp=2 -T ulysses=sp && expect compile_mesh err "axis 'sp' appears twice"
+# MaxDiffusion's context parallelism (templates.h: context=N): K and V all-gathered per
+# self-attention, 40 blocks x 2 = 80, plus the output's gather; no ring permutes. Not with ring.
+if run compile_context 0 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh c=4 -T context=c; then
+  expect compile_context out "all-gather               81 x"
+  grep -q "collective-permute" "$tmp/compile_context.out" && { echo "FAIL compile_context: a permute"; failed=$((failed + 1)); }
+fi
+run compile_context_ring 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh c=4,r=2 -T context=c,ring=r &&
+  expect compile_context_ring err "'context=c' combines with neither ring nor ulysses"
+run plan_context 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T context=4,fsdp=4 --no-alpa -q &&
+  expect plan_context out "aoizora context=4  context=context,fsdp=context"
+run plan_context_degree 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T context=3 -q &&
+  expect plan_context_degree err "the degrees of ulysses, ring, context, cfg, tp and dp multiply to 3"
+run plan_context_ring 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" -T context=4,ring=2 -q &&
+  expect plan_context_ring err "context combines with neither ring nor ulysses"
 # Wan 14B 720p replicated on one v5e chip (16 GB) does not fit; FSDP over 8 does.
 run compile_oom 1 "$bin" compile -m wan2.1-t2v-14b --mesh x=1 -T replicated --chip v5e && expect compile_oom out "DOES NOT FIT on v5e"
 run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip v5e && expect compile_fsdp out "fits on v5e"
@@ -401,6 +415,18 @@ if run plan_train 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 
 fi
 run train_summary 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 --no-alpa \
     -T dp=4,fsdp=4,remat=full -q && expect train_summary out "samples/s" && expect train_summary out "remat full"
+# Remat offload (MaxDiffusion's HIDDEN_STATE_WITH_OFFLOAD): the host link's trips in the plan; the
+# compiled step reloads the saved values before the backward.
+if run train_offload 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 --no-alpa \
+    -T context=4,fsdp=4 --remat offload --json -q; then
+  expect train_offload out '"remat": "offload"'
+  expect train_offload out '"host_transfer_s": '
+  expect train_offload out '"host_exposed_s": '
+fi
+run compile_offload 0 "$bin" compile -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 --graph train --micro-batch 2 \
+    --mesh x=2 -T dp=x --remat offload --print-cir && expect compile_offload out '.host-reload" copy ()'
+run train_offload_bad 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat offloaded -q &&
+  expect train_offload_bad err "(expected none, full, selected or offload)"
 run train_divide 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 \
     --micro-batch 2 -T dp=4 -q && expect train_divide err "does not divide the micro-batch of 2 samples"
 run train_needs_flag 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat full -q &&
@@ -440,9 +466,11 @@ run hlo_bad 1 "$bin" price --hlo "$tmp/bad.hlo" --topology v5e:2x4 && expect hlo
 run hlo_both 1 "$bin" price --hlo "$tmp/bad.hlo" --evidence x.json --topology v5e:2x4 && expect hlo_both err "exactly one of --evidence"
 
 # The JAX loop's first step: the candidates file (the 1.3B model's 12 heads
-# rule out ulysses=8, so ring8 leads the 24 candidates on 8 chips).
+# rule out ulysses=8, so ring8 leads the 34 candidates on 8 chips: 24, plus
+# the context twins of the 5 ring-only ones (ring 8, 4 x tp 2, 2 x tp 4,
+# 4 x cfg 2, 2 x cfg 2 x tp 2), each without and with FSDP).
 if run cand 0 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --emit-candidates "$tmp/cand.json"; then
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['candidates']; assert d['format']=='aoizora-candidates/1' and len(c)==24 and c[0]['id']=='ring8' and 'blocks.*.ffn.0.weight' in c[0]['parameters'], c[0]['id']" "$tmp/cand.json"; then
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['candidates']; assert d['format']=='aoizora-candidates/1' and len(c)==34 and c[0]['id']=='ring8' and 'blocks.*.ffn.0.weight' in c[0]['parameters'], c[0]['id']" "$tmp/cand.json"; then
     passed=$((passed + 1)); else echo "FAIL cand: candidates file"; failed=$((failed + 1)); fi
   # The script's dry run reads it (JAX is not needed for a dry run).
   printf '{"args": [{"name": "latent", "shape": [1, 16, 5, 60, 104], "dtype": "bfloat16", "spec_from": "latent"}]}' >"$tmp/inputs.json"
@@ -491,7 +519,8 @@ xla_wan="$root/tests/data/xla/wan14b_832x480x17_2blocks"
 run xla_wan_price 0 "$bin" price --hlo "$xla_wan/ulysses8.hlo" --topology h100:8 && expect xla_wan_price out "8 devices"
 if run xla_wan_plan 0 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --width 832 --height 480 --frames 17 --compiler xla \
     --hlo-dir "$xla_wan"; then
-  expect xla_wan_plan err "xla: 5 of 32 candidates have an HLO dump"
+  # 42 candidates: the 32 of planner_test's Combos.EnumerationOfWan14BOn8Chips and 10 context twins.
+  expect xla_wan_plan err "xla: 5 of 42 candidates have an HLO dump"
   expect xla_wan_plan err "is the dump this model at this size?"
 fi
 

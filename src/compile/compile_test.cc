@@ -195,6 +195,47 @@ TEST(SpmdCompiler, RingIsThreeKvPermutesPerAttention) {
   }
 }
 
+// MaxDiffusion's context parallelism over 4 devices (templates.h: context=N):
+// the tokens stay split outside attention as under ring, but the attention
+// gathers K and V whole before a local flash kernel: per self-attention two
+// all-gathers, each of the whole [1, 512, 40, 128] bf16 tensor (the result, as
+// the collective's bytes count it): 512 * 40 * 128 * 2 = 5,242,880 bytes; no
+// permute. Nothing runs between a gather's start and its done (the kernel
+// needs both), and the kernel attends 512 / 4 = 128 queries to all 512 keys.
+// The gathered buffers are live at the kernel, so the peak holds full-length
+// K and V. Cross-attention and the FFN stay local, as under ring.
+TEST(SpmdCompiler, ContextGathersKeysAndValuesBeforeTheKernel) {
+  Compiled c = CompileTemplate("wan2.1-t2v-14b", "sp=4", "context=sp");
+  std::vector<Found> self = CollectivesFrom(c.program, "blocks.3.self_attn.");
+  ASSERT_EQ(self.size(), 2u);
+  for (const Found& f : self) {
+    EXPECT_EQ(f.kind, cir::CollectiveKind::kAllGather);
+    EXPECT_EQ(f.bytes, 5'242'880);
+  }
+  EXPECT_TRUE(CollectivesFrom(c.program, "blocks.3.cross_attn.").empty());
+  EXPECT_TRUE(CollectivesFrom(c.program, "blocks.3.ffn.").empty());
+  int attention = -1;
+  for (size_t i = 0; i < c.program.instructions.size(); ++i) {
+    if (c.program.instructions[i].name == "blocks.3.self_attn.attention") attention = static_cast<int>(i);
+  }
+  ASSERT_GE(attention, 4);
+  const auto& kernel = c.program.instructions[static_cast<size_t>(attention)];
+  EXPECT_EQ(kernel.dims, (std::vector<int64_t>{40, 128, 512, 128}));
+  // Right before the kernel: start, done, start, done of the two gathers, whose
+  // results (5,242,880 bytes each) the kernel reads.
+  for (int k = 1; k <= 4; ++k) {
+    const auto& in = c.program.instructions[static_cast<size_t>(attention - k)];
+    EXPECT_EQ(in.kind, k % 2 == 1 ? cir::InstrKind::kCollectiveDone : cir::InstrKind::kCollectiveStart);
+  }
+  for (int operand : {kernel.operands[1], kernel.operands[2]}) {
+    EXPECT_EQ(c.program.buffers[static_cast<size_t>(operand)].bytes().value(), 5'242'880);
+  }
+  // Ring over the same axis moves the local k and v blocks (1/4 each) three
+  // times instead: the same 3/4 of K and V reach every device.
+  Compiled ring = CompileTemplate("wan2.1-t2v-14b", "sp=4", "ring=sp");
+  EXPECT_EQ(Count(CollectivesFrom(ring.program, "blocks.3.self_attn."), cir::CollectiveKind::kAllGather), 0);
+}
+
 // FSDP over 8: every weight of rank >= 2 of a block is all-gathered before
 // use. Block 0 of the T2V 14B holds 8 d^2 (q,k,v,o twice) + 2 d f (FFN) +
 // 6 d (modulation) elements of rank >= 2: gathered bytes (bf16) =

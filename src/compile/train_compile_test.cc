@@ -92,5 +92,40 @@ TEST(TrainCompile, GradientBucketsOverlapTheBackwardWithBoundedMemory) {
   EXPECT_EQ(most, kGradientBucketsInFlight);
 }
 
+TEST(TrainCompile, ContextGathersKeysAndReduceScattersTheirGradients) {
+  // Wan 2.1 1.3B, one block, 256x256x9 (768 video tokens, 12 heads of 128),
+  // micro-batch 1, context=c over 2 devices. The self-attention gathers K and
+  // V whole: 2 all-gathers of [1, 768, 12, 128] bf16 = 768 * 12 * 128 * 2 =
+  // 2,359,296 bytes each. Its backward takes the forward's layout (queries on
+  // c, keys whole): dK and dV sum over the queries, so each device holds a
+  // partial [1, 768, 12, 128] sum, reduce-scattered back to the token split:
+  // 2 reduce-scatters of 2,359,296 bytes (the transpose of the gathers). No
+  // permute: nothing rotates. (The remat-free step keeps the gathered K and V
+  // for the backward, so nothing is gathered again.)
+  train_test::TinyStep step;
+  step.micro_batch = 1;
+  const pir::Graph graph = train_test::BuildTinyStep(step);
+  auto program = train_test::CompileStep(graph, "c=2", "context=c");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  int gathers = 0, scatters = 0, permutes = 0;
+  for (const cir::Instruction& in : program->instructions) {
+    if (in.kind != cir::InstrKind::kCollective && in.kind != cir::InstrKind::kCollectiveStart) continue;
+    if (!in.origin.starts_with("blocks.0.self_attn.")) continue;
+    permutes += in.collective == cir::CollectiveKind::kCollectivePermute;
+    if (in.collective == cir::CollectiveKind::kAllGather) {
+      ++gathers;
+      EXPECT_EQ(in.collective_bytes.value(), 2'359'296) << in.name;
+    }
+    if (in.collective == cir::CollectiveKind::kReduceScatter) {
+      ++scatters;
+      EXPECT_EQ(in.collective_bytes.value(), 2'359'296) << in.name;
+      EXPECT_TRUE(in.origin.starts_with("blocks.0.self_attn.attention.grad")) << in.origin;
+    }
+  }
+  EXPECT_EQ(gathers, 2);
+  EXPECT_EQ(scatters, 2);
+  EXPECT_EQ(permutes, 0);
+}
+
 }  // namespace
 }  // namespace az::compile

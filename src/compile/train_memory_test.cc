@@ -3,6 +3,8 @@
 // optimizer states by hand, and the activations the remat choice keeps.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "compile/train_testing.h"
 
 namespace az::compile {
@@ -79,6 +81,65 @@ TEST(TrainMemory, RematKeepsLessActivationMemory) {
   }
   RecordProperty("activations_none_selected_full",
                  std::to_string(a_none) + " " + std::to_string(a_selected) + " " + std::to_string(a_full));
+}
+
+TEST(TrainMemory, RematOffloadMovesTheSavedValuesToTheHost) {
+  // Wan 2.1 1.3B, 2 blocks, 256x256x9 (768 video tokens, 12 heads of 128),
+  // micro-batch 2 over dp = 2 (one sample per device). Offload keeps per block
+  // (pir/grad/backward.h), per device:
+  //   the hidden state  f32 [1, 768, 1536]        4,718,592 bytes
+  //   self-attention    bf16 [1, 768, 12, 128] o  2,359,296
+  //                     f32 [1, 12, 768] lse         36,864
+  //   cross-attention   the same                  2,396,160
+  //   per block 9,510,912; 2 blocks 19,021,824 bytes
+  // each brought back by one host-reload copy kernel before the backward. The
+  // forward's buffers of those values are not touched once the backward has
+  // started, so device memory does not hold them across the turn.
+  train_test::TinyStep step;
+  step.depth = 2;
+  step.remat = pir::RematPolicy::kOffload;
+  auto program = train_test::CompileStep(train_test::BuildTinyStep(step), "x=2", "dp");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  int reloads = 0, first_reload = -1;
+  int64_t reloaded = 0;
+  std::set<std::string> origins;
+  for (size_t i = 0; i < program->instructions.size(); ++i) {
+    const cir::Instruction& in = program->instructions[i];
+    if (in.kind != cir::InstrKind::kKernel || in.name.find(".host-reload") == std::string::npos) continue;
+    EXPECT_EQ(in.kernel, cir::KernelKind::kCopy);
+    EXPECT_TRUE(in.operands.empty()) << in.name;  // nothing on the device is read: the data comes from the host
+    ++reloads;
+    reloaded += in.bytes_written.value();
+    origins.insert(in.origin);
+    if (first_reload < 0) first_reload = static_cast<int>(i);
+  }
+  EXPECT_EQ(reloads, 10);
+  EXPECT_EQ(reloaded, 19'021'824);
+  // The forward's buffers of the offloaded values: the results of the origin
+  // ops (a reload names its origin op); none is read from the first reload on.
+  std::set<int> forward_buffers;
+  for (int i = 0; i < first_reload; ++i) {
+    const cir::Instruction& in = program->instructions[static_cast<size_t>(i)];
+    if (in.kind == cir::InstrKind::kKernel && origins.count(in.origin)) {
+      forward_buffers.insert(in.results.begin(), in.results.end());
+    }
+  }
+  EXPECT_FALSE(forward_buffers.empty());
+  for (size_t i = static_cast<size_t>(first_reload); i < program->instructions.size(); ++i) {
+    for (int b : program->instructions[i].operands) {
+      EXPECT_FALSE(forward_buffers.count(b)) << program->instructions[i].name << " reads a forward buffer";
+    }
+  }
+  // At 832x480x17 (7800 tokens; activations dominate) offload holds less at
+  // its peak than full, which keeps each block's input on the device, and its
+  // model states are the same.
+  auto full = TrainSummary("wan2.1-t2v-1.3b", 832, 480, 17, 2, 2, pir::RematPolicy::kFull, "x=2", "dp");
+  auto offload = TrainSummary("wan2.1-t2v-1.3b", 832, 480, 17, 2, 2, pir::RematPolicy::kOffload, "x=2", "dp");
+  EXPECT_LT(AtPeak(offload, cir::BufferKind::kActivation), AtPeak(full, cir::BufferKind::kActivation));
+  EXPECT_LT(offload.peak_memory, full.peak_memory);
+  for (auto kind : {cir::BufferKind::kParameter, cir::BufferKind::kGradient, cir::BufferKind::kOptimizerState}) {
+    EXPECT_EQ(AtPeak(offload, kind), AtPeak(full, kind));
+  }
 }
 
 }  // namespace

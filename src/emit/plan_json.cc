@@ -118,6 +118,10 @@ Json Breakdown(const price::SimResult& result) {
   breakdown["communication_s"] = Number(result.communication);
   breakdown["exposed_communication_s"] = Number(result.exposed_communication);
   breakdown["overlapped_communication_s"] = Number(result.communication - result.exposed_communication);
+  if (result.host_transfer > 0) {  // remat offload (price/simulator.h)
+    breakdown["host_transfer_s"] = Number(result.host_transfer);
+    breakdown["host_exposed_s"] = Number(result.host_exposed);
+  }
   breakdown["kernels"] = result.kernels;
   breakdown["collectives"] = result.collectives;
   Json by_kind = Json::array();

@@ -184,6 +184,11 @@ void Breakdown(std::string& out, const Plan& plan) {
                  Share(result.exposed_communication, result.latency)}));
   double overlapped = result.communication - result.exposed_communication;
   Line(out, Row({"overlapped communication", FormatSeconds(overlapped), Share(overlapped, result.latency)}));
+  if (result.host_transfer > 0) {  // remat offload: each direction over the host link, and what compute left exposed
+    Line(out, Row({"host offload (each way)", FormatSeconds(result.host_transfer),
+                   Share(result.host_transfer, result.latency)}));
+    Line(out, Row({"exposed host offload", FormatSeconds(result.host_exposed), Share(result.host_exposed, result.latency)}));
+  }
   Line(out);
   Line(out, std::to_string(result.kernels) + " kernels, " + std::to_string(result.collectives) + " collectives in " +
                 std::to_string(result.classes.size()) + " classes.");

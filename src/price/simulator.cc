@@ -1,5 +1,7 @@
 #include "price/simulator.h"
 
+#include "hw/chip.h"
+
 #include <algorithm>
 #include <map>
 #include <limits>
@@ -23,6 +25,10 @@ std::string GroupsText(const net::Collective& c) {
 
 }  // namespace
 
+bool IsHostReload(const evidence::ComputeSegment& segment) {
+  return segment.kind == cir::KernelKind::kCopy && segment.name.find(".host-reload") != std::string::npos;
+}
+
 Simulator::Simulator(const evidence::Evidence& evidence, const hw::Topology& topology, net::Calibration network,
                      ComputeModel compute)
     : evidence_(evidence), topology_(topology), network_(topology, std::move(network)), compute_(std::move(compute)) {}
@@ -43,9 +49,20 @@ StatusOr<Simulator> Simulator::Create(const evidence::Evidence& evidence, const 
 
 void Simulator::Build() {
   segment_time_.reserve(evidence_.segments.size());
+  double before_reload = 0;  // compute ahead of the first host reload: the forward
+  bool reloading = false;
   for (const evidence::ComputeSegment& s : evidence_.segments) {
     segment_time_.push_back(compute_.Time(s).time.value());
     compute_total_ += segment_time_.back();
+    if (IsHostReload(s)) {
+      reloading = true;
+      host_bytes_ += s.bytes.value();
+    }
+    if (!reloading) before_reload += segment_time_.back();
+  }
+  if (host_bytes_ > 0) {
+    host_time_ = static_cast<double>(host_bytes_) / hw::HostLinkBandwidth(topology_.chip).value();
+    host_exposed_ = std::max(0.0, host_time_ - before_reload) + std::max(0.0, host_time_ - (compute_total_ - before_reload));
   }
   // Classes: identical (kind, bytes, groups, pairs).
   using Key = std::tuple<int, int64_t, std::vector<std::vector<int>>, std::vector<std::pair<int, int>>>;
@@ -301,7 +318,7 @@ double Simulator::Replay(const double* class_times) const {
       }
     }
   }
-  return e.clock;
+  return e.clock + host_exposed_;
 }
 
 double Simulator::Latency(const net::Placement& placement) {
@@ -403,9 +420,11 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
       }
     }
   }
-  result.latency = e.clock;
+  result.latency = e.clock + host_exposed_;
   result.compute = compute_total_;
   result.exposed_communication = std::max(0.0, e.clock - compute_total_);
+  result.host_transfer = host_time_;
+  result.host_exposed = host_exposed_;
   return result;
 }
 

@@ -16,8 +16,27 @@
 // collective has been waited for). Consequences the tests check: a program
 // without collectives takes the sum of its kernel times; the latency is never
 // below max(total compute, total communication) (both engines are serial), and
-// never above their sum; a placement that is a topology automorphism leaves
-// every collective's time, hence the latency, unchanged.
+// never above their sum (plus a host offload's exposed transfer, below); a
+// placement that is a topology automorphism leaves every collective's time,
+// hence the latency, unchanged.
+//
+// Host offload (remat offload, pir/grad/backward.h). A copy kernel named
+// "<origin>.host-reload" (IsHostReload; the built-in compiler's Reload) brings
+// a value the forward kept in host memory back into HBM; its bytes crossed the
+// chip's host link twice, out after the forward produced them and back before
+// the backward, each way at hw::HostLinkBandwidth (the per-direction PCIe
+// figure; v5p 1.6e10 B/s). The transfers run asynchronously beside compute,
+// not on the collective engine: XLA's host offloading turns the policy's
+// offload annotations into asynchronous copies (copy-start / copy-done to the
+// pinned_host memory space) on the host DMA path, which the latency-hiding
+// scheduler overlaps with the blocks' compute, as it does collectives; they
+// do not use ICI. So each direction hides behind the compute of its phase,
+// and only its excess shows:
+//   T       = offloaded bytes / host link bandwidth           (each direction)
+//   exposed = max(0, T - forward compute) + max(0, T - backward compute)
+// where the forward is the compute before the first reload kernel and the
+// backward (with the optimizer) the rest. The latency adds `exposed` after the
+// replay; a program without reloads adds nothing.
 //
 // Why one communication engine: XLA issues the collectives of one program on
 // one stream per device (TPU: the ICI DMA queue; GPU: NCCL's stream), so
@@ -45,6 +64,9 @@
 #include "price/compute.h"
 
 namespace az::price {
+
+// Whether a compute segment brings an offloaded value back from host memory.
+bool IsHostReload(const evidence::ComputeSegment& segment);
 
 // One interval of the simulated step (detailed simulation only).
 struct Slice {
@@ -78,10 +100,12 @@ struct LinkLoad {
 };
 
 struct SimResult {
-  double latency = 0;                 // seconds
+  double latency = 0;                 // seconds (host_exposed included)
   double compute = 0;                 // sum of kernel times
   double communication = 0;           // sum of collective times
-  double exposed_communication = 0;   // latency - compute: the compute engine waiting
+  double exposed_communication = 0;   // latency - compute - host_exposed: the compute engine waiting
+  double host_transfer = 0;           // host offload: seconds on the host link, each direction
+  double host_exposed = 0;            // of which not hidden behind compute (see above)
   int kernels = 0, collectives = 0;
   std::vector<ClassCost> classes;     // in order of first issue
   std::vector<LinkLoad> links;        // loaded channels, in channel order
@@ -165,6 +189,8 @@ class Simulator {
   void BuildRuns();
   int slots_ = 0;
   double compute_total_ = 0;
+  int64_t host_bytes_ = 0;    // offloaded bytes per device (each direction)
+  double host_time_ = 0, host_exposed_ = 0;
   // Workspace.
   std::vector<double> class_time_;
   mutable std::vector<double> slot_end_;

@@ -154,6 +154,61 @@ TEST(Simulator, AsyncCollectiveHidesBehindIndependentCompute) {
   EXPECT_FALSE(r->links.empty());
 }
 
+TEST(Simulator, HostOffloadHidesBehindEachPhaseAndShowsItsExcess) {
+  // Hand-built evidence on one v5p chip: forward kernel F, then the backward:
+  // a host-reload copy R of 64 MiB (remat offload) and backward kernel B. The
+  // 64 MiB cross the host link out after F and back before B, each way
+  //   T = 67,108,864 B / 1.6e10 B/s = 4.194304 ms  (hw::HostLinkBandwidth, v5p)
+  // and each hides behind its phase's compute: the forward is F, the backward
+  // R + B, so latency = tF + tR + tB + max(0, T - tF) + max(0, T - (tR + tB)).
+  evidence::Evidence e;
+  e.program = "offload";
+  e.compiler = "test";
+  e.num_devices = 1;
+  e.mesh = "d=1";
+  auto t = hw::MakeTopology("v5p:2x2x2");  // the program runs on its first chip
+  ASSERT_TRUE(t.ok());
+  // n = 1024: 2 n^3 = 2.1 GFLOP per kernel, microseconds at the chip's 459
+  // TFLOP/s, so both trips show; n = 16384: 8.8 TFLOP, at least 19 ms each,
+  // each phase hides its 4.2 ms of transfer.
+  for (int64_t n : {int64_t{1024}, int64_t{16384}}) {
+    e.segments = {{"F", cir::KernelKind::kMatmul, Flops(2 * n * n * n), Bytes(6 * n * n), {1, n, n, n}},
+                  {"blocks.0.ffn.residual.host-reload", cir::KernelKind::kCopy, Flops(0), MiB(64), {}},
+                  {"B", cir::KernelKind::kMatmul, Flops(2 * n * n * n), Bytes(6 * n * n), {1, n, n, n}}};
+    e.schedule = {{evidence::EventType::kCompute, 0}, {evidence::EventType::kCompute, 1},
+                  {evidence::EventType::kCompute, 2}};
+    e.hash = evidence::ContentHash(e);
+    Simulator sim = MakeSim(e, *t);
+    const double f = sim.compute().Time(e.segments[0]).time.value();
+    const double r = sim.compute().Time(e.segments[1]).time.value();
+    const double b = sim.compute().Time(e.segments[2]).time.value();
+    const double transfer = 67'108'864 / 1.6e10;
+    const double exposed = std::max(0.0, transfer - f) + std::max(0.0, transfer - (r + b));
+    net::Placement p = net::IdentityPlacement(1);
+    EXPECT_NEAR(sim.Latency(p), f + r + b + exposed, 1e-12) << n;
+    auto result = sim.Simulate(p, false);
+    ASSERT_TRUE(result.ok());
+    EXPECT_NEAR(result->host_transfer, 4.194304e-3, 1e-12);
+    EXPECT_NEAR(result->host_exposed, exposed, 1e-12);
+    EXPECT_NEAR(result->latency, f + r + b + exposed, 1e-12);
+    EXPECT_NEAR(result->exposed_communication, 0, 1e-15);  // no collective
+    if (n == 1024) {
+      EXPECT_GT(exposed, 2 * transfer - 1e-3);  // both trips nearly whole
+    } else {
+      EXPECT_EQ(exposed, 0);
+    }
+  }
+  // Without the reload the same kernels add nothing: a copy not named a host
+  // reload is an ordinary kernel.
+  e.segments[1].name = "copy";
+  e.hash = evidence::ContentHash(e);
+  Simulator plain = MakeSim(e, *t);
+  net::Placement p = net::IdentityPlacement(1);
+  double sum = 0;
+  for (const auto& seg : e.segments) sum += plain.compute().Time(seg).time.value();
+  EXPECT_NEAR(plain.Latency(p), sum, 1e-15);
+}
+
 TEST(Simulator, ClassesGroupIdenticalCollectives) {
   // Ulysses over 8 devices: 4 all-to-alls per self-attention, each the same
   // shape in every block, so classes are far fewer than collectives.

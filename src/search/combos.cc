@@ -14,8 +14,9 @@ struct Axis {
   int64_t Combo::*degree;
 };
 // xDiT's rank order, slowest first.
-constexpr Axis kAxes[] = {{"dp", &Combo::dp}, {"cfg", &Combo::cfg}, {"ring", &Combo::ring},
-                          {"ulysses", &Combo::ulysses}, {"tp", &Combo::tp}};
+// context takes ring's place (it never sits beside ring or ulysses).
+constexpr Axis kAxes[] = {{"dp", &Combo::dp},           {"cfg", &Combo::cfg},         {"ring", &Combo::ring},
+                          {"context", &Combo::context}, {"ulysses", &Combo::ulysses}, {"tp", &Combo::tp}};
 
 std::vector<int64_t> Divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -34,6 +35,7 @@ std::string Combo::ToString() const {
   };
   add("ulysses", ulysses);
   add("ring", ring);
+  add("context", context);
   add("cfg", cfg);
   add("tp", tp);
   add("dp", dp);
@@ -144,11 +146,15 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: ulysses, ring, cfg, tp, dp, fsdp; remat for training)");
+                             "' (known: ulysses, ring, context, cfg, tp, dp, fsdp; remat for training)");
     }
   }
+  if (c.context > 1 && (c.ring > 1 || c.ulysses > 1)) {
+    return InvalidArgument("--template '" + spec +
+                           "': context combines with neither ring nor ulysses (it gathers K and V over its own axis)");
+  }
   if (c.devices() != chips) {
-    return InvalidArgument("--template '" + spec + "': the degrees of ulysses, ring, cfg, tp and dp multiply to " +
+    return InvalidArgument("--template '" + spec + "': the degrees of ulysses, ring, context, cfg, tp and dp multiply to " +
                            std::to_string(c.devices()) + ", but the topology has " + std::to_string(chips) +
                            " chips");
   }
@@ -211,6 +217,14 @@ std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips
             c.fsdp = chips;
             out.push_back(c);
           }
+          if (c.ring > 1 && c.ulysses == 1) {
+            c.context = c.ring;
+            c.ring = 1;
+            c.fsdp = 0;
+            out.push_back(c);
+            c.fsdp = chips;
+            out.push_back(c);
+          }
         }
       }
     }
@@ -246,16 +260,27 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
       }
     }
   }
+  // The context twin of every ring-only combination, with the same FSDP.
+  const size_t ring_combos = out.size();
+  for (size_t i = 0; i < ring_combos; ++i) {
+    if (out[i].ring <= 1 || out[i].ulysses > 1) continue;
+    Combo c = out[i];
+    c.context = c.ring;
+    c.ring = 1;
+    out.push_back(c);
+  }
   return out;
 }
 
 bool TrainExpert(const Combo& combo, int64_t chips) {
-  return combo.tp == 1 && combo.cfg == 1 && (chips == 1 || combo.fsdp == chips);
+  return combo.tp == 1 && combo.cfg == 1 && combo.ring == 1 && combo.ulysses == 1 &&
+         (chips == 1 || combo.fsdp == chips);
 }
 
 bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {
   const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
-  return combo.dp == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
+  // xDiT and the Wan repo have no context attention (MaxDiffusion's, training's expert).
+  return combo.dp == 1 && combo.context == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
 }
 
 bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo) {

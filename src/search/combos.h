@@ -26,14 +26,19 @@ namespace az::search {
 
 struct Combo {
   int64_t dp = 1, cfg = 1, ring = 1, ulysses = 1, tp = 1;
+  // MaxDiffusion's context parallelism (shard/templates.h: context=N): the
+  // sequence split like ring, K and V all-gathered for attention. Never with
+  // ring or ulysses; on the mesh it sits where ring would.
+  int64_t context = 1;
   int64_t fsdp = 0;  // devices the weights are sharded over (0: none)
   // Training steps only: the per-block rematerialization of the step
   // (pir/grad/backward.h); unset for inference. Not a sharding: Template()
   // leaves it out, ToString() and Id() name it ("dp=8,fsdp=8,remat=full").
   std::optional<pir::RematPolicy> remat;
 
-  int64_t devices() const { return dp * cfg * ring * ulysses * tp; }
-  // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: ulysses, ring, cfg, tp, dp, fsdp; degrees of 1 left out;
+  int64_t devices() const { return dp * cfg * ring * context * ulysses * tp; }
+  // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: ulysses, ring, cfg, tp, dp, fsdp, with context after
+  // ring; degrees of 1 left out;
   // "replicated" when every degree is 1).
   std::string ToString() const;
   // The candidate id in file names ("ulysses4-ring2-fsdp8", "replicated"):
@@ -47,7 +52,7 @@ struct Combo {
   std::vector<std::string> AxisRoles() const;
   // Expert style: xDiT / the Wan repo run Ulysses x Ring x CFG (with FSDP),
   // no tensor or data parallelism. The model-aware test is RunsAsExpert.
-  bool IsExpert() const { return tp == 1 && dp == 1; }
+  bool IsExpert() const { return tp == 1 && dp == 1 && context == 1; }
   bool operator==(const Combo&) const = default;
 };
 
@@ -62,13 +67,15 @@ bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo);
 // step's may name its remat ("dp=4,fsdp=4,remat=selected"). Errors: an
 // unknown strategy, a repeated one, a degree below 1, a product of the
 // compute degrees that is not `chips`, fsdp above `chips` or not a product of
-// the combination's degrees.
+// the combination's degrees, context with ring or ulysses.
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 
 // Every combination for `chips` devices the model admits: CFG parallelism of
 // 2 only for models with a CFG pass, Ulysses x TP dividing the head count of
 // every attention, data parallelism only over a batch it divides; FSDP none or
-// over all devices. Deterministic order.
+// over all devices. Every combination whose sequence split is ring alone also
+// comes as context (the same degree, K and V gathered instead of rotated).
+// Deterministic order.
 std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads);
 
 // Every combination for a training step of `micro_batch` samples on `chips`
@@ -76,15 +83,18 @@ std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips
 // batch it divides, sequence and tensor parallelism as for inference; FSDP
 // (ZeRO-3: weights, gradients and optimizer states sharded) none, over the
 // data-parallel axis alone, or over every device. remat is left unset (the
-// planner picks it per combination).
+// planner picks it per combination). Context variants as for inference.
 std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t micro_batch);
 
 // The training expert's combinations (MaxDiffusion's Wan training recipes,
 // reference/models.md §4.4): FSDP over every chip with the batch over them
 // (mesh fsdp), and FSDP x context parallelism (the batch over a data axis, the
-// sequence over a context axis as ring, Ulysses or ulysses_ring attention, the
-// weights over both: MaxDiffusion shards embed over context x fsdp). No tensor
-// parallelism (its default tensor degree is 1).
+// sequence over the context axis, the weights over both: MaxDiffusion shards
+// embed over context x fsdp). Its context attention is its default,
+// `attention: flash` (configs/base_wan_14b.yml), which gathers K and V over
+// the axis (Combo::context), not a ring; ring, ulysses and ulysses_ring are
+// opt-in kernels, so they are not the baseline. No tensor parallelism (its
+// default tensor degree is 1).
 bool TrainExpert(const Combo& combo, int64_t chips);
 
 // The model's attention head count (Wan 12 / 40, HunyuanVideo 24); 0 for an

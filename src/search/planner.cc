@@ -342,7 +342,8 @@ Configuration MakeConfiguration(const std::string& label, const std::string& des
   c.tp = static_cast<int>(p.combo.tp);
   c.dp = static_cast<int>(p.combo.dp);
   c.fsdp = static_cast<int>(p.combo.fsdp);
-  c.expressible_in_xdit = true;
+  // xDiT has no context attention (K and V gathered): MaxDiffusion's, on TPUs.
+  c.expressible_in_xdit = p.combo.context == 1;
   c.axis_roles = p.combo.AxisRoles();
   c.forwards_per_step = static_cast<int>(p.forwards);
   if (p.combo.remat) {
@@ -485,7 +486,7 @@ StatusOr<std::optional<Priced>> RunAlpaOnce(const zoo::ModelConfig& config, cons
 }
 
 // Alpa on the inference forward, or on the training step with the cheapest
-// remat whose compiled pick fits (none, selected, full; or the pinned one).
+// remat whose compiled pick fits (none, selected, offload, full; or the pinned one).
 StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw::Topology& topology,
                                         const PlanOptions& options, std::string* note) {
   std::vector<std::optional<pir::RematPolicy>> remats = {std::nullopt};
@@ -494,7 +495,8 @@ StatusOr<std::optional<Priced>> RunAlpa(const zoo::ModelConfig& config, const hw
     if (options.train->remat) {
       remats.push_back(options.train->remat);
     } else {
-      for (pir::RematPolicy r : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected, pir::RematPolicy::kFull}) {
+      for (pir::RematPolicy r : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected, pir::RematPolicy::kOffload,
+                                 pir::RematPolicy::kFull}) {
         remats.push_back(r);
       }
     }
@@ -702,8 +704,12 @@ std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo
 // Stage 1: every combination scored on truncated compiles; the feasible top K
 // and the expert combinations survive.
 // Training: a combination without a pinned remat is scored under none, then
-// selected, then full, and keeps the first whose peak fits (or full, the most
-// frugal, when none does); its combo records the choice.
+// selected, and keeps the first whose peak fits (recomputation only adds work);
+// else it is scored under offload and full and keeps the cheaper that fits,
+// or the one with the lower peak when neither does. Offload recomputes less
+// than full (the attentions are kept) but pays its host transfers where the
+// compute does not hide them, so neither is always faster. Its combo records
+// the choice.
 Status ScoreAndSelect(const zoo::ModelConfig& config, std::vector<Combo>& combos, const hw::Topology& topology,
                       const PlanOptions& options, int64_t chips, std::vector<int>& survivors, std::vector<int>& expert,
                       double& frugal_peak, Status& first_error) {
@@ -721,13 +727,27 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, std::vector<Combo>& combos
       score = ScoreCombo(config, combo, topology, options);
       return;
     }
-    for (pir::RematPolicy remat : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected, pir::RematPolicy::kFull}) {
+    for (pir::RematPolicy remat : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected}) {
       Combo trial = combo;
       trial.remat = remat;
       score = ScoreCombo(config, trial, topology, options);
       combo.remat = remat;
-      if (!score.status.ok() || score.peak_memory <= hbm) break;
+      if (!score.status.ok() || score.peak_memory <= hbm) return;
     }
+    Combo offload = combo, full = combo;
+    offload.remat = pir::RematPolicy::kOffload;
+    full.remat = pir::RematPolicy::kFull;
+    Stage1 offloaded = ScoreCombo(config, offload, topology, options);
+    Stage1 recomputed = ScoreCombo(config, full, topology, options);
+    auto better = [&](const Stage1& a, const Stage1& b) {  // a over b
+      if (!a.status.ok() || !b.status.ok()) return a.status.ok();
+      const bool a_fits = a.peak_memory <= hbm, b_fits = b.peak_memory <= hbm;
+      if (a_fits != b_fits) return a_fits;
+      return a_fits ? a.score < b.score : a.peak_memory < b.peak_memory;
+    };
+    const bool take_offload = better(offloaded, recomputed);
+    score = take_offload ? offloaded : recomputed;
+    combo.remat = take_offload ? pir::RematPolicy::kOffload : pir::RematPolicy::kFull;
   });
   std::vector<int> feasible;
   for (size_t i = 0; i < combos.size(); ++i) {
@@ -744,7 +764,7 @@ Status ScoreAndSelect(const zoo::ModelConfig& config, std::vector<Combo>& combos
     return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
                              std::to_string(config.height) + "x" + std::to_string(config.frames) +
                              (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
-                                                  " samples, remat full at most)"
+                                                  " samples, remat offload or full at most)"
                                             : std::string()) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
                              FormatBytes(Bytes(static_cast<int64_t>(frugal_peak))) + " per chip" +

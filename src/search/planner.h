@@ -60,13 +60,16 @@ namespace az::search {
 // A training step instead of a denoising step (zoo::BuildTrainStep): the
 // forward and backward of `micro_batch` samples and one AdamW update.
 // Candidates come from EnumerateTrainCombos (DP, FSDP/ZeRO-3, TP, Ulysses,
-// Ring and their combinations); each candidate's remat is the cheapest policy
-// whose stage-1 peak fits the HBM, tried in the order none, selected, full
-// (recomputation only adds work, so the first that fits is the fastest),
-// unless pinned. Step latency is the simulated training step. Baselines: the
-// expert is MaxDiffusion's recipes (TrainExpert: FSDP over every chip, FSDP x
-// context parallel) under the default placement with the cheapest remat that
-// fits; Alpa's ILP runs on the training graph, remat tried in the same order.
+// Ring, context and their combinations); each candidate's remat is the
+// cheapest policy whose stage-1 peak fits the HBM: none, then selected
+// (recomputation only adds work, so the first that fits is the fastest), then
+// the cheaper of offload and full that fits (offload recomputes less but pays
+// the host transfers its compute does not hide; price/simulator.h), unless
+// pinned. Step latency is the simulated training step. Baselines: the expert
+// is MaxDiffusion's recipes (TrainExpert: FSDP over every chip, FSDP x context
+// parallel) under the default placement with the cheapest remat that fits;
+// Alpa's ILP runs on the training graph, remat tried in the order none,
+// selected, offload, full.
 struct TrainPlanOptions {
   int64_t micro_batch = 0;                // samples per step; 0: one per chip
   std::optional<pir::RematPolicy> remat;  // pinned for every candidate; unset: chosen per candidate

@@ -28,18 +28,28 @@ PlanOptions Options(const hw::Topology& t) {
 //     u=8: {1}: 10 combinations, Ring taking the rest;
 //   cfg = 2, 4 devices left: u=1: t in {1,2,4}; u=2: {1,2}; u=4: {1}: 6;
 //   dp = 1 (batch 1); each without and with FSDP over all 8: 2 x 16 = 32.
+//   Context twins of the ring-only ones (u = 1, ring > 1): cfg = 1 with t in
+//   {1, 2, 4} (ring 8, 4, 2), cfg = 2 with t in {1, 2} (ring 4, 2): 5, each
+//   without and with FSDP: 10 more, 42.
 TEST(Combos, EnumerationOfWan14BOn8Chips) {
   zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   auto heads = AttentionHeads(config);
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, 40);
   std::vector<Combo> combos = EnumerateCombos(config, 8, *heads);
-  EXPECT_EQ(combos.size(), 32u);
+  EXPECT_EQ(combos.size(), 42u);
+  int context = 0;
   for (const Combo& c : combos) {
     EXPECT_EQ(c.devices(), 8);
+    if (c.context > 1) {
+      ++context;
+      EXPECT_EQ(c.ring * c.ulysses, 1) << c.ToString();
+      EXPECT_FALSE(c.IsExpert()) << c.ToString();  // xDiT has no context attention
+    }
     EXPECT_EQ(40 % (c.ulysses * c.tp), 0);
     EXPECT_EQ(c.dp, 1);
   }
+  EXPECT_EQ(context, 10);
   // HunyuanVideo embeds guidance: no CFG parallelism.
   zoo::ModelConfig hunyuan = Config("hunyuanvideo-13b", 960, 544, 129);
   auto hunyuan_heads = AttentionHeads(hunyuan);
@@ -60,12 +70,21 @@ TEST(Combos, ParseTheExpertVocabulary) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->ToString(), "cfg=2,tp=4");
   EXPECT_EQ(c->AxisRoles(), (std::vector<std::string>{"cfg", "tp"}));
+  auto d = ParseCombo("context=4,cfg=2,fsdp=8", 8);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->ToString(), "context=4,cfg=2,fsdp=8");
+  EXPECT_EQ(d->MeshText(), "cfg=2,context=4");  // context sits where ring would
+  EXPECT_EQ(d->Template(), "cfg=cfg,context=context,fsdp=cfg+context");
+  EXPECT_EQ(d->Id(), "context4-cfg2-fsdp8");
   for (const char* bad : {"ulysses=4", "ulysses=4,ring=4", "warp=8", "ulysses=8,ulysses=1", "ulysses=x",
-                          "ulysses=8,fsdp=16", "ulysses"}) {
+                          "ulysses=8,fsdp=16", "ulysses", "context=4,ring=2", "context=2,ulysses=4"}) {
     EXPECT_FALSE(ParseCombo(bad, 8).ok()) << bad;
   }
   auto mismatch = ParseCombo("ulysses=4", 8);
   EXPECT_NE(mismatch.status().message().find("multiply to 4"), std::string::npos) << mismatch.status().message();
+  auto both = ParseCombo("context=4,ring=2", 8);
+  EXPECT_NE(both.status().message().find("context combines with neither ring nor ulysses"), std::string::npos)
+      << both.status().message();
 }
 
 // The acceptance property: the plan is never slower than either baseline (the

@@ -33,11 +33,13 @@ PlanOptions TrainOptions(const hw::Topology& t, int64_t micro_batch = 0) {
 //     dp=4, r=1:                                                  1
 //   FSDP: none or over all 4 chips; over the dp axis alone as well when
 //   1 < dp < 4 (dp=2): 6*2 + 3*3 + 1*2 = 23.
-// Micro-batch 1: dp=1 only, 6*2 = 12.
+//   Context twins of the ring-only ones (u=1, ring > 1) with the same FSDP:
+//   dp=1: t in {1,2} (ring 4, 2), 2 each; dp=2: t=1 (ring 2), 3: 7 more, 30.
+// Micro-batch 1: dp=1 only, 6*2 + 2*2 = 16.
 TEST(TrainCombos, EnumerationOfWan13bOnFourChips) {
   std::vector<Combo> four = EnumerateTrainCombos(4, 12, 4);
-  EXPECT_EQ(four.size(), 23u);
-  EXPECT_EQ(EnumerateTrainCombos(4, 12, 1).size(), 12u);
+  EXPECT_EQ(four.size(), 30u);
+  EXPECT_EQ(EnumerateTrainCombos(4, 12, 1).size(), 16u);
   for (const Combo& c : four) {
     EXPECT_EQ(c.devices(), 4);
     EXPECT_EQ(c.cfg, 1);
@@ -57,12 +59,13 @@ TEST(TrainCombos, MaxDiffusionRecipesAreTheExpert) {
     EXPECT_TRUE(c.ok()) << text << ": " << c.status().message();
     return *c;
   };
-  EXPECT_TRUE(TrainExpert(parse("dp=8,fsdp=8"), 8));            // FSDP over every chip
-  EXPECT_TRUE(TrainExpert(parse("dp=2,ring=4,fsdp=8"), 8));     // FSDP x context (ring)
-  EXPECT_TRUE(TrainExpert(parse("dp=2,ulysses=4,fsdp=8"), 8));  // FSDP x context (Ulysses)
-  EXPECT_TRUE(TrainExpert(parse("ring=8,fsdp=8"), 8));          // context only, weights over it
+  EXPECT_TRUE(TrainExpert(parse("dp=8,fsdp=8"), 8));              // FSDP over every chip
+  EXPECT_TRUE(TrainExpert(parse("dp=2,context=4,fsdp=8"), 8));    // FSDP x context (attention: flash)
+  EXPECT_TRUE(TrainExpert(parse("context=8,fsdp=8"), 8));         // context only, weights over it
+  EXPECT_FALSE(TrainExpert(parse("dp=2,ring=4,fsdp=8"), 8));      // ring attention is opt-in, not the default
+  EXPECT_FALSE(TrainExpert(parse("dp=2,ulysses=4,fsdp=8"), 8));   // so is Ulysses
   EXPECT_FALSE(TrainExpert(parse("dp=8"), 8));                   // plain DDP: not a recipe
-  EXPECT_FALSE(TrainExpert(parse("dp=2,ring=4,fsdp=2"), 8));     // weights over the data axis only
+  EXPECT_FALSE(TrainExpert(parse("dp=2,context=4,fsdp=2"), 8));  // weights over the data axis only
   EXPECT_FALSE(TrainExpert(parse("dp=4,tp=2,fsdp=8"), 8));       // tensor degree 1 in the recipes
 }
 
@@ -140,6 +143,38 @@ TEST(TrainPlanner, RematChosenByMemory) {
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(none.status().message().find("does not fit v5p:2x2x1"), std::string::npos) << none.status().message();
+}
+
+// Offload is what fits: Wan 1.3B at 832x480x81 (32,760 tokens a sample), 4
+// samples under MaxDiffusion's context=4 with FSDP on a v5e:2x2 (16 GiB a
+// chip). Selected keeps every block's matmul outputs and full each block's
+// input on the device: neither fits; offload keeps them on the host. Per
+// device (8,190 tokens, the 4 samples whole) each block offloads
+//   hidden state f32 [4, 8190, 1536]                 201,277,440 bytes
+//   2 attentions: o bf16 [4, 8190, 12, 128]          100,638,720 each
+//                 lse f32 [4, 12, 8190]                1,572,480 each
+//   = 405,699,840 bytes; 30 blocks 12,170,995,200 bytes, each way over the
+//   v5e's 1.6e10 B/s host link: 0.7606872 s.
+TEST(TrainPlanner, OffloadIsWhatFits) {
+  hw::Topology t = Topo("v5e:2x2");
+  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
+  PlanOptions options = TrainOptions(t, 4);
+  options.pinned = "context=4,fsdp=4";
+  options.search_placement = false;
+  options.alpa = false;
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->best.remat, "offload");
+  EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_NEAR(plan->best.breakdown.host_transfer, 12'170'995'200 / 1.6e10, 1e-9);
+  // The step's compute hides both trips (its forward alone is seconds).
+  EXPECT_EQ(plan->best.breakdown.host_exposed, 0);
+  for (const char* pinned : {"context=4,fsdp=4,remat=full", "context=4,fsdp=4,remat=selected"}) {
+    options.pinned = pinned;
+    auto other = MakePlan(config, t, options);
+    ASSERT_FALSE(other.ok()) << pinned;
+    EXPECT_EQ(other.status().code(), StatusCode::kResourceExhausted) << pinned;
+  }
 }
 
 TEST(TrainPlanner, Errors) {

@@ -3,10 +3,12 @@
 // (tokens, attention ops, linears, parameters) and write the seeds:
 //   value seeds    dim 0 of the latent input and of rank >= 3 activations:
 //                  [cfg, dp] (cfg major); dim 1 of token activations: [ring,
-//                  ulysses] (ring major, the xDiT/yunchang default);
+//                  ulysses] (ring major, the xDiT/yunchang default), or
+//                  [context];
 //                  fsdp: every rank >= 2 parameter, storage only;
 //   op seeds       video self/joint attention: h = [tp, ulysses], q = kv =
-//                  [ring] (pinned unsharded under Ulysses alone); other
+//                  [ring] (pinned unsharded under Ulysses alone), or q =
+//                  [context] and kv unsharded (K and V all-gathered); other
 //                  attention: h = [tp]; the concats that assemble a joint
 //                  attention's q/k/v: heads and concat dim like the attention;
 //                  tp linears: the output factor (column) or the contracted
@@ -245,6 +247,7 @@ class Template {
       case Kind::kCfg: return cfg_;
       case Kind::kUlysses: return ulysses_;
       case Kind::kRing: return ring_;
+      case Kind::kContext: return context_;
       case Kind::kTp: return tp_;
       case Kind::kFsdp: break;
     }
@@ -260,7 +263,7 @@ class Template {
     if (!fsdp_ || !facts_.train) return axes;
     for (int axis : fsdp_->axes) {
       bool owned = false;
-      for (const Strategy* s : {dp_, cfg_, ulysses_, ring_, tp_}) owned |= s && s->axis == axis;
+      for (const Strategy* s : {dp_, cfg_, ulysses_, ring_, context_, tp_}) owned |= s && s->axis == axis;
       if (!owned) axes.push_back(axis);
     }
     return axes;
@@ -270,8 +273,8 @@ class Template {
   const pir::Graph& graph_;
   const Mesh& mesh_;
   GraphFacts facts_;
-  const Strategy *dp_ = nullptr, *cfg_ = nullptr, *ulysses_ = nullptr, *ring_ = nullptr, *tp_ = nullptr,
-                 *fsdp_ = nullptr;
+  const Strategy *dp_ = nullptr, *cfg_ = nullptr, *ulysses_ = nullptr, *ring_ = nullptr, *context_ = nullptr,
+                 *tp_ = nullptr, *fsdp_ = nullptr;
 };
 
 Status Template::CheckApplies() const {
@@ -301,8 +304,15 @@ Status Template::CheckApplies() const {
                            std::to_string(mesh_.AxesSize(data)) + " devices, the step runs " +
                            std::to_string(facts_.batch) + " (raise the micro-batch)");
   }
-  if ((ulysses_ || ring_) && facts_.video_attention.empty()) {
-    return InvalidArgument("'" + (ulysses_ ? ulysses_ : ring_)->text +
+  if (context_ && (ulysses_ || ring_)) {
+    // MaxDiffusion splits its one context axis for ulysses_ring attention
+    // (attention_flax.py: _ulysses_ring_attention); its flash attention, the
+    // one that gathers K and V, runs on the context axis alone.
+    return InvalidArgument("'" + context_->text + "' combines with neither ring nor ulysses: context attention gathers " +
+                           "K and V over its own axis (use usp:ulysses=A,ring=B for two sequence axes)");
+  }
+  if ((ulysses_ || ring_ || context_) && facts_.video_attention.empty()) {
+    return InvalidArgument("'" + (ulysses_ ? ulysses_ : ring_ ? ring_ : context_)->text +
                            "' does not apply: the graph has no self or joint attention over the video tokens");
   }
   for (pir::OpId id : facts_.video_attention) {
@@ -354,6 +364,7 @@ void Template::SeedBatchAndSequence(Seeds& seeds) const {
   if (dp_ && facts_.batch % Degree(dp_) == 0) step_batch_axes.push_back(dp_->axis);
   if (ring_) sequence_axes.push_back(ring_->axis);
   if (ulysses_) sequence_axes.push_back(ulysses_->axis);
+  if (context_) sequence_axes.push_back(context_->axis);
   for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
     const pir::Value& v = graph_.value(id);
     bool batched = id == facts_.latent || (v.role == pir::ValueRole::kActivation && v.type.rank() >= 3 &&
@@ -403,7 +414,18 @@ Status Template::SeedFsdp(Seeds& seeds) const {
 }
 
 // Video attention: heads on [tp, ulysses]; under sequence parallelism q and kv
-// on [ring] (pinned unsharded under Ulysses alone). Other attention: heads on tp.
+// on [ring] (pinned unsharded under Ulysses alone). Under context parallelism
+// q on [context] and kv pinned unsharded: the compiler all-gathers K and V over
+// the axis before the kernel, and each device attends its query shard to the
+// whole sequence. That is MaxDiffusion's default (attention: flash with
+// attention_sharding_uniform): pyconfig.py adds SEQUENCE_PARALLEL_AXIS_RULES
+// (common_types.py: activation_self_attn_q_length -> context,
+// activation_self_attn_kv_length -> None), so the shard_map of
+// attention_flax.py's _tpu_flash_attention takes K and V replicated over
+// context and XLA gathers them, with no ring and no log-sum-exp merge. In a
+// training step the attention_grad takes the same layout, so dK and dV are
+// partial sums over the query shards, reduce-scattered back to the sequence
+// split (the transpose of the gather). Other attention: heads on tp.
 // tp major: the column-parallel projections give each tp rank a contiguous
 // group of heads (their features stay on tp through the q/k norms), and the
 // Ulysses all-to-all splits that group further; the reverse order would need
@@ -413,16 +435,20 @@ Status Template::SeedAttention(Seeds& seeds) const {
   if (tp_) video_heads.push_back(tp_->axis);
   if (ulysses_) video_heads.push_back(ulysses_->axis);
   if (ring_) sequence.push_back(ring_->axis);
+  std::vector<int> query_sequence = sequence;
+  if (context_) query_sequence.push_back(context_->axis);
   for (pir::OpId id : facts_.video_attention) {
     auto& factors = seeds.op_factors[id];
     if (!video_heads.empty()) factors["h"] = video_heads;
-    if (!ulysses_ && !ring_) continue;
-    factors["q"] = sequence;
+    if (!ulysses_ && !ring_ && !context_) continue;
+    factors["q"] = query_sequence;
     factors["kv"] = sequence;
     // A joint attention's q/k/v are concats of the streams along the sequence:
     // give the concat the attention's layout, so that the image rows reach it
     // by an all-to-all rather than an all-gather.
-    for (pir::ValueId operand : graph_.op(id).operands) {
+    const std::vector<pir::ValueId>& operands = graph_.op(id).operands;
+    for (size_t index = 0; index < operands.size(); ++index) {
+      pir::ValueId operand = operands[index];
       pir::OpId producer = graph_.value(operand).producer;
       if (producer == pir::kNoOp) continue;
       const pir::Op& concat = graph_.op(producer);
@@ -433,7 +459,8 @@ Status Template::SeedAttention(Seeds& seeds) const {
       AZ_ASSIGN_OR_RETURN(pir::FactorRule rule, pir::BuildFactorRule(graph_, concat));
       auto& concat_factors = seeds.op_factors[producer];
       std::string sequence_factor = FactorOn(rule, true, 0, 1), heads_factor = FactorOn(rule, true, 0, 2);
-      if (!sequence_factor.empty()) concat_factors[sequence_factor] = sequence;
+      // Operand 0 is q (on the context axis too); k and v are gathered whole.
+      if (!sequence_factor.empty()) concat_factors[sequence_factor] = index == 0 ? query_sequence : sequence;
       if (!heads_factor.empty() && !video_heads.empty()) concat_factors[heads_factor] = video_heads;
     }
   }

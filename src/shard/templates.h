@@ -12,6 +12,12 @@
 //   ulysses=N  sequence parallel outside attention, heads inside (all-to-all)
 //   ring=N     sequence parallel everywhere; attention's kv sequence too (ring
 //              attention: kv blocks rotate)
+//   context=N  sequence parallel everywhere like ring, but attention gathers
+//              K and V over the axis (all-gather before the kernel) and
+//              attends its query shard to the whole sequence: MaxDiffusion's
+//              default context parallelism (its `context` mesh axis with
+//              attention: flash; see SeedAttention in templates.cc). Combines
+//              with dp, cfg, tp and fsdp, not with ring or ulysses
 //   usp:ulysses=A,ring=B   both, on two axes
 //   tp=N       Megatron: column-parallel q/k/v and FFN-in, row-parallel o and
 //              FFN-out (heads / ffn hidden on the axis)
@@ -28,11 +34,12 @@
 // (vectors too), its gradient and its opt_state leaves split alike
 // (train_seeds.h); tp also splits the backward and remat einsums of its
 // linears; the attention_grad ops (and remat attentions) take their
-// attention's heads / q / kv, so ring trains with ring attention's backward.
+// attention's heads / q / kv, so ring trains with ring attention's backward
+// and context with dK / dV partial over its axis, reduce-scattered.
 // Binding: "ulysses=y" names the axis; "ulysses=4" takes the first axis of
 // size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
 // one axis left free. "ulysses=A,ring=B" without the usp: prefix is USP too.
-// Layouts: batch dims [cfg, dp] (cfg major); sequence dims [ring, ulysses]
+// Layouts: batch dims [cfg, dp] (cfg major); sequence dims [ring, ulysses] or [context]
 // (ring major, the xDiT/yunchang default); heads [tp, ulysses] (tp major).
 // Scope, as the deployments run it (reference/models.md §4): sequence
 // parallelism covers the video tokens (and the joint sequence of

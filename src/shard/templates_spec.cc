@@ -31,7 +31,7 @@ StatusOr<Strategy> ParseStrategy(std::string_view token, std::string_view spec) 
   auto kind = std::find_if(std::begin(kAllKinds), std::end(kAllKinds), [&](Kind k) { return KindName(k) == name; });
   if (kind == std::end(kAllKinds)) {
     return InvalidArgument("unknown strategy '" + std::string(name) + "' in template '" + std::string(spec) +
-                           "' (known: dp, cfg, ulysses, ring, usp:ulysses=A,ring=B, tp, fsdp)");
+                           "' (known: dp, cfg, ulysses, ring, context, usp:ulysses=A,ring=B, tp, fsdp)");
   }
   s.kind = *kind;
   if (eq == std::string_view::npos) return s;

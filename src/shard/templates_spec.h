@@ -10,8 +10,8 @@
 
 namespace az::shard::templates {
 
-enum class Kind { kDp, kCfg, kUlysses, kRing, kTp, kFsdp };
-inline constexpr Kind kAllKinds[] = {Kind::kDp, Kind::kCfg, Kind::kUlysses, Kind::kRing, Kind::kTp, Kind::kFsdp};
+enum class Kind { kDp, kCfg, kUlysses, kRing, kContext, kTp, kFsdp };
+inline constexpr Kind kAllKinds[] = {Kind::kDp, Kind::kCfg, Kind::kUlysses, Kind::kRing, Kind::kContext, Kind::kTp, Kind::kFsdp};
 
 inline std::string_view KindName(Kind kind) {
   switch (kind) {
@@ -19,6 +19,7 @@ inline std::string_view KindName(Kind kind) {
     case Kind::kCfg: return "cfg";
     case Kind::kUlysses: return "ulysses";
     case Kind::kRing: return "ring";
+    case Kind::kContext: return "context";
     case Kind::kTp: return "tp";
     case Kind::kFsdp: return "fsdp";
   }

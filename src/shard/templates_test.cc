@@ -147,6 +147,9 @@ TEST(TemplateSeeds, SpecAndBindingErrors) {
   expect("x=2,y=4", "usp:tp=4,ring=2", "write 'usp:ulysses=A,ring=B'");
   expect("x=2,y=4", "ring", "'ring' names no axis and the mesh x=2,y=4 has 2 free axes (x, y)");
   expect("x=2,y=4", "ring=x,ulysses=y,tp", "no free axis left");
+  expect("x=2,y=4", "context=y,ring=x", "'context=y' combines with neither ring nor ulysses");
+  expect("x=2,y=4", "ulysses=x,context=y", "'context=y' combines with neither ring nor ulysses");
+  expect("x=2,y=4", "context=x,context=y", "strategy 'context' appears twice");
   // Strategies that do not apply to the graph.
   expect("x=2", "dp=x", "needs a batch divisible by 2, the forward runs 1");
   expect("x=2", "cfg=x", "the model runs no CFG pass to split");
@@ -196,6 +199,22 @@ TEST(TemplatePlans, UlyssesShardsHeadsInsideAttentionAndTokensOutside) {
   for (const TensorSharding& s : p.plan.values) {
     for (const auto& dim : s.dims) EXPECT_EQ(std::count(dim.begin(), dim.end(), 0), 0);
   }
+}
+
+// Context (MaxDiffusion's flash attention over its context axis): queries on
+// the axis, keys and values whole, so the kernel's output is whole per query
+// shard (no partial result to merge); the tokens stay split outside attention.
+TEST(TemplatePlans, ContextShardsQueriesAndGathersKeys) {
+  Planned p = Plan(Options{}, "c=4", "context=4");
+  for (pir::OpId op : OpsEndingWith(p.graph, ".self_attn.attention")) {
+    EXPECT_EQ(FactorAxes(p, op, "q"), R"([{"c"}])");
+    EXPECT_EQ(FactorAxes(p, op, "kv"), "[{}]");
+    EXPECT_EQ(FactorAxes(p, op, "h"), "[{}]");
+    EXPECT_EQ(ValueText(p, p.graph.op(op).results[0]), R"([{}, {"c"}, {}, {}])");
+    EXPECT_EQ(ValueText(p, p.graph.op(op).operands[1]), R"([{}, {"c"}, {}, {}])");  // k, gathered at the kernel
+  }
+  for (pir::OpId op : OpsEndingWith(p.graph, ".ffn.2"))
+    EXPECT_EQ(ValueText(p, p.graph.op(op).results[0]), R"([{}, {"c"}, {}])");
 }
 
 TEST(TemplatePlans, RingShardsQueryAndKeySequence) {

@@ -135,7 +135,7 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
       ->capture_default_str();
   cmd->add_option("--micro-batch", args->micro_batch, "With --graph train: samples per training step")
       ->capture_default_str();
-  cmd->add_option("--remat", args->remat, "With --graph train: none, selected or full (per block)")
+  cmd->add_option("--remat", args->remat, "With --graph train: none, selected, offload or full (per block)")
       ->capture_default_str();
   cmd->add_option("--chip", args->chip, "Check the peak memory against this chip's HBM (v5e, h100, ...)");
   cmd->add_option("--evidence", args->evidence_out, "Write the evidence JSON here");

@@ -158,7 +158,7 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
                   "With --train: samples per training step (default: one per chip)")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}));
   cmd->add_option("--remat", args->remat,
-                  "With --train: pin the per-block rematerialization (none, selected, full); default: the cheapest "
+                  "With --train: pin the per-block rematerialization (none, selected, offload, full); default: the cheapest "
                   "that fits, per candidate");
   cmd->callback([args, &ctx] {
     if (args->model.empty() && !HasProgram(*args)) {

@@ -63,6 +63,9 @@ class Lowering {
       updates_[static_cast<pir::ValueId>(values[i])] = static_cast<pir::ValueId>(leaves[i]);
     }
     backward_start_ = graph_.attrs().GetInt("backward_start").value_or(-1);
+    for (int64_t v : graph_.attrs().GetInts("offloaded").value_or(std::vector<int64_t>{})) {
+      offloaded_.insert(static_cast<pir::ValueId>(v));
+    }
     optimizer_start_ = graph_.attrs().GetInt("optimizer_start").value_or(-1);
   }
 
@@ -181,9 +184,12 @@ class Lowering {
   // gathers it again for the backward); a gradient's resharded form, the one
   // its reader uses, is a gradient buffer.
   int Operand(pir::ValueId v, const TensorSharding& required, pir::OpId reader) {
+    const bool backward = reader >= backward_start_ && reader < optimizer_start_;
+    if (backward && offloaded_.count(v) && !reloaded_.count(v)) Reload(v);
     const Placed& p = placed_[v];
     if (p.sharding == required) return p.buffer;
     std::string key = std::to_string(v) + "@" + required.ToString(mesh_);
+    if (reloaded_.count(v)) key += "@reloaded";  // not the forward's resharded copy
     if (graph_.value(v).role == pir::ValueRole::kParameter && reader >= backward_start_ &&
         reader < optimizer_start_) {
       key += "@backward";
@@ -203,6 +209,33 @@ class Lowering {
     }
     reshard_cache_[key] = buffer;
     return buffer;
+  }
+
+  // Remat offload (pir/grad/backward.h): a value the forward leaves in host
+  // memory comes back before the backward's first read, as a copy kernel
+  // named "<origin>.host-reload" that writes a fresh buffer (the DMA from
+  // host into HBM). The backward reads that buffer, so the forward's buffer
+  // dies at its last forward read: device memory no longer holds the value
+  // in between. Its trips over the host link are priced by the simulator
+  // (price/simulator.h), which finds these kernels by name.
+  void Reload(pir::ValueId v) {
+    const Placed p = placed_[v];
+    const std::string origin = Origin(v);
+    const cir::Buffer& held = program_.buffers[static_cast<size_t>(p.buffer)];
+    cir::Buffer copy = held;
+    copy.name = UniqueName(origin + ".host-reload");
+    copy.kind = cir::BufferKind::kActivation;
+    const Bytes bytes = copy.bytes();
+    cir::Instruction k;
+    k.kind = cir::InstrKind::kKernel;
+    k.kernel = cir::KernelKind::kCopy;
+    k.name = copy.name;
+    k.origin = origin;
+    k.results = {program_.AddBuffer(std::move(copy))};
+    k.bytes_written = bytes;
+    program_.AddInstruction(std::move(k));
+    placed_[v] = {program_.instructions.back().results[0], p.sharding};
+    reloaded_.insert(v);
   }
 
   Status LowerOp(pir::OpId id) {
@@ -545,6 +578,7 @@ class Lowering {
   std::map<std::string, int> reshard_cache_;
   std::set<std::string> names_;
   std::set<pir::ValueId> gradients_;
+  std::set<pir::ValueId> offloaded_, reloaded_;  // remat offload: host-kept values, and those brought back
   std::map<pir::ValueId, pir::ValueId> updates_;  // output value -> the leaf it replaces
   int64_t backward_start_ = -1, optimizer_start_ = -1;
 };

@@ -14,6 +14,9 @@
 //      its halo rows with its neighbours, two collective-permutes, and runs
 //      on the extended shard (halo.h); an upsample of an unevenly split dim
 //      whose blocks would not align is refused;
+//      A training step's value kept in host memory (remat offload, the graph
+//      attribute "offloaded") is brought back by a copy kernel
+//      "<origin>.host-reload" before the backward first reads it;
 //   3. graph outputs with pending partial sums are all-reduced;
 //   4. passes over the program (schedule.h): element-wise fusion, combining
 //      of small collectives, then asynchronous collectives.

@@ -9,7 +9,7 @@
 //              backward, then the loss
 //                loss = mean((v_pred - target_velocity)^2)        f32[]
 //   backward   [backward_start, optimizer_start): pir::AppendBackward with
-//              respect to every parameter; with remat full or selected every
+//              respect to every parameter; with remat full, selected or offload every
 //              transformer block ("blocks.N", "double_blocks.N",
 //              "single_blocks.N", "transformer_blocks.N", ...: an op-name
 //              component ending in "blocks" and its index) is a remat segment
@@ -30,7 +30,8 @@
 // value AdamW reads, in leaf order) and updated_leaves / updated_values (the
 // leaf -- parameter, master weight, moment -- each output replaces, in output
 // order: a compiler may update it in place, as a training loop donates its
-// state to the step).
+// state to the step); under remat offload, offloaded (the forward values kept
+// in host memory for the backward, pir::BackwardResult::offloaded).
 #include <cctype>
 
 #include "frontend/zoo/family.h"
@@ -173,6 +174,10 @@ StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOption
   g.attrs().Set("gradients", std::move(gradients));
   g.attrs().Set("updated_leaves", std::move(updated_leaves));
   g.attrs().Set("updated_values", std::move(updated_values));
+  // Remat offload: the forward values the backward reads from host memory.
+  if (!backward.offloaded.empty()) {
+    g.attrs().Set("offloaded", std::vector<int64_t>(backward.offloaded.begin(), backward.offloaded.end()));
+  }
   return g;
 }
 

@@ -3,6 +3,7 @@
 #include "pir/grad/backward.h"
 
 #include <map>
+#include <set>
 
 #include "pir/grad/rules.h"
 
@@ -13,6 +14,7 @@ std::string_view RematPolicyName(RematPolicy policy) {
     case RematPolicy::kNone: return "none";
     case RematPolicy::kFull: return "full";
     case RematPolicy::kSelected: return "selected";
+    case RematPolicy::kOffload: return "offload";
   }
   return "none";
 }
@@ -21,7 +23,9 @@ StatusOr<RematPolicy> ParseRematPolicy(std::string_view name) {
   if (name == "none") return RematPolicy::kNone;
   if (name == "full") return RematPolicy::kFull;
   if (name == "selected") return RematPolicy::kSelected;
-  return InvalidArgument("unknown rematerialization '" + std::string(name) + "' (expected none, full or selected)");
+  if (name == "offload") return RematPolicy::kOffload;
+  return InvalidArgument("unknown rematerialization '" + std::string(name) +
+                         "' (expected none, full, selected or offload)");
 }
 
 namespace grad {
@@ -92,6 +96,7 @@ class Pass {
     }
     for (ValueId w : wrt) result.grads.push_back(grads_[static_cast<size_t>(w)]);
     result.recomputed_ops = recomputed_ops_;
+    result.offloaded = offloaded_;
     return result;
   }
 
@@ -181,13 +186,25 @@ class Pass {
     return producer != kNoOp && producer >= s.begin && producer < s.end;
   }
   bool Kept(const RematSegment& s, ValueId v) const {
-    if (s.policy != RematPolicy::kSelected) return false;
+    if (s.policy != RematPolicy::kSelected && s.policy != RematPolicy::kOffload) return false;
     switch (GetOpKindInfo(b_.graph().op(b_.graph().value(v).producer).kind).family) {
       case OpFamily::kEinsum:
-      case OpFamily::kConv:
+      case OpFamily::kConv: return s.policy == RematPolicy::kSelected;
       case OpFamily::kAttention: return true;
       default: return false;
     }
+  }
+  // Offload: the segment's inputs of its last op's result type (the block's
+  // hidden state) and its kept attention results go to host memory.
+  void Offload(const RematSegment& s, ValueId v) {
+    if (s.policy != RematPolicy::kOffload || offloaded_set_.count(v)) return;
+    const Graph& g = b_.graph();
+    const Op& last = g.op(s.end - 1);
+    bool hidden_state = !InSegment(s, v) && g.value(v).role == ValueRole::kActivation && !last.results.empty() &&
+                        g.type(v) == g.type(last.results[0]);
+    if (!hidden_state && !(InSegment(s, v) && Kept(s, v))) return;
+    offloaded_set_.insert(v);
+    offloaded_.push_back(v);
   }
 
   ValueId Primal(ValueId v) const {
@@ -209,7 +226,11 @@ class Pass {
     // kept values and the segment's inputs.
     std::vector<bool> need(static_cast<size_t>(b_.graph().num_values()), false);
     auto want = [&](ValueId v) {
-      if (InSegment(*s, v) && !Kept(*s, v)) need[static_cast<size_t>(v)] = true;
+      if (InSegment(*s, v) && !Kept(*s, v)) {
+        need[static_cast<size_t>(v)] = true;
+      } else {
+        Offload(*s, v);
+      }
     };
     for (OpId id = s->begin; id < s->end; ++id) {
       const Op& op = b_.graph().op(id);
@@ -255,6 +276,8 @@ class Pass {
   int current_ = -1;                       // the segment whose backward is being appended
   std::map<ValueId, ValueId> recomputed_;  // forward value -> its copy, in the current segment
   int recomputed_ops_ = 0;
+  std::vector<ValueId> offloaded_;  // offload segments' host-kept values, first read first
+  std::set<ValueId> offloaded_set_;
 };
 
 }  // namespace

@@ -34,7 +34,24 @@
 //             block's input, weights, conditioning): recompute the whole block;
 //   selected  keep the results of matmuls, convolutions and attention (their
 //             outputs and log-sum-exp); recompute norms, element-wise and layout
-//             ops, which cost FLOPs per element only.
+//             ops, which cost FLOPs per element only;
+//   offload   keep the block's hidden state (the segment's inputs of the type
+//             the segment's last op produces: the residual stream) and its
+//             attentions' outputs and log-sum-exp, in host memory: recompute
+//             everything else. MaxDiffusion's remat_policy
+//             HIDDEN_STATE_WITH_OFFLOAD (models/gradient_checkpoint.py:
+//             jax.checkpoint_policies.save_and_offload_only_these_names with
+//             names_which_can_be_offloaded = ["hidden_states", "self_attn",
+//             "cross_attn"], offload_dst = "pinned_host"): "hidden_states" is
+//             the block input (models/wan/transformers/transformer_wan.py,
+//             checkpoint_name after its sharding constraint), "self_attn" and
+//             "cross_attn" the residual_checkpoint_name of its splash kernels,
+//             which JAX's splash_attention_kernel puts on the kernel's output
+//             and logsumexp (_splash_attention_forward), so the backward never
+//             reruns an attention forward. The graph reads them like kept
+//             values; BackwardResult::offloaded lists them, and the compiler
+//             moves them to the host after the forward and back before the
+//             backward (compile/spmd/spmd_compiler.h).
 // What the backward keeps is then visible in the graph: a forward value read
 // by a non-"remat" op appended after the forward.
 //
@@ -60,8 +77,8 @@ namespace az::pir {
 
 constexpr ValueId kNoValue = -1;
 
-enum class RematPolicy { kNone, kFull, kSelected };
-// "none", "full", "selected".
+enum class RematPolicy { kNone, kFull, kSelected, kOffload };
+// "none", "full", "selected", "offload".
 std::string_view RematPolicyName(RematPolicy policy);
 StatusOr<RematPolicy> ParseRematPolicy(std::string_view name);
 
@@ -81,6 +98,9 @@ struct BackwardResult {
   std::vector<ValueId> grads;
   OpId first_op = 0;       // the first appended op
   int recomputed_ops = 0;  // "remat" copies among the appended ops
+  // Offload segments: the forward values kept in host memory, in the order
+  // the backward first reads them (each once).
+  std::vector<ValueId> offloaded;
 };
 
 StatusOr<BackwardResult> AppendBackward(GraphBuilder& b, ValueId loss, const std::vector<ValueId>& wrt,

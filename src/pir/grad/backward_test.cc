@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+
 #include "pir/grad/adamw.h"
 #include "pir/rules/cost.h"
 #include "pir/rules/rule.h"
@@ -201,7 +202,7 @@ TrainGraph BuildBlockTrainStep(RematPolicy policy) {
 }
 
 TEST(Backward, TrainStepVerifiesAndRoundTripsThroughText) {
-  for (RematPolicy policy : {RematPolicy::kNone, RematPolicy::kFull, RematPolicy::kSelected}) {
+  for (RematPolicy policy : {RematPolicy::kNone, RematPolicy::kFull, RematPolicy::kSelected, RematPolicy::kOffload}) {
     TrainGraph t = BuildBlockTrainStep(policy);
     ASSERT_TRUE(VerifyGraph(t.graph).ok()) << VerifyGraph(t.graph).ToString();
     for (ValueId g : t.backward.grads) EXPECT_NE(g, kNoValue);
@@ -268,6 +269,47 @@ TEST(Backward, RematFullRecomputesTheBlockSelectedKeepsMatmulsAndAttention) {
   auto backward_ops = [](const TrainGraph& t) { return t.graph.num_ops() - t.forward_end - t.backward.recomputed_ops; };
   EXPECT_EQ(backward_ops(full), backward_ops(none));
   EXPECT_EQ(backward_ops(selected), backward_ops(none));
+}
+
+// Offload (MaxDiffusion's HIDDEN_STATE_WITH_OFFLOAD): the block's input and
+// the attention's output and log-sum-exp are kept (in host memory), the rest
+// recomputed: the same matmuls as full (q, k, v feed the attention backward;
+// o and ffn.0 as under full), but no attention, since its backward reads the
+// kept o and lse. Offloaded, each once: the attention's o bf16[2, 8, 2, 16]
+// (1,024 bytes) and lse f32[2, 2, 8] (128 bytes): 1,152 bytes. The block's
+// input x is kept too but not offloaded: here it is a graph input, which the
+// device holds for the whole step anyway (a block input computed by the
+// forward, the residual stream of a DiT, is offloaded:
+// compile/train_memory_test.cc).
+TEST(Backward, RematOffloadKeepsTheHiddenStateAndAttentionOnTheHost) {
+  TrainGraph full = BuildBlockTrainStep(RematPolicy::kFull);
+  TrainGraph offload = BuildBlockTrainStep(RematPolicy::kOffload);
+  EXPECT_TRUE(full.backward.offloaded.empty());
+  ASSERT_TRUE(VerifyGraph(offload.graph).ok());
+  OpCost recomputed;
+  for (OpId id = offload.forward_end; id < offload.graph.num_ops(); ++id) {
+    const Op& op = offload.graph.op(id);
+    if (op.attrs.GetString("remat").value_or("") == "offload") recomputed += ComputeOpCost(offload.graph, op);
+  }
+  int64_t needed = 0;
+  for (const char* op : {"blocks.0.q", "blocks.0.k", "blocks.0.v", "blocks.0.o", "blocks.0.ffn.0"}) {
+    needed += CostOf(offload.graph, 0, offload.forward_end, op).matmul.value();
+  }
+  EXPECT_EQ(recomputed.matmul.value(), needed);
+  EXPECT_EQ(recomputed.attention.value(), 0);
+  EXPECT_LT(offload.backward.recomputed_ops, full.backward.recomputed_ops);
+  std::vector<std::string> names;
+  int64_t bytes = 0;
+  for (ValueId v : offload.backward.offloaded) {
+    names.push_back(ValueLabel(offload.graph, v));
+    bytes += offload.graph.type(v).NumBytes();
+  }
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(bytes, 1'152);
+  for (const std::string& name : names) EXPECT_NE(name.find("blocks.0.attention"), std::string::npos) << name;
+  EXPECT_EQ(ParseRematPolicy("offload").value(), RematPolicy::kOffload);
+  EXPECT_EQ(RematPolicyName(RematPolicy::kOffload), "offload");
+  EXPECT_NE(ParseRematPolicy("host").status().message().find("none, full, selected or offload"), std::string::npos);
 }
 
 TEST(Backward, Errors) {
