@@ -312,6 +312,25 @@ run calib_shipped_o 1 "$bin" calibrate --dit x.csv --shipped -o y.json && expect
 run calib_shipped_k 1 "$bin" calibrate --kernels x.csv --chip h100 --shipped && expect calib_shipped_k err "--shipped goes with --dit"
 run calib_modes 1 "$bin" calibrate --dit x.csv -t h100:8 && expect calib_modes err "give one per invocation"
 run calib_kchip 1 "$bin" calibrate --kernels x.csv && expect calib_kchip err "--kernels needs --chip"
+# The joint fit of single- and multi-GPU videos and the fidelity report (docs/fidelity.md).
+if [[ -d "$data" ]]; then
+  if run calib_multi 0 "$bin" calibrate --dit "$data/dit_single_gpu_latency.csv" --multi "$data/dit_multi_gpu_latency.csv"; then
+    # rho and the medians of fidelity/scaling_test.cc (compute_defaults.cc ships them).
+    expect calib_multi out "joint fit: convolution efficiency ratio rho = 0.1607"
+    expect calib_multi out "ulysses=8,fsdp=8"
+    expect calib_multi out "multi-GPU rows: median |error| 3.4% over 28"
+  fi
+  run calib_multi_single 1 "$bin" calibrate --dit "$data/dit_single_gpu_latency.csv" --multi "$data/dit_single_gpu_latency.csv" &&
+    expect calib_multi_single err "dit_single_gpu_latency.csv:6: error: --multi rows run on 2 or more GPUs"
+fi
+mkdir -p "$tmp/measurements" && printf 'a,b\n1,2\n' > "$tmp/measurements/other.csv"
+run calib_report 0 "$bin" calibrate --report --data "$tmp/measurements" && expect calib_report out "| other.csv |  | 0 |  |  | not predicted"
+run calib_report_o 0 "$bin" calibrate --report --data "$tmp/measurements" -o "$tmp/fidelity.md" &&
+  expect calib_report_o out "other.csv" && grep -q "^# Fidelity" "$tmp/fidelity.md" && passed=$((passed + 1))
+run calib_report_dir 1 "$bin" calibrate --report --data "$tmp/nowhere" && expect calib_report_dir err "measurement folder '$tmp/nowhere' is not a directory"
+run calib_multi_alone 1 "$bin" calibrate --multi x.csv && expect calib_multi_alone err "--multi goes with --dit"
+run calib_data_alone 1 "$bin" calibrate --dit x.csv --data d && expect calib_data_alone err "--data goes with --report"
+run calib_report_shipped 1 "$bin" calibrate --report --shipped && expect calib_report_shipped err "--report always prices with the shipped defaults"
 
 # Pricing and placement of compiled evidence (issue 5). Ulysses over the 4
 # chips of each x-row of v5e:2x4 is a line, JAX's default; a 2x2 block would

@@ -180,6 +180,9 @@ struct CalibrateGiven {
 };
 
 Status CheckCalibrateFlags(const CalibrateGiven& given) {
+  if (given.multi && !given.dit) {
+    return InvalidArgument("--multi goes with --dit (the single-GPU rows fit each GPU's kernels)");
+  }
   bool collective = given.topology || given.measurements || given.kind || given.failures;
   std::vector<std::string> modes;
   if (collective) modes.push_back("-t/-m (collective measurements)");
@@ -195,9 +198,6 @@ Status CheckCalibrateFlags(const CalibrateGiven& given) {
     std::string list;
     for (size_t i = 0; i < modes.size(); ++i) list += (i == 0 ? "" : i + 1 == modes.size() ? " and " : ", ") + modes[i];
     return InvalidArgument(list + " are different calibrations; give one per invocation");
-  }
-  if (given.multi && !given.dit) {
-    return InvalidArgument("--multi goes with --dit (the single-GPU rows fit each GPU's kernels)");
   }
   if (given.multi && given.out) {
     return InvalidArgument("--multi writes no calibration file: the joint fit's values are the shipped defaults "
