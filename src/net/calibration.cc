@@ -157,6 +157,7 @@ StatusOr<Calibration> CalibrationFromJson(std::string_view text, std::string_vie
     if (!value.is_object()) return ParseError(where + ": " + path + " must be an object");
     for (const auto& [key, v] : value.items()) {
       if (key == "base_latency_us") {
+        // Fitted bases may be negative (see DefaultCalibration).
         AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, -1e6, 1e6));
         p.base_latency = Seconds(us * 1e-6);
       } else if (key == "step_latency_us") {
@@ -176,22 +177,8 @@ StatusOr<Calibration> CalibrationFromJson(std::string_view text, std::string_vie
     if (!algs.is_object()) return ParseError(where + ": algorithms must be an object");
     for (const auto& [name, value] : algs.items()) {
       std::string path = "algorithms." + name;
-      if (!value.is_object()) return ParseError(where + ": " + path + " must be an object");
       AlgorithmParams p = c.Algorithm(name);
-      for (const auto& [key, v] : value.items()) {
-        if (key == "base_latency_us") {
-          // Fitted bases may be negative (see DefaultCalibration).
-          AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, -1e6, 1e6));
-          p.base_latency = Seconds(us * 1e-6);
-        } else if (key == "step_latency_us") {
-          AZ_ASSIGN_OR_RETURN(double us, number(v, path + "." + key, 0, 1e6));
-          p.step_latency = Seconds(us * 1e-6);
-        } else if (key == "efficiency") {
-          AZ_ASSIGN_OR_RETURN(p.efficiency, number(v, path + "." + key, 1e-3, 10.0));
-        } else {
-          return ParseError(where + ": " + path + "." + key + " is not a parameter");
-        }
-      }
+      AZ_RETURN_IF_ERROR(read_params(value, path, p));
       c.algorithms[name] = p;
     }
   }
