@@ -108,8 +108,8 @@ StatusOr<ScalingPrediction> PredictScalingRow(const price::DitLatency& row, std:
 // convolution's times rho), the multi-GPU rows are predicted with those
 // calibrations (PredictScalingRow), and rho minimizes the multi-GPU rows'
 // sum of log(predicted / measured)^2 (golden section over log rho in
-// [0.02, 1]). The single-GPU rows stay fitted in sample; the multi-GPU rows
-// determine rho alone.
+// [log 0.02, 0], 30 steps). The single-GPU rows stay fitted in sample; the
+// multi-GPU rows determine rho alone.
 struct ScalingRowFit {
   price::DitLatency row;
   ScalingPrediction prediction;
