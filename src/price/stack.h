@@ -4,7 +4,7 @@
 // Why it is part of the recipe. The shipped compute calibrations
 // (compute_defaults.cc) are whole-video fits of code that calls FlashAttention 2
 // (Wan 2.1's and HunyuanVideo's reference repositories; diffusers for the L20
-// rows), so their attention efficiency is FA2's on that chip: 0.34-0.35 of the
+// rows), so their attention efficiency is FA2's on that chip: 0.36 of the
 // bf16 peak on H100 / H800. Code that runs FlashAttention 3 on the same chip
 // (Wan 2.2's) does the same attention FLOPs 1.75x faster.
 //
