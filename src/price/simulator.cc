@@ -1,11 +1,11 @@
 #include "price/simulator.h"
 
-#include "hw/chip.h"
-
 #include <algorithm>
-#include <map>
 #include <limits>
+#include <map>
 #include <tuple>
+
+#include "hw/chip.h"
 
 namespace az::price {
 
