@@ -1,7 +1,7 @@
 // libFuzzer target for the JSON and CSV readers: evidence, topologies,
 // calibrations (network and compute), nccl-tests measurements, published DiT
-// latencies and kernel timings. The first input byte picks the reader (mod 7);
-// the rest is the file.
+// latencies, kernel timings and the scaling book's TPU points. The first input
+// byte picks the reader (mod 8); the rest is the file.
 //
 // Properties checked on every input:
 //   - the reader returns a value or an error: no crash, hang, or sanitizer
@@ -20,6 +20,7 @@
 #include "hw/topology.h"
 #include "net/calibration.h"
 #include "net/fit.h"
+#include "net/tpu_points.h"
 #include "price/calibration.h"
 #include "price/compute_fit.h"
 #include "support/status.h"
@@ -34,7 +35,7 @@ void ExpectNamed(const az::Status& status, std::string_view file) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const int reader = data[0] % 7;
+  const int reader = data[0] % 8;
   std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   switch (reader) {
     case 0: {
@@ -98,9 +99,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!rows.ok()) ExpectNamed(rows.status(), "fuzz.csv");
       return 0;
     }
-    default: {
+    case 6: {
       auto rows = az::price::ReadKernelTimings(text, "fuzz.csv");
       if (!rows.ok()) ExpectNamed(rows.status(), "fuzz.csv");
+      return 0;
+    }
+    default: {
+      // Read only: pricing a point builds its slice, which a fuzzed slice
+      // name could make large.
+      auto points = az::net::ReadTpuPoints(text, "fuzz.csv");
+      if (!points.ok()) ExpectNamed(points.status(), "fuzz.csv");
       return 0;
     }
   }
