@@ -117,7 +117,7 @@ struct ScalingRowFit {
 };
 
 struct ScalingReport {
-  double convolution_ratio = 1;   // rho
+  double convolution_ratio = 1;   // rho; 0 from PredictScaling (nothing fitted)
   price::DitFitReport single;     // the per-GPU fits under rho (or the shipped predictions)
   std::vector<ScalingRowFit> rows;  // the multi-GPU rows, in file order
   double median_abs_error = 0;      // over `rows`
