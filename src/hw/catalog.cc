@@ -166,6 +166,17 @@ Topology BuildTorus(std::string_view spec, const ChipSpec& chip, const std::vect
   return t;
 }
 
+// A link between topology nodes a and b.
+void Connect(Topology& t, int a, int b, LinkClass cls, Seconds latency, Bandwidth bw) {
+  Link link;
+  link.a = a;
+  link.b = b;
+  link.cls = cls;
+  link.latency = latency;
+  link.bw = bw;
+  t.AddLink(link);
+}
+
 // One PCIe node (GPUs m*per_node ..): the common two-socket server. Its GPUs
 // split evenly over two CPU sockets (the first socket takes the odd one;
 // one GPU: one socket), in pairs under PCIe switches, each switch on one
@@ -196,15 +207,7 @@ void AddPcieTree(Topology& t, const ChipSpec& chip, int m, int per_node, bool mu
     cpu.host = true;
     t.AddNode(std::move(cpu));
   }
-  auto add = [&](int a, int b, double bw, LinkClass cls) {
-    Link link;
-    link.a = a;
-    link.b = b;
-    link.bw = Bandwidth(bw);
-    link.latency = Seconds(kPcieLatency);
-    link.cls = cls;
-    t.AddLink(link);
-  };
+  auto add = [&](int a, int b, double bw, LinkClass cls) { Connect(t, a, b, cls, Seconds(kPcieLatency), Bandwidth(bw)); };
   if (sockets == 2) add(first_cpu, first_cpu + 1, kSocketBps, LinkClass::kSocket);
   int first_on_second = (per_node + 1) / 2;  // the first socket takes the odd GPU
   int switch_index = 0;
@@ -248,32 +251,19 @@ Topology BuildGpuSystem(std::string_view spec, const ChipSpec& chip, int node_co
     }
     for (int m = 0; m < node_count; ++m) {
       for (int i = 0; i < per_node; ++i) {
-        Link link;
-        link.a = m * per_node + i;
-        link.b = first_switch + m;
-        link.cls = LinkClass::kNvlink;
-        link.latency = Seconds(kNvlinkLatency);
-        link.bw = chip.link_bw;
-        t.AddLink(link);
+        Connect(t, m * per_node + i, first_switch + m, LinkClass::kNvlink, Seconds(kNvlinkLatency), chip.link_bw);
       }
     }
   } else {
     for (int m = 0; m < node_count; ++m) AddPcieTree(t, chip, m, per_node, multi_node);
   }
-  int first_rail = t.num_nodes();
   if (multi_node) {
+    int first_rail = t.num_nodes();
     for (int i = 0; i < per_node; ++i) t.AddNode(Node{NodeKind::kSwitch, "rail" + std::to_string(i), {}, false});
-  }
-  if (multi_node) {
+    const Seconds latency(fabric == "efa" ? kEfaLatency : kNetworkLatency);
     for (int m = 0; m < node_count; ++m) {
       for (int i = 0; i < per_node; ++i) {
-        Link link;
-        link.a = m * per_node + i;
-        link.b = first_rail + i;
-        link.cls = LinkClass::kNetwork;
-        link.latency = Seconds(fabric == "efa" ? kEfaLatency : kNetworkLatency);
-        link.bw = Bandwidth(kRailNicBps);
-        t.AddLink(link);
+        Connect(t, m * per_node + i, first_rail + i, LinkClass::kNetwork, latency, Bandwidth(kRailNicBps));
       }
     }
   }

@@ -26,6 +26,7 @@
 //       their own rails as binary trees (up and down, bytes/p each way).
 //       Pipelined: one phase. Latency: one switch round trip + 2 depth tree hops.
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -87,6 +88,18 @@ void CollectiveModel::AddMultiNodePlans(const Collective& c, const std::vector<s
     return out;
   };
   bool all_reduce = c.kind == CollectiveKind::kAllReduce;
+  // One candidate per protocol name for the same transfers (twice for an
+  // all-reduce: reduce-scatter then all-gather, where `twice`).
+  auto add = [&](std::initializer_list<const char*> names, const Phase& phase, bool twice, const char* note) {
+    for (const char* name : names) {
+      Plan plan;
+      plan.algorithm = name;
+      plan.phases.push_back(phase);
+      if (twice) plan.phases.push_back(phase);
+      plan.notes.push_back(note);
+      candidates.push_back(std::move(plan));
+    }
+  };
 
   // Rings over the rails.
   Phase ring;
@@ -107,14 +120,8 @@ void CollectiveModel::AddMultiNodePlans(const Collective& c, const std::vector<s
     }
     ring.steps = std::max(ring.steps, static_cast<int>(n) - 1);
   }
-  for (const char* name : {"rail-ring-ll", "rail-ring-ll128", "rail-ring-simple"}) {
-    Plan plan;
-    plan.algorithm = name;
-    plan.phases.push_back(ring);
-    if (all_reduce) plan.phases.push_back(ring);
-    plan.notes.push_back("one ring per member of a node, each crossing between nodes on its own rail (PXN)");
-    candidates.push_back(std::move(plan));
-  }
+  add({"rail-ring-ll", "rail-ring-ll128", "rail-ring-simple"}, ring, all_reduce,
+      "one ring per member of a node, each crossing between nodes on its own rail (PXN)");
   if (!all_reduce) return;
 
   // Double binary trees with a chain inside each node.
@@ -155,13 +162,8 @@ void CollectiveModel::AddMultiNodePlans(const Collective& c, const std::vector<s
   }
   tree.steps = tree_steps;
   tree.path_latency = tree_latency;
-  for (const char* name : {"tree-ll", "tree-ll128", "tree-simple"}) {
-    Plan plan;
-    plan.algorithm = name;
-    plan.phases.push_back(tree);
-    plan.notes.push_back("double binary trees over the nodes, a chain inside each node, pipelined");
-    candidates.push_back(std::move(plan));
-  }
+  add({"tree-ll", "tree-ll128", "tree-simple"}, tree, false,
+      "double binary trees over the nodes, a chain inside each node, pipelined");
 
   // NVLS trees.
   if (!NvlsFabric(topology_)) return;
@@ -199,11 +201,8 @@ void CollectiveModel::AddMultiNodePlans(const Collective& c, const std::vector<s
   }
   nvls.steps = nvls_steps;
   nvls.path_latency = nvls_latency;
-  Plan plan;
-  plan.algorithm = "nvls-tree";
-  plan.phases.push_back(nvls);
-  plan.notes.push_back("NVLink SHARP inside each node, each GPU's share over its rail in binary trees, pipelined");
-  candidates.push_back(std::move(plan));
+  add({"nvls-tree"}, nvls, false,
+      "NVLink SHARP inside each node, each GPU's share over its rail in binary trees, pipelined");
 }
 
 }  // namespace az::net

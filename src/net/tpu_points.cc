@@ -5,14 +5,11 @@
 
 #include "hw/topology.h"
 #include "net/model.h"
+#include "support/csv.h"
 
 namespace az::net {
 
 namespace {
-
-Status LineError(std::string_view file, int line, const std::string& message) {
-  return InvalidArgument(std::string(file) + ":" + std::to_string(line) + ": error: " + message);
-}
 
 bool ParseDouble(const std::string& s, double* out) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -22,41 +19,20 @@ bool ParseDouble(const std::string& s, double* out) {
 }  // namespace
 
 StatusOr<std::vector<TpuPoint>> ReadTpuPoints(std::string_view text, std::string_view file_name) {
+  const std::vector<std::string> columns = {"kind", "topology", "group", "bytes", "measured", "unit", "note"};
+  AZ_ASSIGN_OR_RETURN(support::CsvTable table, support::ReadCsv(text, file_name, columns));
   std::vector<TpuPoint> out;
-  bool header = true;
-  int line_number = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    std::string line(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos));
-    pos = end == std::string_view::npos ? text.size() : end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    size_t start = 0;
-    for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1) {
-      cells.push_back(line.substr(start, comma - start));
+  for (const support::CsvRow& row : table.rows) {
+    auto cell = [&](const char* name) -> const std::string& { return row.cells[table.column.at(name)]; };
+    TpuPoint p{cell("kind"), cell("topology"), cell("group"), 0, 0, cell("unit"), cell("note"), row.line};
+    if (!ParseDouble(cell("bytes"), &p.bytes)) {
+      return support::LineError(file_name, row.line, "bytes '" + cell("bytes") + "' is not a positive number");
     }
-    cells.push_back(line.substr(start));
-    if (header) {
-      if (line != "kind,topology,group,bytes,measured,unit,note") {
-        return LineError(file_name, line_number, "expected the header kind,topology,group,bytes,measured,unit,note");
-      }
-      header = false;
-      continue;
-    }
-    if (cells.size() != 7) {
-      return LineError(file_name, line_number, "expected 7 columns, found " + std::to_string(cells.size()));
-    }
-    TpuPoint p{cells[0], cells[1], cells[2], 0, 0, cells[5], cells[6], line_number};
-    if (!ParseDouble(cells[3], &p.bytes)) return LineError(file_name, line_number, "bytes '" + cells[3] + "' is not a positive number");
-    if (!ParseDouble(cells[4], &p.measured)) {
-      return LineError(file_name, line_number, "measured '" + cells[4] + "' is not a positive number");
+    if (!ParseDouble(cell("measured"), &p.measured)) {
+      return support::LineError(file_name, row.line, "measured '" + cell("measured") + "' is not a positive number");
     }
     out.push_back(std::move(p));
   }
-  if (header) return InvalidArgument(std::string(file_name) + ": error: no header line");
   return out;
 }
 

@@ -2,8 +2,8 @@
 // data/measurements/tpu_ici_points.csv) read and priced: what
 // net/tpu_points_test.cc checks and the fidelity report prints.
 //
-// File: '#' comments, a header, then rows of kind, topology, group, bytes,
-// measured, unit, note. `group` names which chips take part, in the book's
+// File (support/csv.h): '#' comments, a header naming kind, topology, group,
+// bytes, measured, unit and note, then one row a point. `group` names which chips take part, in the book's
 // words; the groups it can price (GroupsOf) are:
 //   v5e:4x8 "Y=4 no-wrap": the 8 columns of 4 chips along y (no wraparound);
 //   v5e:8x16 "16 wrap": the 8 rows of 16 chips along x (an axis of 16 wraps);

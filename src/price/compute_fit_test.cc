@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "hw/testing.h"
 #include "support/test_files.h"
 
 namespace az::price {
@@ -16,11 +17,7 @@ namespace {
 
 constexpr char kDitFile[] = "measurements/dit_single_gpu_latency.csv";
 
-const hw::ChipSpec& Chip(const char* name) {
-  auto chip = hw::FindChip(name);
-  AZ_CHECK(chip.ok());
-  return **chip;
-}
+using hw_test::Chip;
 
 // "what" contains "piece".
 ::testing::AssertionResult Contains(const std::string& what, const std::string& piece) {

@@ -5,14 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "hw/testing.h"
+
 namespace az::price {
 namespace {
 
-const hw::ChipSpec& Chip(const char* name) {
-  auto chip = hw::FindChip(name);
-  AZ_CHECK(chip.ok());
-  return **chip;
-}
+using hw_test::Chip;
 
 ComputeModel Model(const char* chip, const ComputeCalibration& c) {
   auto model = ComputeModel::Create(Chip(chip), c);

@@ -8,16 +8,13 @@
 #include <cstdio>
 
 #include "hw/chip.h"
+#include "hw/testing.h"
 #include "price/compute_fit.h"
 
 namespace az::price {
 namespace {
 
-const hw::ChipSpec& Chip(const char* name) {
-  auto chip = hw::FindChip(name);
-  AZ_CHECK(chip.ok());
-  return **chip;
-}
+using hw_test::Chip;
 
 TEST(Stack, ParsesEveryLibraryAndMode) {
   auto fa3 = ParseSoftwareStack("fa3", "--stack");

@@ -3,6 +3,7 @@
 // refusals, and Wan 2.2 on an H100 node priced with FA3.
 #include <gtest/gtest.h>
 
+#include "hw/testing.h"
 #include "price/stack.h"
 #include "search/planner.h"
 #include "search/testing.h"
@@ -13,11 +14,7 @@ namespace {
 using search_test::Config;
 using search_test::Topo;
 
-const hw::ChipSpec& Chip(const char* name) {
-  auto chip = hw::FindChip(name);
-  AZ_CHECK(chip.ok());
-  return **chip;
-}
+using hw_test::Chip;
 
 std::string Name(const StatusOr<StackChoice>& choice) {
   EXPECT_TRUE(choice.ok()) << choice.status().message();
