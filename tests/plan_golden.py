@@ -22,14 +22,15 @@ import subprocess
 import sys
 import tempfile
 
-# name -> the plan's flags (each runs with --threads 2 --seed 1 -q --out DIR).
+# name -> the plan's flags (each runs in the repository root with --threads 2
+# --seed 1 -q --out DIR).
 CASES = {
     # The README's example (make plan).
     "readme": "--model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology v5e:2x4",
     "h100_wan13b": "--model wan2.1-t2v-1.3b --width 832 --height 480 --frames 81 --topology h100:8",
     "h100_wan22_experts": "--model wan2.2-t2v-a14b --width 1280 --height 720 --frames 81 --topology h100:8",
     "v5p_train": "--model wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 --topology v5p:2x2x1 --train",
-    "stablehlo_annotated": "--stablehlo {root}/tests/data/stablehlo/wan14b_720p_81f_1block_ulysses8.mlir "
+    "stablehlo_annotated": "--stablehlo tests/data/stablehlo/wan14b_720p_81f_1block_ulysses8.mlir "
                            "--topology v5e:2x4",
     "efa_pinned": "--model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology h100:2x8:efa "
                   "--template ulysses=8,cfg=2",
@@ -84,16 +85,16 @@ def digest_tensors(value):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    binary, root = sys.argv[1], sys.argv[2]
+    binary, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     update = "--update" in sys.argv[3:]
     golden_dir = os.path.join(root, "tests", "golden", "plans")
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, flags in CASES.items():
             out = os.path.join(tmp, name)
-            cmd = [binary, "plan", *flags.format(root=root).split(), "--threads", "2", "--seed", "1", "-q",
+            cmd = [binary, "plan", *flags.split(), "--threads", "2", "--seed", "1", "-q",
                    "--out", out]
-            run = subprocess.run(cmd, capture_output=True, text=True)
+            run = subprocess.run(cmd, capture_output=True, text=True, cwd=root)  # paths in the plan relative to it
             if run.returncode != 0:
                 print(f"FAIL {name}: exit {run.returncode}: {' '.join(cmd)}\n{run.stderr}")
                 failed += 1
