@@ -88,12 +88,12 @@ std::string ValueName(const pir::Graph& graph, pir::ValueId value, const std::st
 // Where a label names a configuration of the plan: best, expert, alpa, annotated.
 const search::Configuration& FindConfiguration(const search::Plan& plan, const std::string& label) {
   if (label == "best") return plan.best;
-  if (label == "expert" && plan.has_expert) return plan.expert;
-  if (label == "alpa" && plan.has_alpa) return plan.alpa;
-  if (label == "annotated" && plan.has_annotated) return plan.annotated;
-  Raise(NotFound("the plan has no configuration '" + label + "' (best" +
-                 std::string(plan.has_expert ? ", expert" : "") +
-                 std::string(plan.has_alpa ? ", alpa" : "") + (plan.has_annotated ? ", annotated" : "") + ")"));
+  if (const search::Configuration* c = plan.Find(label)) return *c;
+  std::string known = "best";
+  for (const search::Baseline& b : plan.baselines) {
+    if (b.configuration) known += ", " + b.label;
+  }
+  Raise(NotFound("the plan has no configuration '" + label + "' (" + known + ")"));
 }
 
 struct PlanRequest {

@@ -5,7 +5,7 @@ import shutil
 
 class TerminalProgress:
     """A progress callback (message, elapsed_seconds) that keeps one status line on `stream`
-    (a terminal): "[  1.23 s] stage 2: 7 survivors compiled ...", cut to the terminal's width.
+    (a terminal): "[  1.23 s] rank: compiling and placing 7 survivors ...", cut to the terminal's width.
     close() ends the line. aoizora.plan() uses it when stderr is a terminal and progress=None."""
 
     def __init__(self, stream):

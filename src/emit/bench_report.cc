@@ -21,14 +21,14 @@ double Ratio(double slower, double faster) { return faster > 0 ? slower / faster
 // The cells every table ends with: the expert, Alpa, the efficiency and the plan time.
 std::string BaselineCells(const search::Plan& p) {
   std::string out;
-  if (p.has_expert) {
-    out += p.expert.description + " | " + Fixed(p.expert.step_latency_s * 1e3, 1) + " | " +
-           Fixed(Ratio(p.expert.step_latency_s, p.best.step_latency_s), 3) + "x | ";
+  if (const search::Configuration* expert = p.Find("expert")) {
+    out += expert->description + " | " + Fixed(expert->step_latency_s * 1e3, 1) + " | " +
+           Fixed(Ratio(expert->step_latency_s, p.best.step_latency_s), 3) + "x | ";
   } else {
-    out += "none: " + p.expert_note + " | | | ";
+    out += "none: " + p.NoteOf("expert") + " | | | ";
   }
-  if (p.has_alpa) {
-    out += Fixed(p.alpa.step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(p.alpa.step_latency_s, p.best.step_latency_s), 3) +
+  if (const search::Configuration* alpa = p.Find("alpa")) {
+    out += Fixed(alpa->step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(alpa->step_latency_s, p.best.step_latency_s), 3) +
            "x | ";
   } else {
     out += "none | | ";
@@ -86,10 +86,12 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
   double max_ratio = 1.0;
   for (const BenchRow& r : rows) {
     if (!r.planned) continue;
-    if (r.plan.has_expert) {
-      max_ratio = std::max(max_ratio, Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s));
+    if (const search::Configuration* expert = r.plan.Find("expert")) {
+      max_ratio = std::max(max_ratio, Ratio(expert->step_latency_s, r.plan.best.step_latency_s));
     }
-    if (r.plan.has_alpa) max_ratio = std::max(max_ratio, Ratio(r.plan.alpa.step_latency_s, r.plan.best.step_latency_s));
+    if (const search::Configuration* alpa = r.plan.Find("alpa")) {
+      max_ratio = std::max(max_ratio, Ratio(alpa->step_latency_s, r.plan.best.step_latency_s));
+    }
   }
   max_ratio = std::ceil(max_ratio * 10) / 10;
   const double height = top + row_height * static_cast<double>(rows.size()) + 40;
@@ -121,8 +123,8 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
       out += "<text x=\"" + Fixed(x + 4, 1) + "\" y=\"" + Fixed(y + dy + 9, 1) + "\" font-size=\"10\">" +
              Fixed(ratio, 2) + "x</text>\n";
     };
-    if (r.plan.has_expert) bar(Ratio(r.plan.expert.step_latency_s, r.plan.best.step_latency_s), 4, "#4e79a7");
-    if (r.plan.has_alpa) bar(Ratio(r.plan.alpa.step_latency_s, r.plan.best.step_latency_s), 16, "#f28e2b");
+    if (const search::Configuration* c = r.plan.Find("expert")) bar(Ratio(c->step_latency_s, r.plan.best.step_latency_s), 4, "#4e79a7");
+    if (const search::Configuration* c = r.plan.Find("alpa")) bar(Ratio(c->step_latency_s, r.plan.best.step_latency_s), 16, "#f28e2b");
   }
   out += "</svg>\n";
   return out;

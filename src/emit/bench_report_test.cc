@@ -11,10 +11,10 @@ search::Plan BasePlan() {
   search::Plan plan;
   plan.best.description = "ring=4,cfg=2";
   plan.best.step_latency_s = 0.25;
-  plan.expert = plan.best;
-  plan.expert.description = "xDiT ring=4,cfg=2";
-  plan.expert.step_latency_s = 0.5;
-  plan.has_alpa = false;
+  search::Configuration expert = plan.best;
+  expert.description = "xDiT ring=4,cfg=2";
+  expert.step_latency_s = 0.5;
+  plan.baselines = {{"expert", expert, ""}, {"alpa", std::nullopt, "not run (--no-alpa)"}};
   plan.efficiency = 0.5;
   plan.plan_time_s = 1.5;
   return plan;
@@ -50,7 +50,7 @@ TEST(BenchMarkdown, TrainingRowsCarryThroughputAndRemat) {
   row.plan.best.remat = "selected";
   row.plan.best.peak_memory_bytes = int64_t{3} << 30;
   row.plan.samples_per_s = 4 / 0.25;  // 16 samples/s
-  row.plan.expert.description = "MaxDiffusion dp=4,fsdp=4,remat=full";
+  row.plan.baselines[0].configuration->description = "MaxDiffusion dp=4,fsdp=4,remat=full";
   std::string table = BenchMarkdown({row});
   EXPECT_NE(table.find("| micro-batch |"), std::string::npos) << table;
   EXPECT_NE(table.find("| 4 | v5p:2x2x1 | ring=4,cfg=2 | selected | 250.0 | 16.00 | 3.00 GiB | "

@@ -61,8 +61,11 @@ struct Bar {
 
 std::string CompareSvg(const Plan& plan) {
   std::vector<Bar> bars = {{"aoizora", &plan.best, ""}};
-  bars.push_back(plan.has_expert ? Bar{"expert", &plan.expert, ""} : Bar{"expert", nullptr, plan.expert_note});
-  bars.push_back(plan.has_alpa ? Bar{"alpa", &plan.alpa, ""} : Bar{"alpa", nullptr, plan.alpa_note});
+  for (const search::Baseline& b : plan.baselines) {
+    if (b.configuration || !b.note.empty()) {
+      bars.push_back({b.label, b.configuration ? &*b.configuration : nullptr, b.configuration ? "" : b.note});
+    }
+  }
 
   double longest = Finite(plan.roofline_bound_s);
   for (const Bar& bar : bars) {

@@ -192,9 +192,7 @@ Plan MakePlan(bool tpu) {
   plan.stack_reason = "the test's";
   plan.attention_efficiency = 0.6019;
   plan.best = Best(topology);
-  plan.expert = Expert();
-  plan.alpa = Alpa();
-  plan.has_alpa = true;
+  plan.baselines = {{"expert", Expert(), ""}, {"alpa", Alpa(), ""}};
   plan.video_latency_s = 50 * 0.1234;
   plan.roofline_bound_s = 0.08;
   plan.efficiency = 0.08 / 0.1234;
@@ -607,30 +605,28 @@ TEST(PlanJson, HasTheRequiredKeysAndValues) {
 
 TEST(PlanJson, MissingAlpaIsNullWithItsNote) {
   Plan plan = MakePlan(/*tpu=*/true);
-  plan.has_alpa = false;
-  plan.alpa_note = "ILP infeasible: no sharding fits in 16 GiB";
+  plan.baselines[1] = {"alpa", std::nullopt, "ILP infeasible: no sharding fits in 16 GiB"};
   Json doc = Json::parse(PlanJson(plan));
   const Json& alpa = doc["baselines"]["alpa"];
   EXPECT_TRUE(alpa["step_latency_s"].is_null());
-  EXPECT_EQ(alpa["note"], plan.alpa_note);
+  EXPECT_EQ(alpa["note"], plan.NoteOf("alpa"));
   EXPECT_TRUE(doc["speedups"]["over_alpa"].is_null());
   EXPECT_EQ(doc["inputs"]["platform"], "tpu");
   // A TPU plan has no xDiT command.
   EXPECT_TRUE(doc["best"]["xdit"]["command"].is_null());
 }
 
-// No expert configuration runs (search/plan.h: has_expert): every output says
+// No expert configuration runs (search/plan.h: Plan::baselines): every output says
 // so with the note instead of showing a latency; a best whose xDiT form the
 // deployed code refuses gets no command line, with the reason.
 TEST(PlanJson, MissingExpertIsNullWithItsNoteEverywhere) {
   Plan plan = MakePlan(/*tpu=*/false);
-  plan.has_expert = false;
-  plan.expert_note = "xDiT splits every frame's rows | refused";
+  plan.baselines[0] = {"expert", std::nullopt, "xDiT splits every frame's rows | refused"};
   plan.best.xdit_refused = "60 latent rows are not a multiple of 2 x 8";
   Json doc = Json::parse(PlanJson(plan));
   const Json& expert = doc["baselines"]["expert"];
   EXPECT_TRUE(expert["step_latency_s"].is_null());
-  EXPECT_EQ(expert["note"], plan.expert_note);
+  EXPECT_EQ(expert["note"], plan.NoteOf("expert"));
   EXPECT_TRUE(doc["speedups"]["over_expert"].is_null());
   EXPECT_TRUE(doc["best"]["xdit"]["command"].is_null());
   XditLaunch launch = PlanXditLaunch(plan, plan.best);
@@ -831,8 +827,7 @@ TEST(Report, ComparesTheThreeConfigurations) {
 
 TEST(Report, MissingAlpaAndTpu) {
   Plan plan = MakePlan(/*tpu=*/true);
-  plan.has_alpa = false;
-  plan.alpa_note = "ILP infeasible | memory";
+  plan.baselines[1] = {"alpa", std::nullopt, "ILP infeasible | memory"};
   std::string report = PlanReport(plan);
   EXPECT_NE(report.find("| alpa | - | no plan: ILP infeasible \\| memory |"), std::string::npos) << report;
   EXPECT_NE(report.find("not written for a TPU plan"), std::string::npos);
@@ -865,8 +860,7 @@ TEST(CompareSvg, WellFormedBarsWithLabels) {
 
 TEST(CompareSvg, MissingAlpaIsANoteAndEscaped) {
   Plan plan = MakePlan(/*tpu=*/false);
-  plan.has_alpa = false;
-  plan.alpa_note = "<script>alert('x')</script> & more";
+  plan.baselines[1] = {"alpa", std::nullopt, "<script>alert('x')</script> & more"};
   plan.model = "m<&>";
   std::string svg = CompareSvg(plan);
   EXPECT_EQ(CheckTagBalance(svg), "") << svg;
@@ -925,7 +919,7 @@ TEST(PlanOutput, ErrorsNameThePath) {
   EXPECT_FALSE(fs::exists(dir.path() / "bad"));
 }
 
-// A model with two experts (search/experts.h): the JSON's memory block and
+// A model with two experts (search/noise_experts.h): the JSON's memory block and
 // the report name the mode and its figures; one expert adds nothing.
 TEST(PlanJson, ExpertsSayHoldOrSwap) {
   Plan plan = MakePlan(/*tpu=*/true);

@@ -98,7 +98,7 @@ Json Memory(const Plan& plan, const Configuration& config) {
                              {"constants", m.constants.value()}};
   }
   if (!config.experts_mode.empty()) {
-    // Denoising experts (search/experts.h): all resident, or one swapped in at the switch.
+    // Denoising experts (search/noise_experts.h): all resident, or one swapped in at the switch.
     memory["experts"] = Json{{"mode", config.experts_mode},
                              {"count", config.experts},
                              {"switch_step", plan.expert_switch_step},
@@ -250,25 +250,22 @@ std::string PlanJson(const Plan& plan, bool timing) {
   doc["format"] = kPlanJsonFormat;
   doc["inputs"] = Inputs(plan);
   doc["best"] = ConfigurationJson(plan, plan.best);
-  Json baselines;
-  if (plan.has_expert) {
-    baselines["expert"] = ConfigurationJson(plan, plan.expert);
-  } else {
-    baselines["expert"] = Json{{"step_latency_s", nullptr}, {"note", plan.expert_note}};
-  }
-  if (plan.has_alpa) {
-    baselines["alpa"] = ConfigurationJson(plan, plan.alpa);
-  } else {
-    baselines["alpa"] = Json{{"step_latency_s", nullptr}, {"note", plan.alpa_note}};
-  }
-  if (plan.has_annotated) {
-    baselines["annotated"] = ConfigurationJson(plan, plan.annotated);
-  } else if (!plan.program_format.empty()) {
-    baselines["annotated"] = Json{{"step_latency_s", nullptr}, {"note", plan.annotated_note}};
+  // Every baseline: its configuration, or why it has none (a baseline with
+  // neither, as the annotated one of a zoo model, is left out).
+  Json baselines = Json::object();
+  for (const search::Baseline& b : plan.baselines) {
+    if (b.configuration) {
+      baselines[b.label] = ConfigurationJson(plan, *b.configuration);
+    } else if (!b.note.empty()) {
+      baselines[b.label] = Json{{"step_latency_s", nullptr}, {"note", b.note}};
+    }
   }
   doc["baselines"] = std::move(baselines);
-  double over_alpa = plan.has_alpa ? Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s) : std::nan("");
-  double over_expert = plan.has_expert ? Speedup(plan.expert.step_latency_s, plan.best.step_latency_s) : std::nan("");
+  auto over = [&](std::string_view label) {
+    const Configuration* c = plan.Find(label);
+    return c ? Speedup(c->step_latency_s, plan.best.step_latency_s) : std::nan("");
+  };
+  double over_alpa = over("alpa"), over_expert = over("expert");
   doc["speedups"] = Json{{"over_expert", Number(over_expert)},
                          {"over_alpa", Number(over_alpa)}};
   if (plan.train) {

@@ -53,26 +53,24 @@ void Summary(std::string& out, const Plan& plan) {
                    FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s))}));
   };
   row(plan.best, "**aoizora**");
-  if (plan.has_expert) {
-    row(plan.expert, "expert");
-  } else {
-    Line(out, Row({"expert", "-", "no plan: " + MarkdownCell(plan.expert_note), "-", "-", "-", "-", "-"}));
+  for (const search::Baseline& b : plan.baselines) {
+    if (b.configuration) {
+      row(*b.configuration, b.label == "annotated" ? "as annotated" : b.label);
+    } else if (!b.note.empty()) {
+      Line(out, Row({b.label, "-", "no plan: " + MarkdownCell(b.note), "-", "-", "-", "-", "-"}));
+    }
   }
-  if (plan.has_alpa) {
-    row(plan.alpa, "alpa");
-  } else {
-    Line(out, Row({"alpa", "-", "no plan: " + MarkdownCell(plan.alpa_note), "-", "-", "-", "-", "-"}));
-  }
-  if (plan.has_annotated) row(plan.annotated, "as annotated");
   Line(out);
+  const Configuration* expert = plan.Find("expert");
+  const Configuration* alpa = plan.Find("alpa");
   std::string sentence =
-      plan.has_expert ? "aoizora is " + FormatRatio(Speedup(plan.expert.step_latency_s, plan.best.step_latency_s)) +
-                            " as fast as the expert configuration (" + MarkdownCell(plan.expert.description) + ")"
-                      : "No expert configuration runs here";
-  if (plan.has_alpa) {
-    sentence += std::string(plan.has_expert ? " and " : "; aoizora is ") +
-                FormatRatio(Speedup(plan.alpa.step_latency_s, plan.best.step_latency_s)) +
-                " as fast as Alpa's (" + MarkdownCell(plan.alpa.description) + ")";
+      expert ? "aoizora is " + FormatRatio(Speedup(expert->step_latency_s, plan.best.step_latency_s)) +
+                   " as fast as the expert configuration (" + MarkdownCell(expert->description) + ")"
+             : "No expert configuration runs here";
+  if (alpa) {
+    sentence += std::string(expert ? " and " : "; aoizora is ") +
+                FormatRatio(Speedup(alpa->step_latency_s, plan.best.step_latency_s)) + " as fast as Alpa's (" +
+                MarkdownCell(alpa->description) + ")";
   }
   Line(out, sentence + ". Speedup = the configuration's step latency / aoizora's.");
   Line(out);
@@ -339,13 +337,12 @@ std::string PlanSummary(const Plan& plan) {
     if (text.size() < width) text.append(width - text.size(), ' ');
     return text;
   };
-  size_t mesh_width = std::max({MeshText(plan.best).size(), plan.has_expert ? MeshText(plan.expert).size() : size_t{0},
-                                plan.has_alpa ? MeshText(plan.alpa).size() : size_t{0},
-                                plan.has_annotated ? MeshText(plan.annotated).size() : size_t{0}});
-  size_t sharding_width =
-      std::max({plan.best.sharding.size(), plan.has_expert ? plan.expert.sharding.size() : size_t{0},
-                plan.has_alpa ? plan.alpa.sharding.size() : size_t{0},
-                plan.has_annotated ? plan.annotated.sharding.size() : size_t{0}});
+  size_t mesh_width = MeshText(plan.best).size(), sharding_width = plan.best.sharding.size();
+  for (const search::Baseline& b : plan.baselines) {
+    if (!b.configuration) continue;
+    mesh_width = std::max(mesh_width, MeshText(*b.configuration).size());
+    sharding_width = std::max(sharding_width, b.configuration->sharding.size());
+  }
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
     std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
                        pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency_s) + "/step  " +
@@ -355,17 +352,13 @@ std::string PlanSummary(const Plan& plan) {
     Line(out, text);
   };
   line("aoizora", plan.best, true);
-  if (plan.has_expert) {
-    line("expert", plan.expert, false);
-  } else {
-    Line(out, "  expert  no plan: " + plan.expert_note);
+  for (const search::Baseline& b : plan.baselines) {
+    if (b.configuration) {
+      line(b.label == "annotated" ? "yours" : b.label, *b.configuration, false);
+    } else if (!b.note.empty()) {
+      Line(out, "  " + pad(b.label, 8) + "no plan: " + b.note);
+    }
   }
-  if (plan.has_alpa) {
-    line("alpa", plan.alpa, false);
-  } else {
-    Line(out, "  alpa    no plan: " + plan.alpa_note);
-  }
-  if (plan.has_annotated) line("yours", plan.annotated, false);
   Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound_s) +
                 "/step, efficiency " + FormatPercent(plan.efficiency) + "; planned in " +
                 FormatSeconds(plan.plan_time_s));

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,7 +28,7 @@ struct TensorSpec {
 
 // One priced configuration: a mesh, a sharding, a placement.
 struct Configuration {
-  std::string label;                     // "aoizora", "expert", "alpa"
+  std::string label;                     // "aoizora", or the baseline's ("expert", "alpa", "annotated")
   std::string description;               // "usp:ulysses=y,ring=x" / "xDiT ulysses=4,ring=2" / "Alpa ILP"
   std::vector<std::pair<std::string, int64_t>> mesh;  // axis name, size (row-major: the last axis fastest)
   std::string sharding;                  // the template spec, or "alpa" (seeds of the ILP)
@@ -40,7 +42,7 @@ struct Configuration {
   // backward keeps under the remat choice, plus working buffers),
   // communication buffers, inputs, constants. All zero for evidence without it.
   evidence::MemoryBreakdown memory;
-  // Denoising experts (search/experts.h), when the model has more than one:
+  // Denoising experts (search/noise_experts.h), when the model has more than one:
   // experts_mode "hold-both" (all resident; peak_memory_bytes counts them) or
   // "swap" (one resident, the next loaded from host memory at the switch;
   // step_latency_s includes expert_swap_s_per_step). Empty with one expert.
@@ -76,6 +78,13 @@ struct Configuration {
   std::vector<std::string> axis_roles;
 };
 
+// A baseline (search/sources.h): its configuration, or why it has none.
+struct Baseline {
+  std::string label;  // "expert", "alpa", "annotated"
+  std::optional<Configuration> configuration;
+  std::string note;
+};
+
 // A chip as the emitters need it.
 struct ChipInfo {
   int id = 0;                 // device id (JAX device id = our chip id)
@@ -107,23 +116,17 @@ struct Plan {
   std::string stack;
   std::string stack_reason;
   double attention_efficiency = 0;
-  // Results.
+  // Results. The fastest configuration of every source (search/sources.h),
+  // baselines included: the plan is never slower than a baseline.
   Configuration best;
-  Configuration expert;       // best xDiT-style configuration, default placement
-  // False when the model's deployed code runs no xDiT-style configuration on
-  // these chips (zoo.h: DeployedSequenceSplit); expert_note says why, and
-  // `expert` then repeats `best`.
-  bool has_expert = true;
-  std::string expert_note;
-  Configuration alpa;         // the ILP's pick, default placement
-  bool has_alpa = false;      // false when the ILP found nothing feasible (alpa_note says why)
-  std::string alpa_note;
-  // An imported program's own shardings (Shardy / GSPMD), on the mesh it
-  // declares, default placement; empty for zoo models. annotated_note says
-  // why it is missing, or which shardings it kept.
-  Configuration annotated;
-  bool has_annotated = false;
-  std::string annotated_note;
+  // Every baseline source's configuration, in the sources' order ("expert",
+  // "alpa", "annotated"): priced under the default placement, or absent with
+  // the reason in `note` (for "annotated" also which shardings it kept).
+  std::vector<Baseline> baselines;
+  // The baseline of that label when it was priced, else null.
+  const Configuration* Find(std::string_view label) const;
+  // Its note ("" when there is no such baseline).
+  std::string NoteOf(std::string_view label) const;
   // The pipeline's other stages (search/stages.h: text and image encoders,
   // the VAE), planned on the same chips with the best configuration's
   // weights resident; empty for training, imported programs, models whose

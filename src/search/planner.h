@@ -1,42 +1,33 @@
 // The planner: from a model and a slice to the best (mesh, sharding,
 // placement), with the expert and Alpa baselines priced the same way.
 //
-// Pipeline (each step named in the progress lines on stderr):
-//   candidates  every combination of combos.h for the chip count (or the one
+// Pipeline: sources -> prune -> evaluate -> pick (each step named in the
+// progress lines on stderr):
+//   grid        every combination of combos.h for the chip count (or the one
 //               pinned with --template): one mesh and one template each.
-//   stage 1     placement-oblivious score of every candidate, cheap: the model
-//               truncated to 2 and 3 block units (zoo depth_units) is compiled
-//               with the real compiler, so the score includes the collectives
-//               the compiler inserts; the step is replayed by the simulator
-//               with every collective at its placement-free lower bound
-//               (bytes x the algorithm's traffic factor / the chip's total
-//               link bandwidth, plus one hop latency per peer), and score and
-//               peak memory are extrapolated linearly to the full depth
-//               (exact for parameters, zoo_test.cc). Candidates whose
-//               extrapolated peak exceeds the chip's HBM are dropped; the top
-//               K by score survive, plus every expert combination.
-//   stage 2     survivors compiled in full on a thread pool, evidence
-//               extracted, exact peak memory checked, then priced under the
-//               default placement and, unless --placement default, searched
-//               (place/search.h: exhaustive on <= 8 chips, structured +
-//               annealing beyond; a short search for every survivor, a longer
-//               one for the winner unless the short one was exhaustive).
-//   baselines   expert: the best Ulysses x Ring x CFG combination (no TP, FSDP
-//               only when memory needs it) under the default placement (JAX's
-//               create_device_mesh on TPUs, device-id rank order on GPUs);
-//               Alpa: the ILP of alpa.h on every 1D and 2D mesh, its alpha-beta
-//               per mesh axis fitted to the collective model on that axis's
-//               groups under the default placement, the lowest objective
-//               compiled and priced under the default placement.
-//   best        the fastest of everything priced, baselines included (so the
-//               plan is never slower than a baseline).
+//   prune       (prune.h) a placement-oblivious score of every combination on
+//               the model truncated to 2 and 3 block units, extrapolated to
+//               the full depth; those whose peak exceeds the HBM are dropped.
+//   rank        what the sources (sources.h) propose (the grid's top K, the
+//               expert's combinations) evaluated in full (evaluate.h) on a
+//               thread pool, each under the default placement and, unless
+//               --placement default, a short placement search (place/search.h:
+//               exhaustive on <= 8 chips, structured + annealing beyond).
+//   pick        each source picks: the grid the fastest ranked configuration
+//               (with a longer placement search unless the short one was
+//               exhaustive); the expert the best xDiT (training: MaxDiffusion)
+//               configuration under the default placement (JAX's
+//               create_device_mesh on TPUs, rank order on GPUs); Alpa its
+//               ILP's pick (alpa.h); an imported program its own shardings.
+//   best        the fastest pick that fits, baselines included (so the plan
+//               is never slower than a baseline).
 //
 // Step latency = forwards per step x the forward's simulated latency (two-pass
 // CFG runs the batch-1 forward twice; batch2 and CFG-parallel run one batch-2
 // forward). The guidance combine and the scheduler update are negligible
 // element-wise work and are not priced. A model with several denoising experts
 // (Wan 2.2 A14B) holds them all when they fit, else swaps them from host
-// memory and adds the swap, amortized per step (search/experts.h), at every
+// memory and adds the swap, amortized per step (search/noise_experts.h), at every
 // memory check and every latency above.
 //
 // Deterministic: candidates are processed in a fixed order, results land in
@@ -61,7 +52,7 @@ namespace az::search {
 // forward and backward of `micro_batch` samples and one AdamW update.
 // Candidates come from EnumerateTrainCombos (DP, FSDP/ZeRO-3, TP, Ulysses,
 // Ring, context and their combinations); each candidate's remat is the
-// cheapest policy whose stage-1 peak fits the HBM: none, then selected
+// cheapest policy whose pruned peak fits the HBM: none, then selected
 // (recomputation only adds work, so the first that fits is the fastest), then
 // the cheaper of offload and full that fits (offload recomputes less but pays
 // the host transfers its compute does not hide; price/simulator.h), unless
@@ -87,12 +78,12 @@ struct PlanOptions {
   std::optional<price::SoftwareStack> stack;
   int threads = 2;
   uint64_t seed = 1;
-  int top_k = 6;                 // stage-1 survivors (besides the expert combinations)
+  int top_k = 6;                 // pruning's survivors (besides the baselines' proposals)
   bool alpa = true;
   // Non-empty: price XLA's programs instead of compiling (--compiler xla):
   // each candidate whose dump <hlo_dir>/<Combo::Id()>.hlo exists is imported
   // (compile/xla) and priced with a placement search; candidates without a
-  // dump are skipped, stage 1 and the Alpa baseline are not run.
+  // dump are skipped, pruning and the Alpa baseline are not run.
   std::string hlo_dir;
   std::optional<TrainPlanOptions> train;  // set: plan a training step
   // Inference: also plan the encoders and the VAE (search/stages.h), so that

@@ -7,20 +7,15 @@
 
 #include "place/default_placement.h"
 #include "search/combos.h"
-#include "search/experts.h"
+#include "search/noise_experts.h"
 #include "search/testing.h"
 
 namespace az::search {
 namespace {
 
 using search_test::Config;
+using search_test::Options;
 using search_test::Topo;
-
-PlanOptions Options(const hw::Topology& t) {
-  PlanOptions o;
-  o.calibration = price::DefaultPriceCalibration(t);
-  return o;
-}
 
 // Wan 2.1 T2V-14B on 8 chips: 40 heads, batch 1, two-pass CFG.
 //   cfg = 1, 8 devices left: Ulysses u in {1,2,4,8} (all divide 40), TP t with
@@ -96,9 +91,10 @@ TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
     zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 33);
     auto plan = MakePlan(config, t, Options(t));
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    EXPECT_LE(plan->best.step_latency_s, plan->expert.step_latency_s) << spec;
-    if (plan->has_alpa) {
-      EXPECT_LE(plan->best.step_latency_s, plan->alpa.step_latency_s) << spec;
+    ASSERT_NE(plan->Find("expert"), nullptr) << spec;
+    EXPECT_LE(plan->best.step_latency_s, plan->Find("expert")->step_latency_s) << spec;
+    if (const Configuration* alpa = plan->Find("alpa")) {
+      EXPECT_LE(plan->best.step_latency_s, alpa->step_latency_s) << spec;
     }
     EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
     // End to end: Wan's umT5 and VAE decoder (search/stages.h) around the steps.
@@ -117,11 +113,12 @@ TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
     EXPECT_FALSE(plan->best.breakdown.slices.empty());
     // The expert runs the default placement of its mesh.
     std::vector<int64_t> shape;
-    for (const auto& [name, size] : plan->expert.mesh) shape.push_back(size);
+    const Configuration& expert = *plan->Find("expert");
+    for (const auto& [name, size] : expert.mesh) shape.push_back(size);
     auto placement = place::DefaultPlacement(t, shape);
     ASSERT_TRUE(placement.ok());
-    EXPECT_EQ(plan->expert.placement, *placement);
-    EXPECT_TRUE(plan->expert.tp == 1 && plan->expert.dp == 1);
+    EXPECT_EQ(expert.placement, *placement);
+    EXPECT_TRUE(expert.tp == 1 && expert.dp == 1);
   }
 }
 
@@ -137,8 +134,13 @@ TEST(Planner, Deterministic) {
   EXPECT_EQ(a->best.description, b->best.description);
   EXPECT_EQ(a->best.placement, b->best.placement);
   EXPECT_EQ(a->best.step_latency_s, b->best.step_latency_s);
-  EXPECT_EQ(a->expert.step_latency_s, b->expert.step_latency_s);
-  EXPECT_EQ(a->alpa.step_latency_s, b->alpa.step_latency_s);
+  ASSERT_EQ(a->baselines.size(), b->baselines.size());
+  for (size_t i = 0; i < a->baselines.size(); ++i) {
+    ASSERT_EQ(a->baselines[i].configuration.has_value(), b->baselines[i].configuration.has_value());
+    if (a->baselines[i].configuration) {
+      EXPECT_EQ(a->baselines[i].configuration->step_latency_s, b->baselines[i].configuration->step_latency_s);
+    }
+  }
 }
 
 // --template and --placement default together price one fixed configuration.
@@ -154,8 +156,9 @@ TEST(Planner, PinnedConfiguration) {
   auto placement = place::DefaultPlacement(t, {2, 4});
   ASSERT_TRUE(placement.ok());
   EXPECT_EQ(plan->best.placement, *placement);
-  EXPECT_FALSE(plan->has_alpa);
-  EXPECT_DOUBLE_EQ(plan->best.step_latency_s, plan->expert.step_latency_s);
+  EXPECT_EQ(plan->Find("alpa"), nullptr);
+  ASSERT_NE(plan->Find("expert"), nullptr);
+  EXPECT_DOUBLE_EQ(plan->best.step_latency_s, plan->Find("expert")->step_latency_s);
   options.pinned = "ulysses=8";  // 12 heads: Ulysses 8 does not divide them
   auto bad = MakePlan(config, t, options);
   EXPECT_FALSE(bad.ok());
@@ -178,10 +181,10 @@ TEST(Planner, NoExpertWhereTheDeployedCodeRefusesTheSplit) {
   options.search_placement = false;
   auto plan = MakePlan(config, eight, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_FALSE(plan->has_expert);
-  EXPECT_NE(plan->expert_note.find("not a multiple of 2 x 4"), std::string::npos) << plan->expert_note;
-  EXPECT_NE(plan->expert_note.find("at most 6 of the 8 chips (e.g. ring=3,cfg=2"), std::string::npos)
-      << plan->expert_note;
+  EXPECT_EQ(plan->Find("expert"), nullptr);
+  const std::string note = plan->NoteOf("expert");
+  EXPECT_NE(note.find("not a multiple of 2 x 4"), std::string::npos) << note;
+  EXPECT_NE(note.find("at most 6 of the 8 chips (e.g. ring=3,cfg=2"), std::string::npos) << note;
   // AoiZora's own program pads the split; its xDiT form is marked refused.
   EXPECT_TRUE(plan->best.expressible_in_xdit);
   EXPECT_NE(plan->best.xdit_refused.find("not a multiple of 2 x 4"), std::string::npos);
@@ -192,8 +195,9 @@ TEST(Planner, NoExpertWhereTheDeployedCodeRefusesTheSplit) {
   options.search_placement = false;
   plan = MakePlan(config, six, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(plan->has_expert);
-  EXPECT_EQ(plan->expert.description, "xDiT ring=3,cfg=2");
+  EXPECT_NE(plan->Find("expert"), nullptr);
+  ASSERT_NE(plan->Find("expert"), nullptr);
+  EXPECT_EQ(plan->Find("expert")->description, "xDiT ring=3,cfg=2");
   EXPECT_TRUE(plan->best.xdit_refused.empty());
 }
 
@@ -209,14 +213,15 @@ TEST(Planner, ExpertDegreesFollowTheModelsCode) {
   options.pinned = "tp=2,ulysses=4";
   auto plan = MakePlan(config, t, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(plan->has_expert) << plan->expert_note;
-  EXPECT_EQ(plan->expert.tp, 2);
+  EXPECT_NE(plan->Find("expert"), nullptr) << plan->NoteOf("expert");
+  ASSERT_NE(plan->Find("expert"), nullptr);
+  EXPECT_EQ(plan->Find("expert")->tp, 2);
   options.pinned = "ulysses=4,cfg=2";
   plan = MakePlan(config, t, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_FALSE(plan->has_expert);
-  EXPECT_NE(plan->expert_note.find("deployed code offers (Ulysses, Ring, TP;"), std::string::npos)
-      << plan->expert_note;
+  EXPECT_EQ(plan->Find("expert"), nullptr);
+  EXPECT_NE(plan->NoteOf("expert").find("deployed code offers (Ulysses, Ring, TP;"), std::string::npos)
+      << plan->NoteOf("expert");
 }
 TEST(Planner, TooLargeNamesTheSmallestSliceThatFits) {
   hw::Topology t = Topo("v5e:2x2");
@@ -274,8 +279,8 @@ ENTRY %main (x: bf16[1,4096,1536], w: bf16[1536,1536]) -> bf16[1,4096,1536] {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->best.description, "ring=8");
   EXPECT_EQ(plan->candidates_compiled, 2);
-  EXPECT_FALSE(plan->has_alpa);
-  EXPECT_NE(plan->alpa_note.find("--compiler xla"), std::string::npos);
+  EXPECT_EQ(plan->Find("alpa"), nullptr);
+  EXPECT_NE(plan->NoteOf("alpa").find("--compiler xla"), std::string::npos);
   // 2 all-to-alls of bf16[1,4096,1536] = 12 MiB each, on the ring axis.
   EXPECT_EQ(plan->best.breakdown.collectives, 2);
   // The toy dump is no Wan forward: 2 x 4096 x 1536^2 flops is far below the
@@ -291,7 +296,7 @@ ENTRY %main (x: bf16[1,4096,1536], w: bf16[1536,1536]) -> bf16[1,4096,1536] {
 namespace az::search {
 namespace {
 
-// search/experts.h on hand-picked figures: Wan 2.2 T2V-A14B (2 experts, 40
+// search/noise_experts.h on hand-picked figures: Wan 2.2 T2V-A14B (2 experts, 40
 // steps) on a v5e chip, 16 GB = 16e9 B of HBM, host link 1.6e10 B/s (SB).
 TEST(Experts, HoldBothWhenItFitsElseSwapPriced) {
   zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 832, 480, 17);
@@ -299,15 +304,15 @@ TEST(Experts, HoldBothWhenItFitsElseSwapPriced) {
   ASSERT_EQ(config.steps, 40);
   const hw::ChipSpec v5e = Topo("v5e:2x2").chip;
   // Peak 6e9 with a 3.6e9 expert shard: both resident 6e9 + 3.6e9 = 9.6e9 <= 16e9.
-  ExpertChoice hold = ChooseExperts(config, 6e9, 3.6e9, v5e);
-  EXPECT_EQ(hold.mode, ExpertMode::kHoldBoth);
+  NoiseExperts hold = ChooseNoiseExperts(config, 6e9, 3.6e9, v5e);
+  EXPECT_EQ(hold.mode, NoiseExpertMode::kHoldBoth);
   EXPECT_TRUE(hold.fits);
   EXPECT_DOUBLE_EQ(hold.resident_peak, 9.6e9);
   EXPECT_EQ(hold.swap_per_step_s, 0);
   // Peak 10e9 with a 7.2e9 shard: 17.2e9 > 16e9, so one resident (10e9) and
   // per video 2 x 7.2e9 / 1.6e10 = 0.9 s of loads, 0.9 / 40 = 0.0225 s per step.
-  ExpertChoice swap = ChooseExperts(config, 10e9, 7.2e9, v5e);
-  EXPECT_EQ(swap.mode, ExpertMode::kSwap);
+  NoiseExperts swap = ChooseNoiseExperts(config, 10e9, 7.2e9, v5e);
+  EXPECT_EQ(swap.mode, NoiseExpertMode::kSwap);
   EXPECT_TRUE(swap.fits);
   EXPECT_DOUBLE_EQ(swap.resident_peak, 10e9);
   EXPECT_DOUBLE_EQ(swap.swap_per_video_s, 0.9);
@@ -315,13 +320,13 @@ TEST(Experts, HoldBothWhenItFitsElseSwapPriced) {
   EXPECT_NE(swap.reason.find("host link"), std::string::npos) << swap.reason;
   // H100's host link, PCIe Gen5 128 GB/s bidirectional = 64e9 per direction:
   // 2 x 7.2e9 / 64e9 = 0.225 s per video (80 GB HBM: a 75e9 peak + 7.2e9 does not fit).
-  EXPECT_DOUBLE_EQ(ChooseExperts(config, 75e9, 7.2e9, Topo("h100:8").chip).swap_per_video_s, 0.225);
+  EXPECT_DOUBLE_EQ(ChooseNoiseExperts(config, 75e9, 7.2e9, Topo("h100:8").chip).swap_per_video_s, 0.225);
   // Peak 17e9: not even one expert fits.
-  ExpertChoice neither = ChooseExperts(config, 17e9, 7.2e9, v5e);
+  NoiseExperts neither = ChooseNoiseExperts(config, 17e9, 7.2e9, v5e);
   EXPECT_FALSE(neither.fits);
   // One expert: nothing to choose, nothing added.
-  ExpertChoice single = ChooseExperts(Config("wan2.1-t2v-14b", 832, 480, 17), 10e9, 7.2e9, v5e);
-  EXPECT_EQ(single.mode, ExpertMode::kSingle);
+  NoiseExperts single = ChooseNoiseExperts(Config("wan2.1-t2v-14b", 832, 480, 17), 10e9, 7.2e9, v5e);
+  EXPECT_EQ(single.mode, NoiseExpertMode::kSingle);
   EXPECT_DOUBLE_EQ(single.resident_peak, 10e9);
   EXPECT_EQ(single.swap_per_step_s, 0);
 }

@@ -67,7 +67,7 @@ TEST(ProgramPlan, ImportedBlockPlansLikeTheZooModel) {
   auto plan = MakePlan(config, *topology, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->program_format, "imported");
-  EXPECT_FALSE(plan->has_annotated);  // the zoo graph carries no shardings
+  EXPECT_EQ(plan->Find("annotated"), nullptr);  // the zoo graph carries no shardings
   // The same block from the zoo, one block unit, no CFG: the same pick.
   zoo::ModelOptions zoo_options;
   zoo_options.width = 832;

@@ -4,11 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "compile/spmd/spmd_compiler.h"
-#include "evidence/evidence.h"
 #include "net/model.h"
-#include "price/simulator.h"
-#include "shard/propagation.h"
+#include "search/evaluate.h"
 #include "support/parallel.h"
 
 namespace az::search {
@@ -23,21 +20,18 @@ struct OneDevice {
   int64_t parameter_bytes = 0;
 };
 
-StatusOr<OneDevice> CompileOnOneDevice(const pir::Graph& graph, const hw::Topology& topology,
+StatusOr<OneDevice> CompileOnOneDevice(std::shared_ptr<const pir::Graph> graph, const hw::Topology& topology,
                                        const price::PriceCalibration& calibration) {
-  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse("device=1"));
-  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, shard::Seeds()));
-  compile::SpmdCompiler compiler;
-  AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, plan, compile::CompileOptions()));
-  const evidence::Evidence evidence = evidence::Extract(program, compiler.name());
-  AZ_ASSIGN_OR_RETURN(price::Simulator sim,
-                      price::Simulator::Create(evidence, topology, calibration.network, calibration.compute));
-  const net::Placement chip0{0};
-  AZ_RETURN_IF_ERROR(sim.CheckPlacement(chip0));
+  Candidate candidate;
+  candidate.program = std::move(graph);
+  AZ_ASSIGN_OR_RETURN(candidate.mesh, shard::Mesh::Parse("device=1"));
+  const Evaluated e = Evaluate(candidate, topology, EvaluateOptions{calibration, ""},
+                               PlacementPolicy{PlacementKind::kGiven, net::Placement{0}, {}});
+  AZ_RETURN_IF_ERROR(e.status);
   OneDevice out;
-  out.run_s = sim.Latency(chip0);
-  out.peak_memory_bytes = evidence.peak_memory.value();
-  out.parameter_bytes = evidence.parameter_bytes.value();
+  out.run_s = e.forward_s;
+  out.peak_memory_bytes = e.compiled.evidence.peak_memory.value();
+  out.parameter_bytes = e.compiled.evidence.parameter_bytes.value();
   return out;
 }
 
@@ -56,7 +50,8 @@ StatusOr<TiledDecode> PriceTiledDecode(const zoo::ModelConfig& config, const std
                                        int threads) {
   TiledDecode out;
   AZ_ASSIGN_OR_RETURN(out.runs, zoo::StageTileRuns(config, stage));
-  AZ_ASSIGN_OR_RETURN(pir::Graph blend, zoo::BuildStageBlend(config, stage));
+  AZ_ASSIGN_OR_RETURN(pir::Graph built_blend, zoo::BuildStageBlend(config, stage));
+  const auto blend = std::make_shared<const pir::Graph>(std::move(built_blend));
   for (const zoo::DecoderTileRun& run : out.runs) {
     auto same = [&](const TileProgram& p) { return p.latent == run.latent; };
     auto it = std::find_if(out.programs.begin(), out.programs.end(), same);
@@ -80,12 +75,13 @@ StatusOr<TiledDecode> PriceTiledDecode(const zoo::ModelConfig& config, const std
       return;
     }
     TileProgram& p = out.programs[static_cast<size_t>(i)];
-    StatusOr<pir::Graph> graph = zoo::BuildStageTile(config, stage, p.latent);
-    if (!graph.ok()) {
-      status[static_cast<size_t>(i)] = graph.status();
+    StatusOr<pir::Graph> built = zoo::BuildStageTile(config, stage, p.latent);
+    if (!built.ok()) {
+      status[static_cast<size_t>(i)] = built.status();
       return;
     }
-    StatusOr<OneDevice> priced = CompileOnOneDevice(*graph, topology, calibration);
+    const auto graph = std::make_shared<const pir::Graph>(std::move(*built));
+    StatusOr<OneDevice> priced = CompileOnOneDevice(graph, topology, calibration);
     if (!priced.ok()) {
       status[static_cast<size_t>(i)] = priced.status();
       return;
@@ -100,7 +96,7 @@ StatusOr<TiledDecode> PriceTiledDecode(const zoo::ModelConfig& config, const std
   out.blend_s = blend_priced.run_s;
   out.blend_peak_memory_bytes = blend_priced.peak_memory_bytes;
   // The blend graph's second output: the unscaled latent (zoo/stages.h).
-  out.latent_bytes = blend.type(blend.outputs()[1]).NumBytes();
+  out.latent_bytes = blend->type(blend->outputs()[1]).NumBytes();
   return out;
 }
 

@@ -6,13 +6,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compile/spmd/spmd_compiler.h"
 #include "evidence/evidence.h"
 #include "net/model.h"
 #include "pir/rules/cost.h"
 #include "place/search.h"
 #include "price/simulator.h"
-#include "search/experts.h"
+#include "search/evaluate.h"
 #include "search/stage_candidates.h"
 #include "search/stage_tiles.h"
 #include "support/parallel.h"
@@ -58,30 +57,34 @@ int64_t LargestParameterShard(const pir::Graph& graph, const shard::ShardingPlan
   return largest;
 }
 
-// The group program: one SPMD program on the candidate's G devices, priced
-// under replica 0's chips.
-Status PriceSpmd(const StageCandidate& c, const pir::Graph& graph, const net::Placement& group,
+// The group program: one SPMD program on the candidate's G devices,
+// evaluated (evaluate.h) under replica 0's chips.
+Status PriceSpmd(const StageCandidate& c, const std::shared_ptr<const pir::Graph>& graph, const net::Placement& group,
                  const hw::Topology& topology, const StagePlanOptions& options, StageCandidateCost& cost) {
-  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(c.AxisName() + "=" + std::to_string(c.group)));
-  AZ_ASSIGN_OR_RETURN(shard::Seeds seeds, SeedsFor(c, graph));
-  AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(graph, mesh, seeds));
-  if (c.strategy == StageStrategy::kSpatial) AZ_RETURN_IF_ERROR(CheckSpatialPlan(graph, plan));
-  compile::SpmdCompiler compiler;
-  AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, plan, compile::CompileOptions()));
-  evidence::Evidence evidence = evidence::Extract(program, compiler.name());
-  AZ_ASSIGN_OR_RETURN(price::Simulator sim, price::Simulator::Create(evidence, topology, options.calibration.network,
-                                                                     options.calibration.compute));
-  AZ_RETURN_IF_ERROR(sim.CheckPlacement(group));
-  cost.invocation_s = sim.Latency(group);
-  cost.peak_memory_bytes = evidence.peak_memory.value();
-  cost.parameter_bytes = evidence.parameter_bytes.value();
-  cost.largest_parameter_bytes = LargestParameterShard(graph, plan);
+  Candidate candidate;
+  candidate.program = graph;
+  AZ_ASSIGN_OR_RETURN(candidate.mesh, shard::Mesh::Parse(c.AxisName() + "=" + std::to_string(c.group)));
+  AZ_ASSIGN_OR_RETURN(candidate.strategy.seeds, SeedsFor(c, *graph));
+  if (c.strategy == StageStrategy::kSpatial) {
+    // Checked before compiling: a split the rules turn into something else
+    // is refused, not priced.
+    AZ_ASSIGN_OR_RETURN(shard::ShardingPlan plan, shard::Propagate(*graph, candidate.mesh, *candidate.strategy.seeds));
+    AZ_RETURN_IF_ERROR(CheckSpatialPlan(*graph, plan));
+  }
+  const Evaluated e = Evaluate(candidate, topology, EvaluateOptions{options.calibration, ""},
+                               PlacementPolicy{PlacementKind::kGiven, group, {}});
+  AZ_RETURN_IF_ERROR(e.status);
+  cost.invocation_s = e.forward_s;
+  cost.peak_memory_bytes = e.compiled.evidence.peak_memory.value();
+  cost.parameter_bytes = e.compiled.evidence.parameter_bytes.value();
+  cost.largest_parameter_bytes = LargestParameterShard(*graph, e.compiled.sharding);
   return Status::Ok();
 }
 
 // `tiled`: the stage's runs priced once (tiles=G only; its error is the
 // candidate's).
-Status PriceCandidate(const StageCandidate& c, const pir::Graph& graph, const StatusOr<TiledDecode>& tiled,
+Status PriceCandidate(const StageCandidate& c, const std::shared_ptr<const pir::Graph>& graph,
+                      const StatusOr<TiledDecode>& tiled,
                       int64_t invocations, const hw::Topology& topology, const StagePlanOptions& options,
                       Priced& out) {
   std::vector<int64_t> shape;
@@ -233,7 +236,9 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
   const int64_t hbm = topology.chip.hbm.value();
   for (const zoo::StageInfo& info : zoo::StagesOf(config)) {
     const Clock::time_point start = Clock::now();
-    AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildStage(config, info.name));
+    AZ_ASSIGN_OR_RETURN(pir::Graph built, zoo::BuildStage(config, info.name));
+    const auto program = std::make_shared<const pir::Graph>(std::move(built));
+    const pir::Graph& graph = *program;
     const bool tensor_parallel = !ColumnLinears(graph).empty();
     const bool vae = info.kind == zoo::StageKind::kVaeDecoder || info.kind == zoo::StageKind::kVaeEncoder;
     // A decode in >= 2 tile runs can spread them (tiles=G); its runs and
@@ -255,7 +260,7 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
       p.cost.sharding = candidates[static_cast<size_t>(i)].Name();
       p.cost.chips = candidates[static_cast<size_t>(i)].group * candidates[static_cast<size_t>(i)].replicas;
       Status status =
-          PriceCandidate(candidates[static_cast<size_t>(i)], graph, tiled, info.invocations, topology, options, p);
+          PriceCandidate(candidates[static_cast<size_t>(i)], program, tiled, info.invocations, topology, options, p);
       if (!status.ok()) {
         p.cost.ok = false;
         p.cost.error = status.message();

@@ -1,5 +1,5 @@
 // Helpers the planner and stage-planner tests share: a zoo configuration at a
-// size, a named topology, and stage-planning options.
+// size, a named topology, and planning and stage-planning options.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include "frontend/zoo/zoo.h"
 #include "hw/topology.h"
 #include "price/calibration.h"
+#include "search/planner.h"
 #include "search/stages.h"
 
 namespace az::search::search_test {
@@ -28,6 +29,13 @@ inline hw::Topology Topo(const std::string& spec) {
   auto t = hw::MakeTopology(spec);
   EXPECT_TRUE(t.ok()) << t.status().message();
   return *t;
+}
+
+// The planner's options on `t` with the default calibration.
+inline PlanOptions Options(const hw::Topology& t) {
+  PlanOptions o;
+  o.calibration = price::DefaultPriceCalibration(t);
+  return o;
 }
 
 // The stage planner's options on `t` with the default calibration.

@@ -110,11 +110,12 @@ TEST(TrainPlanner, NeverSlowerThanTheBaselinesAndFits) {
   EXPECT_DOUBLE_EQ(plan->samples_per_s, 4 / plan->best.step_latency_s);
   EXPECT_FALSE(plan->best.remat.empty());
   EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
-  ASSERT_TRUE(plan->has_expert) << plan->expert_note;
-  EXPECT_TRUE(plan->expert.description.starts_with("MaxDiffusion ")) << plan->expert.description;
-  EXPECT_LE(plan->best.step_latency_s, plan->expert.step_latency_s);
-  if (plan->has_alpa) {
-    EXPECT_LE(plan->best.step_latency_s, plan->alpa.step_latency_s);
+  const Configuration* expert = plan->Find("expert");
+  ASSERT_NE(expert, nullptr) << plan->NoteOf("expert");
+  EXPECT_TRUE(expert->description.starts_with("MaxDiffusion ")) << expert->description;
+  EXPECT_LE(plan->best.step_latency_s, expert->step_latency_s);
+  if (const Configuration* alpa = plan->Find("alpa")) {
+    EXPECT_LE(plan->best.step_latency_s, alpa->step_latency_s);
   }
   // The step is more than its compute bound and no faster than the roofline.
   EXPECT_GT(plan->roofline_bound_s, 0);
@@ -213,7 +214,11 @@ TEST(TrainPlanner, DeterministicAcrossThreads) {
       reference = *plan;
       continue;
     }
-    for (auto [a, b] : {std::pair{&plan->best, &reference->best}, std::pair{&plan->expert, &reference->expert}}) {
+    ASSERT_NE(plan->Find("expert"), nullptr);
+    ASSERT_NE(reference->Find("expert"), nullptr);
+    for (auto [a, b] : {std::pair<const Configuration*, const Configuration*>{&plan->best, &reference->best},
+                          std::pair<const Configuration*, const Configuration*>{plan->Find("expert"),
+                                                                                reference->Find("expert")}}) {
       EXPECT_EQ(a->description, b->description) << threads;
       EXPECT_EQ(a->remat, b->remat) << threads;
       EXPECT_EQ(a->placement, b->placement) << threads;

@@ -1,5 +1,7 @@
-// Denoising experts in a plan: hold them all in HBM, or swap them in from host
-// memory.
+// Noise experts (denoising experts: Wan 2.2 A14B's high- and low-noise
+// models) in a plan: hold them all in HBM, or swap them in from host memory.
+// Named "noise experts" in the code so that "expert" is only the xDiT
+// baseline (sources.h); plan.json and zoo::ModelConfig keep "experts".
 //
 // A model with E > 1 experts (zoo.h: ModelConfig::experts; Wan 2.2 A14B: a
 // high-noise and a low-noise 14B expert) runs exactly one expert per step, all
@@ -42,13 +44,13 @@
 
 namespace az::search {
 
-enum class ExpertMode { kSingle, kHoldBoth, kSwap };
-std::string_view ExpertModeName(ExpertMode mode);  // "single", "hold-both", "swap"
+enum class NoiseExpertMode { kSingle, kHoldBoth, kSwap };
+std::string_view NoiseExpertModeName(NoiseExpertMode mode);  // "single", "hold-both", "swap"
 
 // The chip's host link, one direction, and where the figure comes from.
 
-struct ExpertChoice {
-  ExpertMode mode = ExpertMode::kSingle;
+struct NoiseExperts {
+  NoiseExpertMode mode = NoiseExpertMode::kSingle;
   bool fits = true;
   int64_t experts = 1;
   double expert_bytes = 0;    // one expert's parameters per device
@@ -61,6 +63,8 @@ struct ExpertChoice {
 
 // `peak`: the compiled forward's peak per device (one expert resident);
 // `expert_bytes`: its parameter bytes per device.
-ExpertChoice ChooseExperts(const zoo::ModelConfig& config, double peak, double expert_bytes, const hw::ChipSpec& chip);
+NoiseExperts ChooseNoiseExperts(const zoo::ModelConfig& config, double peak, double expert_bytes, const hw::ChipSpec& chip);
+// The same for `experts` experts over `steps` denoising steps.
+NoiseExperts ChooseNoiseExperts(int64_t experts, int64_t steps, double peak, double expert_bytes, const hw::ChipSpec& chip);
 
 }  // namespace az::search

@@ -1,0 +1,94 @@
+#include "search/describe.h"
+
+namespace az::search {
+
+namespace {
+
+// Every leaf and activation; of a training step the leaves and the forward's
+// activations (the backward's and the optimizer's, tens of thousands, are the
+// compiler's business, not a user's).
+std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::ShardingPlan& plan, bool train) {
+  std::vector<TensorSpec> out;
+  const int64_t forward_end = graph.attrs().GetInt("backward_start").value_or(graph.num_ops());
+  for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
+    const pir::Value& v = graph.value(id);
+    if (v.role == pir::ValueRole::kConstant) continue;
+    if (train && v.role == pir::ValueRole::kActivation && v.producer >= forward_end) continue;
+    TensorSpec spec;
+    // Leaves by their own names (checkpoint FQNs, what plan_torch.py and
+    // plan_jax.py key on); activations, often unnamed, by their label.
+    spec.name = v.name.empty() ? pir::ValueLabel(graph, id) : v.name;
+    spec.role = v.role == pir::ValueRole::kParameter        ? "parameter"
+                : v.role == pir::ValueRole::kInput          ? "input"
+                : v.role == pir::ValueRole::kOptimizerState ? "optimizer_state"
+                                                            : "activation";
+    spec.shape = v.type.shape;
+    for (const auto& dim : plan.values[static_cast<size_t>(id)].dims) {
+      std::vector<std::string> axes;
+      for (int a : dim) axes.push_back(plan.mesh.axis_name(a));
+      spec.spec.push_back(std::move(axes));
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, const zoo::ModelConfig& config,
+                                 const hw::Topology& topology, const PlanOptions& options, bool best) {
+  const Evaluated& p = *pick.evaluated;
+  const Candidate& candidate = p.compiled.candidate;
+  const Combo& combo = candidate.strategy.combo;
+  const evidence::Evidence& evidence = p.compiled.evidence;
+  Configuration c;
+  c.label = label;
+  c.description = pick.description;
+  for (int a = 0; a < candidate.mesh.num_axes(); ++a) {
+    c.mesh.push_back({candidate.mesh.axis_name(a), candidate.mesh.axis_size(a)});
+  }
+  c.sharding = pick.sharding.empty() ? combo.Template() : pick.sharding;
+  c.placement = pick.searched_placement ? p.best_placement : p.default_placement;
+  c.placement_method = pick.searched_placement ? p.best_method : p.default_method;
+  c.step_latency_s = pick.searched_placement ? p.best_latency : p.default_latency;
+  c.peak_memory_bytes = evidence.peak_memory.value();
+  c.parameter_bytes = evidence.parameter_bytes.value();
+  c.memory = evidence.memory;
+  if (p.noise_experts.mode != NoiseExpertMode::kSingle) {
+    c.experts_mode = std::string(NoiseExpertModeName(p.noise_experts.mode));
+    c.experts = static_cast<int>(p.noise_experts.experts);
+    c.expert_bytes = c.parameter_bytes;
+    c.peak_memory_bytes = static_cast<int64_t>(p.noise_experts.resident_peak);
+    if (p.noise_experts.mode == NoiseExpertMode::kHoldBoth) c.parameter_bytes *= p.noise_experts.experts;
+    c.expert_swap_s_per_video = p.noise_experts.swap_per_video_s;
+    c.expert_swap_s_per_step = p.noise_experts.swap_per_step_s;
+    c.host_link_bps = p.noise_experts.host_bandwidth.value();
+    c.experts_reason = p.noise_experts.reason;
+  }
+  c.evidence_hash = evidence.hash;
+  c.forwards_per_step = static_cast<int>(p.forwards);
+  if (pick.sharding.empty()) {
+    // The xDiT degrees of the combination (a sharding of seeds has none).
+    c.ulysses = static_cast<int>(combo.ulysses);
+    c.ring = static_cast<int>(combo.ring);
+    c.cfg = static_cast<int>(combo.cfg);
+    c.tp = static_cast<int>(combo.tp);
+    c.dp = static_cast<int>(combo.dp);
+    c.fsdp = static_cast<int>(combo.fsdp);
+    // xDiT has no context attention (K and V gathered): MaxDiffusion's, on TPUs.
+    c.expressible_in_xdit = combo.context == 1 && !combo.remat;  // and it runs inference
+    c.axis_roles = combo.AxisRoles();
+  }
+  if (combo.remat) c.remat = std::string(pir::RematPolicyName(*combo.remat));
+  AZ_ASSIGN_OR_RETURN(c.breakdown, Breakdown(p.compiled, topology, options.calibration, c.placement, best));
+  if (best) c.tensors = TensorSpecs(*candidate.program, p.compiled.sharding, options.train.has_value());
+  if (c.expressible_in_xdit) {
+    // The xDiT form may still be one the model's deployed code refuses
+    // (AoiZora's compiled program pads where that code would not).
+    Status split = zoo::DeployedSequenceSplit(config, int64_t{c.ulysses} * c.ring);
+    if (!split.ok()) c.xdit_refused = split.message();
+  }
+  return c;
+}
+
+}  // namespace az::search

@@ -1,0 +1,140 @@
+// The one evaluator (evaluate.h) and the sources that propose to it
+// (sources.h): the plan reports what Evaluate prices, the placement policies
+// order as they must, and each source proposes what its contract says.
+#include "search/evaluate.h"
+
+#include <gtest/gtest.h>
+
+#include "place/default_placement.h"
+#include "search/planner.h"
+#include "search/prune.h"
+#include "search/sources.h"
+#include "search/testing.h"
+
+namespace az::search {
+namespace {
+
+using search_test::Config;
+using search_test::Topo;
+
+// No encoders or VAE: these tests are about the DiT's configurations.
+PlanOptions Options(const hw::Topology& t) {
+  PlanOptions o = search_test::Options(t);
+  o.stages = false;
+  return o;
+}
+
+Evaluated EvaluateCombo(const zoo::ModelConfig& config, const std::string& text, const hw::Topology& t,
+                        const PlacementPolicy& policy) {
+  auto combo = ParseCombo(text, t.num_chips());
+  EXPECT_TRUE(combo.ok()) << combo.status().message();
+  auto candidate = ComboCandidate(config, *combo, 0, Options(t));
+  EXPECT_TRUE(candidate.ok()) << candidate.status().message();
+  return Evaluate(*candidate, t, EvaluateOptions{Options(t).calibration, ""}, policy);
+}
+
+// A pinned combination under the default placement: the plan's best is
+// exactly what Evaluate prices for it (latency, evidence, placement), and the
+// expert baseline (the same xDiT combination) too.
+TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  PlanOptions options = Options(t);
+  options.pinned = "ulysses=4,cfg=2";
+  options.search_placement = false;
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  Evaluated e = EvaluateCombo(config, "ulysses=4,cfg=2", t, PlacementPolicy{});
+  ASSERT_TRUE(e.status.ok()) << e.status.message();
+  EXPECT_EQ(plan->best.step_latency_s, e.default_latency);
+  EXPECT_EQ(plan->best.evidence_hash, e.compiled.evidence.hash);
+  EXPECT_EQ(plan->best.placement, e.default_placement);
+  EXPECT_EQ(plan->best.peak_memory_bytes, e.compiled.evidence.peak_memory.value());
+  // CFG parallel runs the batch-2 forward once per step.
+  EXPECT_EQ(e.forwards, 1);
+  EXPECT_EQ(plan->best.forwards_per_step, 1);
+  ASSERT_NE(plan->Find("expert"), nullptr);
+  EXPECT_EQ(plan->Find("expert")->step_latency_s, e.default_latency);
+}
+
+// The placement-free bound is a lower bound of the default placement's
+// latency, and a search never returns worse than the default; a given
+// placement equal to the default prices the same.
+TEST(Evaluate, PlacementPoliciesOrder) {
+  hw::Topology t = Topo("v5e:2x4");
+  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  for (const std::string combo : {"ulysses=4,cfg=2", "ring=8", "ulysses=2,ring=2,cfg=2", "tp=4,cfg=2"}) {
+    Evaluated bound = EvaluateCombo(config, combo, t, PlacementPolicy{PlacementKind::kLowerBound, {}, {}});
+    Evaluated fixed = EvaluateCombo(config, combo, t, PlacementPolicy{});
+    PlacementPolicy search{PlacementKind::kSearch, {}, {}};
+    search.search.restarts = 1;
+    search.search.moves = 2000;
+    Evaluated searched = EvaluateCombo(config, combo, t, search);
+    ASSERT_TRUE(bound.status.ok() && fixed.status.ok() && searched.status.ok()) << combo;
+    EXPECT_LE(bound.forward_s, fixed.forward_s) << combo;
+    EXPECT_GT(bound.forward_s, 0) << combo;
+    EXPECT_LE(searched.best_latency, fixed.default_latency) << combo;
+    EXPECT_EQ(searched.default_latency, fixed.default_latency) << combo;
+    Evaluated given = EvaluateCombo(config, combo, t, PlacementPolicy{PlacementKind::kGiven, fixed.default_placement, {}});
+    ASSERT_TRUE(given.status.ok()) << combo;
+    EXPECT_EQ(given.default_latency, fixed.default_latency) << combo;
+  }
+}
+
+// Two-pass CFG runs the forward twice per step; a given placement of the
+// wrong size is refused with the simulator's reason.
+TEST(Evaluate, StepShapeAndBadPlacement) {
+  hw::Topology t = Topo("v5e:2x2");
+  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  ASSERT_EQ(config.cfg, zoo::CfgMode::kTwoPass);
+  Evaluated e = EvaluateCombo(config, "ulysses=4", t, PlacementPolicy{});
+  ASSERT_TRUE(e.status.ok()) << e.status.message();
+  EXPECT_EQ(e.forwards, 2);
+  EXPECT_DOUBLE_EQ(e.default_latency, 2 * e.forward_s);
+  Evaluated bad = EvaluateCombo(config, "ulysses=4", t, PlacementPolicy{PlacementKind::kGiven, {0, 1}, {}});
+  EXPECT_FALSE(bad.status.ok());
+}
+
+// The sources propose what their contracts say: the grid its top K of the
+// pruned ranking, the expert only combinations xDiT's code runs, FSDP only
+// where the plain combination does not fit.
+TEST(Sources, ProposeByContract) {
+  hw::Topology t = Topo("v5e:2x4");
+  SearchContext ctx;
+  ctx.config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  ctx.topology = &t;
+  ctx.options = Options(t);
+  ctx.options.top_k = 3;
+  ctx.evaluate.calibration = ctx.options.calibration;
+  auto heads = AttentionHeads(ctx.config);
+  ASSERT_TRUE(heads.ok());
+  ctx.combos = EnumerateCombos(ctx.config, t.num_chips(), *heads);
+  ASSERT_TRUE(Prune(ctx).ok());
+  ASSERT_GE(ctx.feasible.size(), 3u);
+  std::vector<int> top = GridSource()->Propose(ctx);
+  EXPECT_EQ(top, std::vector<int>(ctx.feasible.begin(), ctx.feasible.begin() + 3));
+  std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
+  ASSERT_EQ(baselines.size(), 3u);
+  EXPECT_EQ(baselines[0]->label(), "expert");
+  EXPECT_EQ(baselines[1]->label(), "alpa");
+  EXPECT_EQ(baselines[2]->label(), "annotated");
+  std::vector<int> experts = baselines[0]->Propose(ctx);
+  EXPECT_FALSE(experts.empty());
+  for (int i : experts) {
+    const Combo& c = ctx.combos[static_cast<size_t>(i)];
+    EXPECT_TRUE(RunsAsExpert(ctx.config, c)) << c.ToString();
+    EXPECT_EQ(c.fsdp, 0) << c.ToString();  // the 1.3B model fits v5e without FSDP
+  }
+  // Alpa and the annotated source propose nothing to the grid's ranking:
+  // they evaluate their own candidates.
+  EXPECT_TRUE(baselines[1]->Propose(ctx).empty());
+  EXPECT_TRUE(baselines[2]->Propose(ctx).empty());
+  // A zoo model carries no shardings: the annotated source has none and no note.
+  auto annotated = baselines[2]->Choose(ctx);
+  ASSERT_TRUE(annotated.ok());
+  EXPECT_FALSE(annotated->evaluated.has_value());
+  EXPECT_EQ(annotated->note, "");
+}
+
+}  // namespace
+}  // namespace az::search

@@ -1,0 +1,148 @@
+#include "search/prune.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "support/parallel.h"
+
+namespace az::search {
+
+namespace {
+
+struct Score {
+  Status status = Status::Ok();
+  double score = 0;        // per step, seconds
+  double peak_memory = 0;  // bytes, extrapolated
+};
+
+// The placement-oblivious score of a combination from two truncated evaluations.
+Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
+  const zoo::ModelConfig& config = ctx.config;
+  Score out;
+  const int64_t units = zoo::DepthUnits(config);
+  double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0};
+  // Units 2 and 3, not 1 and 2: a value made before the blocks and read by
+  // every block (Wan 2.2's per-token modulation e0, [B, L, 6, d] f32) dies
+  // inside the first block of a 1-unit model but lives through the second
+  // of a longer one, so the peak is linear in depth only from 2 units on.
+  const int64_t first = units >= 3 ? 2 : 1;
+  for (int k = 0; k < 2; ++k) {
+    int64_t depth = std::min<int64_t>(first + k, units);
+    StatusOr<Candidate> candidate = ComboCandidate(config, combo, depth, ctx.options);
+    if (!candidate.ok()) {
+      out.status = candidate.status();
+      return out;
+    }
+    Evaluated e = Evaluate(*candidate, *ctx.topology, ctx.evaluate, PlacementPolicy{PlacementKind::kLowerBound, {}, {}});
+    if (!e.status.ok()) {
+      out.status = e.status;
+      return out;
+    }
+    score[k] = e.forward_s;
+    peak[k] = static_cast<double>(e.compiled.evidence.peak_memory.value());
+    params[k] = static_cast<double>(e.compiled.evidence.parameter_bytes.value());
+  }
+  double scale = static_cast<double>(units - first);
+  double forwards = static_cast<double>(ConfigFor(config, combo).forwards_per_step());
+  out.score = forwards * (score[0] + scale * (score[1] - score[0]));
+  out.peak_memory = peak[0] + scale * (peak[1] - peak[0]);
+  // The noise experts' swap, when they do not all fit, is part of the step.
+  out.score += ChooseNoiseExperts(config, out.peak_memory, params[0] + scale * (params[1] - params[0]), ctx.topology->chip)
+                   .swap_per_step_s;
+  return out;
+}
+
+}  // namespace
+
+std::string SmallestSliceHint(const hw::Topology& topology, double peak, int64_t chips) {
+  double needed = std::ceil(peak * static_cast<double>(chips) / static_cast<double>(topology.chip.hbm.value()));
+  std::string best;
+  int64_t best_chips = 0;
+  for (const std::string& name : hw::ListTopologies()) {
+    if (name.rfind(topology.chip.name + ":", 0) != 0) continue;
+    auto t = hw::MakeTopology(name);
+    if (!t.ok() || t->num_chips() < needed) continue;
+    if (best.empty() || t->num_chips() < best_chips) {
+      best = name;
+      best_chips = t->num_chips();
+    }
+  }
+  return best.empty() ? "none in the catalog" : best;
+}
+
+Status Prune(SearchContext& ctx) {
+  const PlanOptions& options = ctx.options;
+  const hw::Topology& topology = *ctx.topology;
+  std::vector<Combo>& combos = ctx.combos;
+  std::vector<Score> scores(combos.size());
+  const double hbm = static_cast<double>(topology.chip.hbm.value());
+  if (options.progress) {
+    options.progress("prune: scoring " + std::to_string(combos.size()) + " configurations on truncated " +
+                     (options.train ? "training steps" : "models"));
+  }
+  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
+    Combo& combo = combos[static_cast<size_t>(i)];
+    Score& score = scores[static_cast<size_t>(i)];
+    if (!options.train || combo.remat) {
+      score = ScoreCombo(ctx, combo);
+      return;
+    }
+    for (pir::RematPolicy remat : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected}) {
+      Combo trial = combo;
+      trial.remat = remat;
+      score = ScoreCombo(ctx, trial);
+      combo.remat = remat;
+      if (!score.status.ok() || score.peak_memory <= hbm) return;
+    }
+    Combo offload = combo, full = combo;
+    offload.remat = pir::RematPolicy::kOffload;
+    full.remat = pir::RematPolicy::kFull;
+    Score offloaded = ScoreCombo(ctx, offload);
+    Score recomputed = ScoreCombo(ctx, full);
+    auto better = [&](const Score& a, const Score& b) {  // a over b
+      if (!a.status.ok() || !b.status.ok()) return a.status.ok();
+      const bool a_fits = a.peak_memory <= hbm, b_fits = b.peak_memory <= hbm;
+      if (a_fits != b_fits) return a_fits;
+      return a_fits ? a.score < b.score : a.peak_memory < b.peak_memory;
+    };
+    const bool take_offload = better(offloaded, recomputed);
+    score = take_offload ? offloaded : recomputed;
+    combo.remat = take_offload ? pir::RematPolicy::kOffload : pir::RematPolicy::kFull;
+  });
+  std::vector<int>& feasible = ctx.feasible;
+  for (size_t i = 0; i < combos.size(); ++i) {
+    const Score& s = scores[i];
+    if (!s.status.ok()) {
+      if (ctx.first_error.ok()) ctx.first_error = s.status;
+      continue;
+    }
+    ctx.frugal_peak = std::min(ctx.frugal_peak, s.peak_memory);
+    if (s.peak_memory <= hbm) feasible.push_back(static_cast<int>(i));
+  }
+  if (feasible.empty()) {
+    if (!std::isfinite(ctx.frugal_peak)) return ctx.first_error;
+    const zoo::ModelConfig& config = ctx.config;
+    return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
+                             std::to_string(config.height) + "x" + std::to_string(config.frames) +
+                             (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
+                                                  " samples, remat offload or full at most)"
+                                            : std::string()) +
+                             " does not fit " + topology.name + ": the most frugal configuration needs about " +
+                             FormatBytes(Bytes(static_cast<int64_t>(ctx.frugal_peak))) + " per chip" +
+                             (config.experts > 1 ? " with one of its " + std::to_string(config.experts) +
+                                                       " experts resident (neither holding them all nor swapping fits)"
+                                                 : std::string()) +
+                             ", the chip has " + FormatBytes(topology.chip.hbm) +
+                             "; the smallest slice that would fit: " +
+                             SmallestSliceHint(topology, ctx.frugal_peak, topology.num_chips()));
+  }
+  std::stable_sort(feasible.begin(), feasible.end(), [&](int a, int b) {
+    if (scores[static_cast<size_t>(a)].score != scores[static_cast<size_t>(b)].score) {
+      return scores[static_cast<size_t>(a)].score < scores[static_cast<size_t>(b)].score;
+    }
+    return combos[static_cast<size_t>(a)].ToString() < combos[static_cast<size_t>(b)].ToString();
+  });
+  return Status::Ok();
+}
+
+}  // namespace az::search

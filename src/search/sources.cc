@@ -1,0 +1,218 @@
+// The grid and expert sources (sources.h); alpa and annotated are in
+// baseline_sources.cc.
+#include "search/sources.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "search/prune.h"
+
+namespace az::search {
+
+StatusOr<pir::Graph> BuildProgram(const zoo::ModelConfig& config, const Combo& combo, const PlanOptions& options) {
+  if (!options.train) return zoo::BuildForward(config);
+  zoo::TrainOptions train;
+  train.micro_batch = options.train->micro_batch;
+  train.remat = combo.remat.value_or(pir::RematPolicy::kNone);
+  train.adamw = options.train->adamw;
+  return zoo::BuildTrainStep(config, train);
+}
+
+StepShape StepOf(const zoo::ModelConfig& config) {
+  return {config.forwards_per_step(), std::max<int64_t>(1, config.experts), config.steps};
+}
+
+StatusOr<Candidate> ComboCandidate(const zoo::ModelConfig& config, const Combo& combo, int64_t depth_units,
+                                   const PlanOptions& options) {
+  zoo::ModelConfig run = ConfigFor(config, combo);
+  run.depth_units = depth_units;
+  Candidate c;
+  c.step = StepOf(run);
+  AZ_ASSIGN_OR_RETURN(c.mesh, shard::Mesh::Parse(combo.MeshText()));
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, BuildProgram(run, combo, options));
+  c.program = std::make_shared<const pir::Graph>(std::move(graph));
+  c.strategy.combo = combo;
+  return c;
+}
+
+namespace {
+
+// a over b: faster, ties broken by the combination's text.
+bool Faster(const Evaluated& a, double la, const Evaluated* b, double lb) {
+  return !b || la < lb ||
+         (la == lb && a.compiled.candidate.strategy.combo.ToString() < b->compiled.candidate.strategy.combo.ToString());
+}
+
+void Say(const SearchContext& ctx, const std::string& line) {
+  if (ctx.options.progress) ctx.options.progress(line);
+}
+
+class Grid : public Source {
+ public:
+  std::string label() const override { return "aoizora"; }
+
+  // The top K of the pruned grid; with XLA's programs every one it compiled.
+  std::vector<int> Propose(const SearchContext& ctx) const override {
+    if (!ctx.pruned) return ctx.feasible;
+    std::vector<int> top(ctx.feasible.begin(),
+                         ctx.feasible.begin() + std::min<size_t>(ctx.feasible.size(), std::max(1, ctx.options.top_k)));
+    return top;
+  }
+
+  StatusOr<Pick> Choose(const SearchContext& ctx) const override {
+    const Evaluated* best = nullptr;
+    Status first_error = ctx.first_error;
+    for (const Evaluated& e : ctx.ranked) {
+      if (!e.status.ok()) {
+        if (first_error.ok()) first_error = e.status;
+        continue;
+      }
+      if (e.fits && Faster(e, e.best_latency, best, best ? best->best_latency : 0)) best = &e;
+    }
+    const hw::Topology& topology = *ctx.topology;
+    if (!best) {
+      if (!first_error.ok()) return first_error;
+      if (!std::isfinite(ctx.frugal_peak)) {
+        return ResourceExhausted("no compiled program fits " + topology.name + ": every one needs more than " +
+                                 FormatBytes(topology.chip.hbm) + " per chip");
+      }
+      return ResourceExhausted(ctx.config.model + " does not fit " + topology.name +
+                               " once compiled in full (every survivor's peak exceeds " +
+                               FormatBytes(topology.chip.hbm) + "); the smallest slice that would fit: " +
+                               SmallestSliceHint(topology, ctx.frugal_peak, topology.num_chips()));
+    }
+    Pick pick;
+    pick.evaluated = *best;
+    pick.searched_placement = true;
+    pick.description = best->compiled.candidate.strategy.combo.ToString();
+    if (ctx.options.search_placement && !best->exhaustive) {
+      Say(ctx, "placement: longer search for " + pick.description);
+      // Shorter than `aoizora place`'s default (4 x max(20,000, 2,000 x
+      // chips) moves): the structured candidates and the quick search ran.
+      PlacementPolicy full{PlacementKind::kSearch, {}, {}};
+      full.search.seed = ctx.options.seed;
+      full.search.restarts = 3;
+      full.search.moves = std::max<int64_t>(8000, 1000 * topology.num_chips());
+      Evaluated longer = Price(best->compiled, topology, ctx.options.calibration, full);
+      AZ_RETURN_IF_ERROR(longer.status);
+      if (longer.best_latency <= best->best_latency) pick.evaluated = std::move(longer);  // never worse
+    }
+    return pick;
+  }
+};
+
+// Why no training expert was priced: MaxDiffusion's recipes need the batch
+// over the FSDP axis (FSDP alone: the micro-batch divisible by the chips) and
+// no tensor parallelism.
+std::string NoTrainExpertNote(const std::vector<Combo>& combos, int64_t chips, int64_t micro_batch) {
+  for (const Combo& c : combos) {
+    if (TrainExpert(c, chips)) return "no FSDP or FSDP x context-parallel configuration fits or compiles";
+  }
+  return "MaxDiffusion's FSDP recipes need the micro-batch (" + std::to_string(micro_batch) +
+         ") split over the data axis and the rest of the " + std::to_string(chips) +
+         " chips on context parallelism; none is among the configurations priced";
+}
+
+// Why no expert configuration was priced: the deployed code's split rule
+// (with the most chips it would run on), or that none fit or compiled.
+std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo>& combos, int64_t chips) {
+  Status refused = Status::Ok();
+  bool any_expert = false;
+  for (const Combo& c : combos) {
+    if (!ExpertDegrees(config, c)) continue;
+    any_expert = true;
+    Status split = zoo::DeployedSequenceSplit(config, c.ulysses * c.ring);
+    if (!split.ok()) {
+      if (refused.ok()) refused = split;
+    } else {
+      return "no expert configuration fits or compiles";
+    }
+  }
+  if (!any_expert) {
+    const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
+    return "no configuration priced uses only the degrees " + config.model + "'s deployed code offers (Ulysses, Ring" +
+           (offered.cfg ? ", CFG" : "") + (offered.tp ? ", TP" : "") + "; no data parallelism)";
+  }
+  // Every expert combination was refused: the largest chip count the code
+  // runs on (CFG 2 x ring sp, or ring sp alone; ring takes any head count).
+  const bool has_cfg = config.cfg != zoo::CfgMode::kNone && zoo::DeployedParallelism(config).cfg;
+  for (int64_t k = chips - 1; k >= 1; --k) {
+    for (int64_t cfg : {int64_t{2}, int64_t{1}}) {
+      if ((cfg == 2 && !has_cfg) || k % cfg != 0) continue;
+      if (!zoo::DeployedSequenceSplit(config, k / cfg).ok()) continue;
+      Combo c;
+      c.cfg = cfg;
+      c.ring = k / cfg;
+      return refused.message() + ": the deployed code runs on at most " + std::to_string(k) + " of the " +
+             std::to_string(chips) + " chips (e.g. " + c.ToString() + "; plan on " + std::to_string(k) +
+             " chips to price it)";
+    }
+  }
+  return refused.message();
+}
+
+class Expert : public Source {
+ public:
+  std::string label() const override { return "expert"; }
+
+  // The expert combinations that fit, FSDP only when the plain one does not
+  // (with XLA's programs: every expert combination it compiled).
+  std::vector<int> Propose(const SearchContext& ctx) const override {
+    const int64_t chips = ctx.topology->num_chips();
+    std::vector<int> out;
+    for (int i : ctx.feasible) {
+      const Combo& c = ctx.combos[static_cast<size_t>(i)];
+      if (ctx.options.train ? !TrainExpert(c, chips) : !RunsAsExpert(ctx.config, c)) continue;
+      if (ctx.pruned && c.fsdp > 0 && !ctx.options.train) {
+        Combo plain = c;
+        plain.fsdp = 0;
+        bool plain_fits = false;
+        for (int j : ctx.feasible) plain_fits |= ctx.combos[static_cast<size_t>(j)] == plain;
+        if (plain_fits) continue;
+      }
+      out.push_back(i);
+    }
+    return out;
+  }
+
+  // The fastest under the default placement: what a user of that code gets.
+  StatusOr<Pick> Choose(const SearchContext& ctx) const override {
+    const std::vector<int> mine = Propose(ctx);
+    const Evaluated* best = nullptr;
+    for (size_t k = 0; k < ctx.ranked.size(); ++k) {
+      const Evaluated& e = ctx.ranked[k];
+      if (!e.status.ok() || !e.fits) continue;
+      if (std::find(mine.begin(), mine.end(), ctx.survivors[k]) == mine.end()) continue;
+      if (Faster(e, e.default_latency, best, best ? best->default_latency : 0)) best = &e;
+    }
+    Pick pick;
+    if (!best) {
+      pick.note = ctx.options.train
+                      ? NoTrainExpertNote(ctx.combos, ctx.topology->num_chips(), ctx.options.train->micro_batch)
+                      : NoExpertNote(ctx.config, ctx.combos, ctx.topology->num_chips());
+      Say(ctx, "expert: none: " + pick.note);
+      return pick;
+    }
+    pick.evaluated = *best;
+    pick.description =
+        (ctx.options.train ? "MaxDiffusion " : "xDiT ") + best->compiled.candidate.strategy.combo.ToString();
+    return pick;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Source> GridSource() { return std::make_unique<Grid>(); }
+
+std::unique_ptr<Source> AlpaSource();       // baseline_sources.cc
+std::unique_ptr<Source> AnnotatedSource();  // baseline_sources.cc
+
+std::vector<std::unique_ptr<Source>> BaselineSources() {
+  std::vector<std::unique_ptr<Source>> out;
+  out.push_back(std::make_unique<Expert>());
+  out.push_back(AlpaSource());
+  out.push_back(AnnotatedSource());
+  return out;
+}
+
+}  // namespace az::search

@@ -1,0 +1,96 @@
+// Sources of candidates. The plan's own search and every baseline are sources
+// behind one interface: a source proposes candidates, the planner evaluates
+// them with the one evaluator (evaluate.h), and the source picks its
+// configuration from what was priced, or says why it has none. Adding a
+// baseline is one new Source and its tests; the planner, the Plan (a list of
+// labelled configurations) and the emitters loop over sources.
+//
+//   grid       (the plan's own search) every combination of combos.h, pruned
+//              (prune.h) to the top K, ranked with a placement search; picks
+//              the fastest of everything ranked, then searches its placement
+//              longer.
+//   expert     xDiT's Ulysses x Ring x CFG grid (the model's deployed degrees,
+//              combos.h: RunsAsExpert; a training step: MaxDiffusion's FSDP
+//              recipes, TrainExpert), FSDP only where the plain combination
+//              does not fit; picks the fastest under the default placement
+//              (what a user running that code gets).
+//   alpa       Alpa's ILP (alpa.h) on every 1D and 2D mesh; its lowest
+//              objective, evaluated under the default placement.
+//   annotated  an imported program's own shardings on the mesh it declares,
+//              under the default placement.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/evaluate.h"
+#include "search/planner.h"
+
+namespace az::search {
+
+// What every source sees: the workload, the chips, the options (the
+// calibration already carries the chosen software stack), the grid of
+// combinations and, once ranked, the grid's survivors priced.
+struct SearchContext {
+  zoo::ModelConfig config;
+  const hw::Topology* topology = nullptr;
+  PlanOptions options;
+  EvaluateOptions evaluate;
+  std::vector<Combo> combos;  // the grid (training: each with the remat pruning chose)
+  // Indices into combos whose pruned peak fits, fastest first (prune.h);
+  // with XLA's programs (`pruned` false) those it compiled, in grid order.
+  std::vector<int> feasible;
+  bool pruned = true;
+  // The lowest pruned peak, bytes (infinite: none scored).
+  double frugal_peak = std::numeric_limits<double>::infinity();
+  Status first_error = Status::Ok();  // the first candidate that failed to compile or price
+  // The survivors (indices into combos) and their evaluations, in the same order.
+  std::vector<int> survivors;
+  std::vector<Evaluated> ranked;
+};
+
+// A source's configuration: the evaluation it picked and how the plan
+// describes it, or nullopt with the reason in `note`.
+struct Pick {
+  std::optional<Evaluated> evaluated;
+  std::string description;  // "xDiT ulysses=4,ring=2", "Alpa ILP on mesh a=8"
+  // Empty: the combination's template (and its xDiT degrees); else the
+  // sharding's name ("alpa", "annotated"): seeds, no degrees.
+  std::string sharding;
+  bool searched_placement = false;  // the best placement found, else the default
+  std::string note;                 // why there is none, or what the pick kept
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::string label() const = 0;
+  // Combinations (indices into ctx.combos, among ctx.feasible) the planner
+  // evaluates with the grid's survivors. Default: none.
+  virtual std::vector<int> Propose(const SearchContext&) const { return {}; }
+  // The source's configuration once ctx.ranked is filled.
+  virtual StatusOr<Pick> Choose(const SearchContext& ctx) const = 0;
+};
+
+// The plan's own search (label "aoizora").
+std::unique_ptr<Source> GridSource();
+// The baselines, in the order the plan lists them.
+std::vector<std::unique_ptr<Source>> BaselineSources();
+
+// The candidate of a combination: the model's forward (with the combination's
+// CFG mode, combos.h: ConfigFor), or its training step under the
+// combination's remat, at `depth_units` block units (0: the full model), on
+// the combination's mesh.
+StatusOr<Candidate> ComboCandidate(const zoo::ModelConfig& config, const Combo& combo, int64_t depth_units,
+                                   const PlanOptions& options);
+
+// The step of a model configuration (evaluate.h).
+StepShape StepOf(const zoo::ModelConfig& config);
+
+// The program a configuration runs (the forward, or the training step).
+StatusOr<pir::Graph> BuildProgram(const zoo::ModelConfig& config, const Combo& combo, const PlanOptions& options);
+
+}  // namespace az::search
