@@ -13,6 +13,7 @@
 #include "emit/codegen_jax.h"
 #include "emit/codegen_torch.h"
 #include "emit/compare_svg.h"
+#include "emit/maxdiffusion.h"
 #include "emit/placement_svg.h"
 #include "emit/plan_format.h"
 #include "emit/plan_json.h"
@@ -79,7 +80,7 @@ Status CheckConfiguration(const search::Configuration& config) {
 
 std::vector<std::string> PlanFileNames(bool tpu) {
   std::vector<std::string> names = {"plan.json", "report.md", "plan_jax.py"};
-  if (!tpu) names.push_back("plan_torch.py");
+  names.push_back(tpu ? "maxdiffusion.yml" : "plan_torch.py");
   names.insert(names.end(), {"placement.svg", "compare.svg", "step.trace.json"});
   return names;
 }
@@ -102,6 +103,7 @@ Status WritePlanFiles(const search::Plan& plan, const hw::Topology& topology, co
   files.emplace_back("plan.json", PlanJson(plan, /*timing=*/false));
   files.emplace_back("report.md", PlanReport(plan));
   files.emplace_back("plan_jax.py", PlanJax(plan, plan.best));
+  if (plan.tpu) files.emplace_back("maxdiffusion.yml", MaxDiffusionYaml(plan));
   if (!plan.tpu) files.emplace_back("plan_torch.py", PlanTorch(plan, plan.best));
   files.emplace_back("placement.svg",
                      PlacementSvg(topology, plan.best.placement, plan.best.breakdown.links, placement_title));

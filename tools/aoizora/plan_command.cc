@@ -134,7 +134,7 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
                       "), optionally +eager or +compiled; default: the model's deployed library on these chips "
                       "(docs/compute-model.md, Software stacks)");
   cmd->add_option("--out,-o", args->out,
-                  "Write plan.json, report.md, plan_jax.py, plan_torch.py (GPUs), placement.svg, compare.svg, "
+                  "Write plan.json, report.md, plan_jax.py, plan_torch.py (GPUs) or maxdiffusion.yml (TPUs), placement.svg, compare.svg, "
                   "step.trace.json");
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->add_option("--threads", args->threads, "Worker threads")->check(CLI::Range(1, 256));

@@ -1,0 +1,152 @@
+#include "emit/maxdiffusion.h"
+
+#include <cstdio>
+#include <map>
+
+#include "emit/plan_format.h"
+
+namespace az::emit {
+
+namespace {
+
+// MaxDiffusion's text-to-video configs (src/maxdiffusion/configs/): Wan 2.2
+// A14B is "27b" there (its two 14B noise experts).
+const std::map<std::string, std::string>& ConfigFiles() {
+  static const std::map<std::string, std::string> files = {
+      {"wan2.1-t2v-1.3b", "src/maxdiffusion/configs/base_wan_1_3b.yml"},
+      {"wan2.1-t2v-14b", "src/maxdiffusion/configs/base_wan_14b.yml"},
+      {"wan2.2-t2v-a14b", "src/maxdiffusion/configs/base_wan_27b.yml"},
+  };
+  return files;
+}
+
+// A batch as generate_wan.py parses per_device_batch_size: a float,
+// videos / devices (0.125 for one video on 8 chips).
+std::string PerDevice(int64_t videos, int64_t devices) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", static_cast<double>(videos) / static_cast<double>(devices));
+  return text;
+}
+
+}  // namespace
+
+MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Configuration& config) {
+  MaxDiffusionLaunch out;
+  auto refuse = [&](std::string why) {
+    out.reason = std::move(why);
+    return out;
+  };
+  if (!plan.tpu) return refuse("MaxDiffusion plans are written for TPU slices; a GPU plan runs xDiT (plan_torch.py)");
+  if (plan.train) return refuse("training plans: MaxDiffusion's remat policies are not the plan's (not written yet)");
+  auto file = ConfigFiles().find(plan.model);
+  if (file == ConfigFiles().end()) {
+    return refuse("MaxDiffusion has no text-to-video config for " + plan.model +
+                  " (it runs Wan 2.1 T2V 1.3B and 14B and Wan 2.2 T2V A14B)");
+  }
+  if (config.sharding == "alpa" || config.sharding == "annotated") {
+    return refuse("the " + config.sharding + " sharding is a set of per-tensor seeds, not MaxDiffusion's mesh axes");
+  }
+  int64_t devices = 1;
+  for (const auto& [axis, size] : config.mesh) devices *= size;
+  // Context attention (K and V gathered) is Combo::context; its axis role says so.
+  int64_t context_gathered = 1;
+  for (size_t a = 0; a < config.axis_roles.size() && a < config.mesh.size(); ++a) {
+    if (config.axis_roles[a] == "context") context_gathered *= config.mesh[a].second;
+  }
+  const int64_t data = int64_t{config.dp} * config.cfg;
+  const int64_t sequence = int64_t{config.ring} * config.ulysses * context_gathered;
+  if (data * sequence * config.tp != devices) {
+    return refuse("its degrees (" + config.description + ") do not map onto data x context x tensor");
+  }
+  // MaxDiffusion runs CFG as one batch-2 forward: its data axis splits the
+  // videos, twice over with guidance.
+  const bool guidance = plan.cfg_mode != "none";
+  const int64_t rows = plan.batch * (guidance ? 2 : 1);
+  if (rows % data != 0) {
+    return refuse("a data axis of " + std::to_string(data) + " does not divide the " + std::to_string(rows) +
+                  " rows of the batch-" + std::to_string(rows) + " forward MaxDiffusion runs");
+  }
+  std::string attention = "flash";
+  if (config.ring > 1 && config.ulysses > 1) {
+    attention = "ulysses_ring";
+  } else if (config.ring > 1) {
+    attention = "ring";
+  } else if (config.ulysses > 1) {
+    attention = "ulysses";
+  }
+  out.expressible = true;
+  out.config_file = file->second;
+  auto set = [&](const std::string& key, const std::string& value) { out.overrides.emplace_back(key, value); };
+  std::string run = "aoizora-" + plan.model + "-" + plan.topology;
+  for (char& c : run) {
+    if (c == ':') c = '-';
+  }
+  set("run_name", run);
+  set("height", std::to_string(plan.height));
+  set("width", std::to_string(plan.width));
+  set("num_frames", std::to_string(plan.frames));
+  set("num_inference_steps", std::to_string(plan.steps));
+  set("do_classifier_free_guidance", guidance ? "True" : "False");
+  set("per_device_batch_size", PerDevice(plan.batch, devices));
+  set("attention", attention);
+  if (attention == "ulysses_ring") set("ulysses_shards", std::to_string(config.ulysses));
+  set("ici_data_parallelism", std::to_string(data));
+  set("ici_fsdp_parallelism", "1");
+  set("ici_context_parallelism", std::to_string(sequence));
+  set("ici_tensor_parallelism", std::to_string(config.tp));
+  // One slice: every DCN degree 1 (the configs leave dcn_context at -1, auto).
+  for (const char* axis : {"data", "fsdp", "context", "tensor"}) set(std::string("dcn_") + axis + "_parallelism", "1");
+
+  if (config.placement_method.rfind("default", 0) != 0 && config.placement_method != "jax create_device_mesh") {
+    out.notes.push_back("MaxDiffusion builds its mesh with create_device_mesh, not the plan's placement (" +
+                        config.placement_method + "); plan_jax.py's device array reproduces it");
+  }
+  if (config.fsdp == 0 && sequence > 1) {
+    out.notes.push_back("MaxDiffusion shards the weights' embed dimension over context x fsdp, so it also "
+                        "all-gathers weights the plan keeps replicated");
+  }
+  if (guidance && config.cfg == 1 && config.forwards_per_step == 2) {
+    out.notes.push_back("MaxDiffusion runs CFG as one batch-2 forward; the plan priced two batch-1 passes");
+  }
+  return out;
+}
+
+std::string MaxDiffusionCommand(const MaxDiffusionLaunch& launch) {
+  if (!launch.expressible) return "";
+  std::string command = "python src/maxdiffusion/generate_wan.py " + launch.config_file;
+  for (const auto& [key, value] : launch.overrides) command += " " + key + "=" + value;
+  return command;
+}
+
+std::string MaxDiffusionYaml(const search::Plan& plan) {
+  std::string out = "# MaxDiffusion overrides for " + plan.model + " on " + plan.topology +
+                    " (aoizora; docs/guide.md, MaxDiffusion).\n";
+  const search::Configuration* config = &plan.best;
+  MaxDiffusionLaunch launch = PlanMaxDiffusion(plan, plan.best);
+  std::string why_not_best;
+  if (!launch.expressible) {
+    why_not_best = launch.reason;
+    if (const search::Configuration* expert = plan.Find("expert")) {
+      MaxDiffusionLaunch fallback = PlanMaxDiffusion(plan, *expert);
+      if (fallback.expressible) {
+        launch = std::move(fallback);
+        config = expert;
+      }
+    }
+  }
+  if (!why_not_best.empty()) out += "# The plan's best (" + plan.best.description + ") does not run there: " + why_not_best + ".\n";
+  if (!launch.expressible) {
+    out += "# Nothing here runs under MaxDiffusion: " + launch.reason + ".\n";
+    return out;
+  }
+  out += "# Configuration: " + config->description + ", " + FormatMs(config->step_latency_s) + "/step predicted" +
+         (config == &plan.best ? "" : " (the expert baseline; aoizora's best " + FormatMs(plan.best.step_latency_s) + "/step)") +
+         ".\n";
+  for (const std::string& note : launch.notes) out += "# Differs from what was priced: " + note + ".\n";
+  out += "# Run from a MaxDiffusion checkout:\n#   " + MaxDiffusionCommand(launch) + "\n";
+  out += "# or merge these keys into " + launch.config_file + ".\n";
+  for (const auto& [key, value] : launch.overrides) out += key + ": " + value + "\n";
+  return out;
+}
+
+}  // namespace az::emit
