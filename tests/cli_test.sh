@@ -497,6 +497,19 @@ if run cand 0 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --emit-candidates "$tmp/
     --function m:f --inputs "$tmp/inputs.json" --out "$tmp/dumps" --only ring8 --dry-run && expect cand_dry out "ring8"
 fi
 run xla_flags 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --compiler xla && expect xla_flags err "--compiler xla and --hlo-dir DIR go together"
+# Targets (search/targets.h): what the runtime does not run is refused with the reason; a TPU
+# plan writes MaxDiffusion's overrides.
+run target_md_gpu 1 "$bin" plan -m wan2.1-t2v-1.3b -t h100:8 --target maxdiffusion -q &&
+  expect target_md_gpu err "--target maxdiffusion plans TPU slices"
+run target_jax_ring 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --target jax -T ring=8 -q &&
+  expect target_jax_ring err "JAX lowers a sequence-sharded K and V as an all-gather, not a ring"
+if run target_md 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t v5e:2x4 \
+    --target maxdiffusion --no-alpa --no-stages --placement default -q --out "$tmp/target_md"; then
+  expect target_md out "aoizora plan: wan2.1-t2v-1.3b"
+  grep -qF "python src/maxdiffusion/generate_wan.py src/maxdiffusion/configs/base_wan_1_3b.yml" \
+    "$tmp/target_md/maxdiffusion.yml" && passed=$((passed + 1)) ||
+    { echo "FAIL target_md: maxdiffusion.yml lacks the command"; failed=$((failed + 1)); }
+fi
 mkdir -p "$tmp/empty"
 run xla_none 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 --compiler xla --hlo-dir "$tmp/empty" -q && expect xla_none err "no candidate's HLO dump"
 

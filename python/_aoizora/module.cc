@@ -113,6 +113,7 @@ struct PlanRequest {
   std::optional<std::string> calibration_json;
   std::string calibration_name;
   std::string stack;  // empty: the model's deployed library (the CLI's --stack)
+  std::string target = "any";  // the CLI's --target (search/targets.h)
   std::string templ;
   bool search_placement = true;
   int threads = 2;
@@ -172,6 +173,7 @@ PlanResult Plan(const PlanRequest& request, const py::object& progress) {
   options.alpa = r.alpa;
   options.stages = r.stages;
   if (!r.stack.empty()) options.stack = Take(price::ParseSoftwareStack(r.stack, "stack="));
+  options.target = Take(search::ParseTarget(r.target));
   if (r.train) {
     search::TrainPlanOptions train;
     train.micro_batch = r.micro_batch;
@@ -322,6 +324,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("calibration_json", &PlanRequest::calibration_json)
       .def_readwrite("calibration_name", &PlanRequest::calibration_name)
       .def_readwrite("stack", &PlanRequest::stack)
+      .def_readwrite("target", &PlanRequest::target)
       .def_readwrite("template", &PlanRequest::templ)
       .def_readwrite("search_placement", &PlanRequest::search_placement)
       .def_readwrite("threads", &PlanRequest::threads)

@@ -90,7 +90,7 @@ def _default_progress():
 def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=None, dims=None,
          width=None, height=None, frames=None, steps=None, batch=1, cfg=None, dtype="bf16",
          template=None, placement="search", calibration=None, stack=None, threads=2, seed=1, top_k=6, alpa=True,
-         stages=True, train=False, micro_batch=None, remat=None, progress=None):
+         stages=True, target="any", train=False, micro_batch=None, remat=None, progress=None):
     """Plans a model on a slice and returns a Plan (what `aoizora plan` computes).
 
     The model, one of:
@@ -108,7 +108,8 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     the CLI's --stack: "fa2", "fa3", "cudnn", ...; None: the model's deployed library on these
     chips; the plan's inputs["stack"] says which was priced), threads=, seed=, top_k=, alpa= (False skips
     the Alpa baseline), stages= (False prices the denoising steps only: no encoders or VAE in
-    video_latency_s, the CLI's --no-stages).
+    video_latency_s, the CLI's --no-stages), target= (the runtime the plan is for, the CLI's
+    --target: "any", "jax", "maxdiffusion", "xdit"; the best is a configuration it runs).
     Training (`aoizora plan --train`): train=True plans a training step (forward, backward and
     AdamW) of micro_batch= samples (default: one per chip) at the clip width=, height=, frames=;
     remat= ("none", "selected", "full") pins the per-block rematerialization, else the planner
@@ -162,6 +163,7 @@ def plan(model=None, *, topology, stablehlo=None, onnx=None, name=None, latent=N
     request.topology, request.topology_json = _topology(topology)
     request.calibration_name, request.calibration_json = _calibration(calibration)
     request.stack = stack or ""
+    request.target = target
     request.template = template or ""
     if placement not in ("search", "default"):
         raise Error(f"placement: expected 'search' or 'default', got {placement!r}")

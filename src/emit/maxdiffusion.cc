@@ -1,24 +1,13 @@
 #include "emit/maxdiffusion.h"
 
 #include <cstdio>
-#include <map>
 
 #include "emit/plan_format.h"
+#include "search/targets.h"
 
 namespace az::emit {
 
 namespace {
-
-// MaxDiffusion's text-to-video configs (src/maxdiffusion/configs/): Wan 2.2
-// A14B is "27b" there (its two 14B noise experts).
-const std::map<std::string, std::string>& ConfigFiles() {
-  static const std::map<std::string, std::string> files = {
-      {"wan2.1-t2v-1.3b", "src/maxdiffusion/configs/base_wan_1_3b.yml"},
-      {"wan2.1-t2v-14b", "src/maxdiffusion/configs/base_wan_14b.yml"},
-      {"wan2.2-t2v-a14b", "src/maxdiffusion/configs/base_wan_27b.yml"},
-  };
-  return files;
-}
 
 // A batch as generate_wan.py parses per_device_batch_size: a float,
 // videos / devices (0.125 for one video on 8 chips).
@@ -38,8 +27,8 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
   };
   if (!plan.tpu) return refuse("MaxDiffusion plans are written for TPU slices; a GPU plan runs xDiT (plan_torch.py)");
   if (plan.train) return refuse("training plans: MaxDiffusion's remat policies are not the plan's (not written yet)");
-  auto file = ConfigFiles().find(plan.model);
-  if (file == ConfigFiles().end()) {
+  const std::optional<std::string> file = search::MaxDiffusionConfigFile(plan.model);
+  if (!file) {
     return refuse("MaxDiffusion has no text-to-video config for " + plan.model +
                   " (it runs Wan 2.1 T2V 1.3B and 14B and Wan 2.2 T2V A14B)");
   }
@@ -75,7 +64,7 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
     attention = "ulysses";
   }
   out.expressible = true;
-  out.config_file = file->second;
+  out.config_file = *file;
   auto set = [&](const std::string& key, const std::string& value) { out.overrides.emplace_back(key, value); };
   std::string run = "aoizora-" + plan.model + "-" + plan.topology;
   for (char& c : run) {

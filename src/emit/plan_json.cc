@@ -44,6 +44,7 @@ Json Inputs(const Plan& plan) {
   inputs["platform"] = plan.tpu ? "tpu" : "gpu";
   inputs["hbm_bytes"] = plan.hbm_bytes;
   inputs["seed"] = plan.seed;
+  inputs["target"] = plan.target;
   inputs["stack"] = Json{{"name", plan.stack},
                          {"reason", plan.stack_reason},
                          {"attention_efficiency", plan.attention_efficiency}};

@@ -111,6 +111,7 @@ struct Plan {
   int64_t hbm_bytes = 0;      // per chip
   std::vector<ChipInfo> chips;
   uint64_t seed = 1;
+  std::string target = "any";  // search/targets.h
   // The software stack every configuration was priced with (price/stack.h:
   // StackName), why it was chosen, and the attention efficiency it gave.
   std::string stack;

@@ -79,6 +79,7 @@ StatusOr<SearchContext> Prepare(const zoo::ModelConfig& model_config, const hw::
   AZ_RETURN_IF_ERROR(price::ApplySoftwareStack(topology.chip, stack.stack, &options.calibration.compute));
   // A chip the compute model cannot price fails here, before any work.
   AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
+  AZ_RETURN_IF_ERROR(TargetRuns(options.target, config, topology.chip.family == hw::ChipFamily::kTpu));
   AZ_ASSIGN_OR_RETURN(int64_t heads, AttentionHeads(config));
 
   std::vector<Combo>& combos = ctx.combos;
@@ -97,6 +98,10 @@ StatusOr<SearchContext> Prepare(const zoo::ModelConfig& model_config, const hw::
                                " samples");
       }
       if (!pinned.remat) pinned.remat = options.train->remat;
+    }
+    if (Status admitted = TargetAdmits(options.target, config, pinned); !admitted.ok()) {
+      return InvalidArgument("--template '" + options.pinned + "' under --target " +
+                             std::string(TargetName(options.target)) + ": " + admitted.message());
     }
     combos.push_back(pinned);
   } else if (options.train) {
@@ -118,6 +123,20 @@ StatusOr<SearchContext> Prepare(const zoo::ModelConfig& model_config, const hw::
     if (combos.empty()) {
       return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
                              " chips (the head count " + std::to_string(heads) + " and the batch constrain them)");
+    }
+  }
+  if (options.pinned.empty() && options.target != Target::kAny) {
+    const size_t before = combos.size();
+    Status why = Status::Ok();
+    std::erase_if(combos, [&](const Combo& c) {
+      Status admitted = TargetAdmits(options.target, config, c);
+      if (!admitted.ok() && why.ok()) why = admitted;
+      return !admitted.ok();
+    });
+    if (combos.empty()) {
+      return InvalidArgument("--target " + std::string(TargetName(options.target)) + " runs none of the " +
+                             std::to_string(before) + " configurations of " + config.model + " on " +
+                             std::to_string(chips) + " chips (e.g. " + why.message() + ")");
     }
   }
   ctx.evaluate.calibration = options.calibration;
@@ -146,6 +165,7 @@ Plan Header(const SearchContext& ctx, const StackChoice& stack) {
   plan.tpu = topology.chip.family == hw::ChipFamily::kTpu;
   plan.hbm_bytes = topology.chip.hbm.value();
   plan.seed = options.seed;
+  plan.target = std::string(TargetName(options.target));
   plan.stack = price::StackName(stack.stack);
   plan.stack_reason = stack.reason;
   plan.attention_efficiency = options.calibration.compute.attention_efficiency;
@@ -214,6 +234,12 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
   }
 }
 
+// Whether the plan's target runs a pick as it was priced.
+bool Admitted(const SearchContext& ctx, const Pick& pick) {
+  if (!pick.sharding.empty()) return TargetAdmitsSeeds(ctx.options.target);
+  return TargetAdmits(ctx.options.target, ctx.config, pick.evaluated->compiled.candidate.strategy.combo).ok();
+}
+
 double Latency(const Pick& pick) {
   return pick.searched_placement ? pick.evaluated->best_latency : pick.evaluated->default_latency;
 }
@@ -270,7 +296,8 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
   Rank(ctx, *grid, baselines);
   plan.candidates_compiled = static_cast<int>(ctx.survivors.size());
 
-  // Each source picks; the plan is the fastest pick that fits.
+  // Each source picks; the plan is the fastest pick that fits and that the
+  // target runs.
   AZ_ASSIGN_OR_RETURN(Pick best, grid->Choose(ctx));
   std::vector<Pick> picks;
   for (const auto& source : baselines) {
@@ -280,7 +307,9 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
   Say(ctx, "emitting the plan");
   const Pick* fastest = &best;
   for (const Pick& pick : picks) {
-    if (pick.evaluated && pick.evaluated->fits && Latency(pick) < Latency(*fastest)) fastest = &pick;
+    if (pick.evaluated && pick.evaluated->fits && Admitted(ctx, pick) && Latency(pick) < Latency(*fastest)) {
+      fastest = &pick;
+    }
   }
   AZ_ASSIGN_OR_RETURN(plan.best, Describe(grid->label(), *fastest, ctx.config, topology, ctx.options, true));
   for (size_t i = 0; i < baselines.size(); ++i) {

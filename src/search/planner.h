@@ -45,6 +45,7 @@
 #include "price/calibration.h"
 #include "price/stack.h"
 #include "search/plan.h"
+#include "search/targets.h"
 
 namespace az::search {
 
@@ -69,6 +70,9 @@ struct TrainPlanOptions {
 
 struct PlanOptions {
   std::string pinned;            // a combination ("ulysses=4,ring=2"); empty: search
+  // The runtime the plan is for (targets.h): the grid offers only what it
+  // runs, and the best is a configuration it runs.
+  Target target = Target::kAny;
   bool search_placement = true;  // false: every configuration runs the default placement
   price::PriceCalibration calibration;
   // The software stack to price the DiT's steps with (price/stack.h: the

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "search/prune.h"
+#include "search/targets.h"
 
 namespace az::search {
 
@@ -51,7 +52,8 @@ class Grid : public Source {
  public:
   std::string label() const override { return "aoizora"; }
 
-  // The top K of the pruned grid; with XLA's programs every one it compiled.
+  // The top K of the pruned grid (of what the target runs); with XLA's
+  // programs every one it compiled.
   std::vector<int> Propose(const SearchContext& ctx) const override {
     if (!ctx.pruned) return ctx.feasible;
     std::vector<int> top(ctx.feasible.begin(),
@@ -67,6 +69,8 @@ class Grid : public Source {
         if (first_error.ok()) first_error = e.status;
         continue;
       }
+      // Ranked with the baselines' proposals: only what the target runs.
+      if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
       if (e.fits && Faster(e, e.best_latency, best, best ? best->best_latency : 0)) best = &e;
     }
     const hw::Topology& topology = *ctx.topology;

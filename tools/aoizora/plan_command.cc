@@ -41,6 +41,7 @@ struct PlanArgs : ModelFlags {
   bool no_stages = false;
   int64_t micro_batch = 0;
   std::string remat;
+  std::string target = "any";
 };
 
 int RunPlan(const PlanArgs& args) {
@@ -84,6 +85,9 @@ int RunPlan(const PlanArgs& args) {
   options.seed = args.seed;
   options.top_k = args.top_k;
   options.alpa = !args.no_alpa;
+  auto target = search::ParseTarget(args.target);
+  if (!target.ok()) return Fail(InvalidArgument("--target: " + target.status().message()));
+  options.target = *target;
   auto calibration = LoadPriceCalibration(args.calibration, *topology);
   if (!calibration.ok()) return Fail(calibration.status());
   options.calibration = *calibration;
@@ -133,6 +137,11 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
                   "The software stack to price with: the attention library (" + price::StackLibraryNames() +
                       "), optionally +eager or +compiled; default: the model's deployed library on these chips "
                       "(docs/compute-model.md, Software stacks)");
+  cmd->add_option("--target", args->target,
+                  "The runtime the plan is for: any (default: every configuration the built-in compiler prices), "
+                  "jax (no ring: XLA all-gathers a sequence-sharded K and V), maxdiffusion (its Wan configs on TPUs), "
+                  "xdit (the model's deployed code on GPUs); docs/guide.md, Targets")
+      ->check(CLI::IsMember({"any", "jax", "maxdiffusion", "xdit"}));
   cmd->add_option("--out,-o", args->out,
                   "Write plan.json, report.md, plan_jax.py, plan_torch.py (GPUs) or maxdiffusion.yml (TPUs), placement.svg, compare.svg, "
                   "step.trace.json");

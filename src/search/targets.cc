@@ -1,0 +1,87 @@
+#include "search/targets.h"
+
+#include <map>
+
+namespace az::search {
+
+std::string_view TargetName(Target target) {
+  switch (target) {
+    case Target::kAny: return "any";
+    case Target::kJax: return "jax";
+    case Target::kMaxDiffusion: return "maxdiffusion";
+    case Target::kXdit: return "xdit";
+  }
+  return "any";
+}
+
+StatusOr<Target> ParseTarget(std::string_view name) {
+  for (Target t : {Target::kAny, Target::kJax, Target::kMaxDiffusion, Target::kXdit}) {
+    if (TargetName(t) == name) return t;
+  }
+  return InvalidArgument("unknown target '" + std::string(name) + "' (any, jax, maxdiffusion, xdit)");
+}
+
+std::optional<std::string> MaxDiffusionConfigFile(std::string_view model) {
+  // Wan 2.2 A14B is "27b" there (its two 14B noise experts).
+  static const std::map<std::string, std::string, std::less<>> files = {
+      {"wan2.1-t2v-1.3b", "src/maxdiffusion/configs/base_wan_1_3b.yml"},
+      {"wan2.1-t2v-14b", "src/maxdiffusion/configs/base_wan_14b.yml"},
+      {"wan2.2-t2v-a14b", "src/maxdiffusion/configs/base_wan_27b.yml"},
+  };
+  auto it = files.find(model);
+  if (it == files.end()) return std::nullopt;
+  return it->second;
+}
+
+Status TargetRuns(Target target, const zoo::ModelConfig& config, bool tpu) {
+  switch (target) {
+    case Target::kAny:
+    case Target::kJax: return Status::Ok();
+    case Target::kMaxDiffusion:
+      if (!tpu) return InvalidArgument("--target maxdiffusion plans TPU slices (MaxDiffusion's Wan configs)");
+      if (!MaxDiffusionConfigFile(config.model)) {
+        return InvalidArgument("--target maxdiffusion: MaxDiffusion has no text-to-video config for " + config.model +
+                               " (it runs Wan 2.1 T2V 1.3B and 14B and Wan 2.2 T2V A14B)");
+      }
+      return Status::Ok();
+    case Target::kXdit:
+      if (tpu) return InvalidArgument("--target xdit plans GPUs (xDiT and the models' repositories are PyTorch/CUDA)");
+      if (config.program) return InvalidArgument("--target xdit plans zoo models (xDiT runs their deployed code)");
+      return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status TargetAdmits(Target target, const zoo::ModelConfig& config, const Combo& combo) {
+  switch (target) {
+    case Target::kAny: return Status::Ok();
+    case Target::kJax:
+      if (combo.ring > 1) {
+        return InvalidArgument("JAX lowers a sequence-sharded K and V as an all-gather, not a ring: " +
+                               combo.ToString() + " is priced as context parallelism instead");
+      }
+      return Status::Ok();
+    case Target::kMaxDiffusion: {
+      // MaxDiffusion runs CFG as one batch-2 forward over its data axis.
+      const int64_t rows = config.batch * (config.cfg == zoo::CfgMode::kNone ? 1 : 2);
+      const int64_t data = combo.dp * combo.cfg;
+      if (rows % data != 0) {
+        return InvalidArgument("MaxDiffusion's data axis of " + std::to_string(data) + " does not divide the " +
+                               std::to_string(rows) + " rows of its forward");
+      }
+      if (combo.remat) return InvalidArgument("MaxDiffusion training plans are not written yet");
+      return Status::Ok();
+    }
+    case Target::kXdit:
+      if (!RunsAsExpert(config, combo)) {
+        return InvalidArgument(combo.ToString() + " is not a configuration " + config.model +
+                               "'s deployed code (xDiT or its repository) runs");
+      }
+      return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+bool TargetAdmitsSeeds(Target target) { return target == Target::kAny || target == Target::kJax; }
+
+}  // namespace az::search
