@@ -110,7 +110,7 @@ ValueId Unpatchify(GraphBuilder& b, ValueId patches, const PatchGrid& grid, int6
 }
 
 ValueId SplitHeads(GraphBuilder& b, const std::string& name, ValueId x, int64_t heads, int64_t head_dim) {
-  const Shape& shape = b.type(x).shape;
+  const Shape shape = b.type(x).shape;
   return b.Reshape(name, x, {shape[0], shape[1], heads, head_dim});
 }
 
@@ -139,11 +139,23 @@ ValueId DoubleStreamTail(GraphBuilder& b, const StreamTailNames& names, ValueId 
   return GatedResidual(b, names.mlp_residual, x, mlp, mod[5]);
 }
 
+ValueId AttendMerged(GraphBuilder& b, ValueId q, ValueId k, ValueId v, std::optional<int64_t> joint_tail, int64_t d) {
+  const Shape shape = b.type(q).shape;  // [B, N, heads, head_dim]; a copy: new values move the types
+  ValueId attn = b.Attention("attn", q, k, v, "joint", joint_tail);
+  return b.Reshape("attn.merge_heads", attn, {shape[0], shape[1], d});
+}
+
+ValueId JointAttention(GraphBuilder& b, const std::array<ValueId, 3>& first_qkv,
+                       const std::array<ValueId, 3>& second_qkv, std::optional<int64_t> joint_tail, int64_t d) {
+  ValueId q = b.Concat("attn_q", {first_qkv[0], second_qkv[0]}, 1);
+  ValueId k = b.Concat("attn_k", {first_qkv[1], second_qkv[1]}, 1);
+  ValueId v = b.Concat("attn_v", {first_qkv[2], second_qkv[2]}, 1);
+  return AttendMerged(b, q, k, v, joint_tail, d);
+}
+
 ValueId SingleStreamOut(GraphBuilder& b, ValueId x, ValueId q, ValueId k, ValueId v,
                         std::optional<int64_t> joint_tail, ValueId mlp_in, ValueId gate, int64_t d) {
-  const Shape& shape = b.type(q).shape;  // [B, N, heads, head_dim]
-  ValueId attn = b.Attention("attn", q, k, v, "joint", joint_tail);
-  ValueId merged = b.Reshape("attn.merge_heads", attn, {shape[0], shape[1], d});
+  ValueId merged = AttendMerged(b, q, k, v, joint_tail, d);
   ValueId mlp_out = b.Unary(OpKind::kGeluTanh, "mlp_act", mlp_in);
   ValueId joined = b.Concat("attn_mlp", {merged, mlp_out}, 2);
   ValueId out = b.Linear("linear2", joined, d);

@@ -132,8 +132,19 @@ pir::ValueId DoubleStreamTail(pir::GraphBuilder& b, const StreamTailNames& names
                               const std::vector<pir::ValueId>& mod, pir::ValueId one, int64_t d, int64_t mlp_hidden,
                               double eps);
 
-// MM-DiT single-stream block's output: the joint attention (`attn`, joint,
-// merged to [B, N, d] as `attn.merge_heads`), the GELU-tanh of the MLP input
+// The joint attention of an MM-DiT block over q, k, v [B, N, heads, head_dim]
+// (op `attn`; joint_tail: the text rows at the rear, if the attention is told),
+// its heads merged to [B, N, d] (`attn.merge_heads`).
+pir::ValueId AttendMerged(pir::GraphBuilder& b, pir::ValueId q, pir::ValueId k, pir::ValueId v,
+                          std::optional<int64_t> joint_tail, int64_t d);
+// A double-stream block's attention: each of q, k and v concatenated from the
+// two streams' rows along the tokens, first then second (`attn_q`, `attn_k`,
+// `attn_v`), then AttendMerged.
+pir::ValueId JointAttention(pir::GraphBuilder& b, const std::array<pir::ValueId, 3>& first_qkv,
+                            const std::array<pir::ValueId, 3>& second_qkv, std::optional<int64_t> joint_tail,
+                            int64_t d);
+
+// MM-DiT single-stream block's output: AttendMerged, the GELU-tanh of the MLP input
 // (`mlp_act`), both concatenated (`attn_mlp`) into linear2, the gated
 // residual (`residual`).
 pir::ValueId SingleStreamOut(pir::GraphBuilder& b, pir::ValueId x, pir::ValueId q, pir::ValueId k, pir::ValueId v,

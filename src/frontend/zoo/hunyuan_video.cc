@@ -217,10 +217,7 @@ std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId i
   txt_k = b_.RmsNorm("txt_attn_k_norm", txt_k, /*affine=*/true, kNormEps);
 
   // Joint attention over [image; text], text at the rear.
-  ValueId q = b_.Concat("attn_q", {img_q, txt_q}, 1);
-  ValueId k = b_.Concat("attn_k", {img_k, txt_k}, 1);
-  ValueId v = b_.Concat("attn_v", {img_v, txt_v}, 1);
-  ValueId attn = MergeHeads("attn", b_.Attention("attn", q, k, v, "joint", kTextTokens), joint_tokens());
+  ValueId attn = blocks::JointAttention(b_, {img_q, img_k, img_v}, {txt_q, txt_k, txt_v}, kTextTokens, kHidden);
   ValueId img_attn = b_.SliceAxis("img_attn", attn, 1, 0, image_tokens_);
   ValueId txt_attn = b_.SliceAxis("txt_attn", attn, 1, image_tokens_, joint_tokens());
 
