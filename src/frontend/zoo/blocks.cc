@@ -68,6 +68,36 @@ std::vector<ValueId> ScaleShiftTable(GraphBuilder& b, const std::string& table, 
   return SliceChunks(b, sum, chunk_names);
 }
 
+ValueId Norm(GraphBuilder& b, const NormSpec& spec, const std::string& name, ValueId x) {
+  return spec.rms ? b.RmsNorm(name, x, spec.affine, spec.eps) : b.LayerNorm(name, x, spec.affine, spec.eps);
+}
+
+ValueId AdaLnSingleBlock(GraphBuilder& b, const AdaLnSingleBlockSpec& spec, ValueId x, ValueId temb, ValueId one,
+                         DType dtype, const AttentionFn& self_attention, const AttentionFn& cross_attention) {
+  const int64_t d = b.type(x).shape.back();
+  std::vector<ValueId> chunk =
+      ScaleShiftTable(b, "scale_shift_table", "modulation", temb, dtype,
+                      {"shift_msa", "scale_msa", "gate_msa", "shift_mlp", "scale_mlp", "gate_mlp"});
+  ValueId n1 = Norm(b, spec.norm, "norm1", x);
+  ValueId attn_in = Modulate(b, "modulate_msa", n1, chunk[0], chunk[1], one);
+  ValueId attn = self_attention(attn_in);
+  x = GatedResidual(b, "attn1_residual", "attn1_gate", x, attn, chunk[2]);
+  ValueId cross = cross_attention(x);
+  x = b.Binary(OpKind::kAdd, "attn2_residual", x, cross);
+  ValueId n2 = Norm(b, spec.norm, "norm2", x);
+  ValueId ff_in = Modulate(b, "modulate_mlp", n2, chunk[3], chunk[4], one);
+  ValueId ff_out = Mlp(b, {"ff.net.0.proj", "ff.net.0.act", "ff.net.2"}, ff_in, spec.ffn_hidden, d,
+                       OpKind::kGeluTanh, spec.ffn_bias);
+  return GatedResidual(b, "ff_residual", "ff_gate", x, ff_out, chunk[5]);
+}
+
+ValueId AdaLnSingleOut(GraphBuilder& b, ValueId x, ValueId emb, ValueId one, DType dtype, double eps) {
+  const Shape shape = b.type(emb).shape;  // [B, d]
+  ValueId emb_row = b.Reshape("emb_row", emb, {shape[0], 1, shape[1]});
+  std::vector<ValueId> mod = ScaleShiftTable(b, "scale_shift_table", "modulation", emb_row, dtype, {"shift", "scale"});
+  return NormModulate(b, "norm_out", "modulate_out", x, mod[0], mod[1], one, eps);
+}
+
 ValueId Mlp(GraphBuilder& b, const MlpNames& names, ValueId x, int64_t hidden, int64_t out, OpKind act, bool bias) {
   ValueId h = b.Linear(names.fc1, x, hidden, bias);
   ValueId a = b.Unary(act, names.act, h);
@@ -107,6 +137,13 @@ ValueId Unpatchify(GraphBuilder& b, ValueId patches, const PatchGrid& grid, int6
   ValueId values = b.Reshape("unpatchify.split", patches, split);
   ValueId moved = b.Transpose("unpatchify.permute", values, perm);
   return b.Reshape("unpatchify.merge", moved, {batch, channels, grid.frames * pt, grid.rows * ph, grid.cols * pw});
+}
+
+ValueId UnpackTokens(GraphBuilder& b, const std::string& prefix, ValueId tokens, const PatchGrid& grid,
+                     int64_t channels) {
+  const int64_t batch = b.type(tokens).shape[0];
+  ValueId split = b.Reshape(prefix + ".split", tokens, {batch, grid.frames, grid.rows, grid.cols, channels});
+  return b.Transpose(prefix + ".permute", split, {0, 4, 1, 2, 3});
 }
 
 ValueId SplitHeads(GraphBuilder& b, const std::string& name, ValueId x, int64_t heads, int64_t head_dim) {

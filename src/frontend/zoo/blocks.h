@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,35 @@ std::vector<pir::ValueId> ScaleShiftTable(pir::GraphBuilder& b, const std::strin
                                           pir::ValueId temb, pir::DType dtype,
                                           const std::vector<std::string>& chunk_names);
 
+// A norm over the last dim: LayerNorm or RMSNorm, with or without its weight.
+struct NormSpec {
+  bool rms = false;
+  bool affine = false;
+  double eps = 1e-6;
+};
+pir::ValueId Norm(pir::GraphBuilder& b, const NormSpec& spec, const std::string& name, pir::ValueId x);
+
+// PixArt-alpha's adaLN-single transformer block (LTX-Video, Step-Video): one
+// table of six chunks (ScaleShiftTable over temb [B, 6, d]: shift_msa,
+// scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp), then
+//   x += gate_msa * self_attention(norm1(x) * (1 + scale_msa) + shift_msa)
+//   x += cross_attention(x)                     (no norm, no modulation, no gate)
+//   x += gate_mlp * ff(norm2(x) * (1 + scale_mlp) + shift_mlp), ff a GELU-tanh MLP.
+// The attentions are the family's own (their projections differ).
+struct AdaLnSingleBlockSpec {
+  NormSpec norm;
+  int64_t ffn_hidden = 0;
+  bool ffn_bias = true;
+};
+using AttentionFn = std::function<pir::ValueId(pir::ValueId)>;
+pir::ValueId AdaLnSingleBlock(pir::GraphBuilder& b, const AdaLnSingleBlockSpec& spec, pir::ValueId x,
+                              pir::ValueId temb, pir::ValueId one, pir::DType dtype,
+                              const AttentionFn& self_attention, const AttentionFn& cross_attention);
+// adaLN-single's output modulation: (shift, scale) = the table [2, d] + emb
+// [B, d] (as a row), on LayerNorm(x) without affine (`norm_out`, `modulate_out`).
+pir::ValueId AdaLnSingleOut(pir::GraphBuilder& b, pir::ValueId x, pir::ValueId emb, pir::ValueId one,
+                            pir::DType dtype, double eps);
+
 // fc2(act(fc1(x))): Linear(hidden), the activation, Linear(out).
 struct MlpNames {
   std::string fc1, act, fc2;
@@ -97,6 +127,11 @@ pir::ValueId ConvPatchEmbed(pir::GraphBuilder& b, pir::ValueId latent, pir::DTyp
 // channels_last, (pt, ph, pw, C) (Wan).
 pir::ValueId Unpatchify(pir::GraphBuilder& b, pir::ValueId patches, const PatchGrid& grid, int64_t channels,
                         const std::array<int64_t, 3>& patch, bool channels_last);
+
+// Patch-1 tokens [B, L, C] back to the latent [B, C, T, H, W]
+// (`prefix.split`, `prefix.permute`), in the tokens' dtype.
+pir::ValueId UnpackTokens(pir::GraphBuilder& b, const std::string& prefix, pir::ValueId tokens,
+                          const PatchGrid& grid, int64_t channels);
 
 // Splits the heads of [B, L, heads * head_dim] (op `name`).
 pir::ValueId SplitHeads(pir::GraphBuilder& b, const std::string& name, pir::ValueId x, int64_t heads,
