@@ -20,6 +20,7 @@
 // (bf16); the time embedding and all modulation / gating math run in f32, so the
 // residual stream is f32; linears and attention run in the model dtype under
 // autocast (the casts are explicit `convert` ops here).
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
@@ -120,8 +121,7 @@ class Wan final : public DitFamily {
                 std::optional<ValueId> context_image, ValueId rope_table) const;
   // Splits the heads: [B, L, d] -> [B, L, heads, 128].
   ValueId Heads(GraphBuilder& b, const std::string& name, ValueId x) const {
-    const Shape& shape = b.type(x).shape;
-    return b.Reshape(name, x, {shape[0], shape[1], s_.num_heads, kHeadDim});
+    return blocks::SplitHeads(b, name, x, s_.num_heads, kHeadDim);
   }
   WanShape s_;
 };
@@ -182,22 +182,18 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
       attrs.Set("dims", std::vector<int64_t>{0, 2});
       sin = b.AddOp1(OpKind::kBroadcast, "per_token", {sin}, attrs);
     }
-    ValueId h0 = b.Linear("0", sin, d);
-    e = b.Linear("2", b.Unary(OpKind::kSilu, "1", h0), d);
+    e = blocks::Mlp(b, {"0", "1", "2"}, sin, d, d, OpKind::kSilu);
   }
   {
     GraphBuilder::Scope scope(b, "time_projection");
-    ValueId proj = b.Linear("1", b.Unary(OpKind::kSilu, "0", e), 6 * d);
-    e0 = s_.per_token_time ? b.Reshape("unflatten", proj, {batch, tokens, 6, d})
-                           : b.Reshape("unflatten", proj, {batch, 6, d});
+    e0 = blocks::AdaLnRows(b, {"0", "1", "unflatten"}, e, 6, d);
   }
 
   // 4. Text: Linear(4096, d) -> GELU(tanh) -> Linear(d, d) on all 512 rows.
   ValueId context_text;
   {
     GraphBuilder::Scope scope(b, "text_embedding");
-    ValueId h0 = b.Linear("0", cond[0], d);
-    context_text = b.Linear("2", b.Unary(OpKind::kGeluTanh, "1", h0), d);
+    context_text = blocks::Mlp(b, {"0", "1", "2"}, cond[0], d, d, OpKind::kGeluTanh);
   }
   // 5. Image (I2V): LayerNorm -> Linear -> GELU -> Linear -> LayerNorm on 257 CLIP tokens.
   std::optional<ValueId> context_image;
@@ -234,9 +230,8 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
     const int64_t c_out = s_.out_channels;
     ValueId y = b.Linear("head", b.CastTo("cast", m, dt), 1 * 2 * 2 * c_out);
     // Unpatchify: [B, L, (1,2,2,C_out)] -> [B, C_out, T, 2H', 2W'].
-    ValueId grid = b.Reshape("unpatchify.split", y, {batch, grid_t, grid_h, grid_w, 1, 2, 2, c_out});
-    ValueId moved = b.Transpose("unpatchify.permute", grid, {0, 7, 1, 4, 2, 5, 3, 6});
-    ValueId video = b.Reshape("unpatchify.merge", moved, {batch, c_out, grid_t, grid_h * 2, grid_w * 2});
+    ValueId video =
+        blocks::Unpatchify(b, y, {grid_t, grid_h, grid_w}, c_out, {1, 2, 2}, /*channels_last=*/true);
     out = b.CastTo("velocity_f32", video, DType::kF32);
   }
   return out;
@@ -269,8 +264,7 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     ValueId vh = Heads(b, "v_heads", v);
     ValueId attn = b.Attention("attention", qh, kh, vh, "self");
     ValueId o = b.Linear("o", b.Reshape("merge_heads", attn, x_shape), d);
-    ValueId gated = b.Binary(OpKind::kMul, "gate", o, chunk[2]);
-    x = b.Binary(OpKind::kAdd, "residual", x, gated);
+    x = blocks::GatedResidual(b, "residual", "gate", x, o, chunk[2]);
   }
 
   // 3. Cross-attention: affine LayerNorm, no modulation, no RoPE, residual without gate.
@@ -303,10 +297,8 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     GraphBuilder::Scope scope(b, "ffn");
     ValueId n = b.LayerNorm("norm2", x, /*affine=*/false, kEps);
     ValueId m = b.CastTo("cast", Modulate(b, "modulate", n, chunk[3], chunk[4]), dt);
-    ValueId h0 = b.Linear("0", m, s_.ffn_dim);
-    ValueId h2 = b.Linear("2", b.Unary(OpKind::kGeluTanh, "1", h0), d);
-    ValueId gated = b.Binary(OpKind::kMul, "gate", h2, chunk[5]);
-    x = b.Binary(OpKind::kAdd, "residual", x, gated);
+    ValueId h2 = blocks::Mlp(b, {"0", "1", "2"}, m, s_.ffn_dim, d, OpKind::kGeluTanh);
+    x = blocks::GatedResidual(b, "residual", "gate", x, h2, chunk[5]);
   }
   return x;
 }
