@@ -339,16 +339,19 @@ class CogVideoX final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& CogVideoXFamily(std::string_view model) {
-  // [diffusers: scripts/convert_cogvideox_to_diffusers.py; THUDM/CogVideoX-2b,
-  // -5b, CogVideoX1.5-5B transformer/config.json]
-  static const CogVideoX k2B({30, 30, false, 1, 8});
-  static const CogVideoX k5B({48, 42, true, 1, 8});
-  static const CogVideoX k15_5B({48, 42, true, 2, 16});
-  if (model == "cogvideox-2b") return k2B;
-  if (model == "cogvideox-5b") return k5B;
-  AZ_CHECK_MSG(model == "cogvideox1.5-5b", "CogVideoXFamily asked for '" + std::string(model) + "'");
-  return k15_5B;
+// [diffusers: scripts/convert_cogvideox_to_diffusers.py; THUDM/CogVideoX-2b,
+// -5b, CogVideoX1.5-5B transformer/config.json]
+const DitFamily& CogVideoX2B() {
+  static const CogVideoX kFamily({30, 30, false, 1, 8});
+  return kFamily;
+}
+const DitFamily& CogVideoX5B() {
+  static const CogVideoX kFamily({48, 42, true, 1, 8});
+  return kFamily;
+}
+const DitFamily& CogVideoX15_5B() {
+  static const CogVideoX kFamily({48, 42, true, 2, 16});
+  return kFamily;
 }
 
 }  // namespace az::zoo

@@ -344,7 +344,7 @@ class HunyuanVideo final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& HunyuanVideoFamily() {
+const DitFamily& HunyuanVideo13B() {
   static const HunyuanVideo kFamily;
   return kFamily;
 }

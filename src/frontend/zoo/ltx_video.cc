@@ -249,12 +249,13 @@ class LtxVideo final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& LtxVideoFamily(std::string_view model) {
-  static const LtxVideo k2B({64, 28, 128});
-  static const LtxVideo k13B({128, 48, 256});
-  if (model == "ltx-video-2b") return k2B;
-  AZ_CHECK_MSG(model == "ltx-video-13b", "LtxVideoFamily asked for '" + std::string(model) + "'");
-  return k13B;
+const DitFamily& LtxVideo2B() {
+  static const LtxVideo kFamily({64, 28, 128});
+  return kFamily;
+}
+const DitFamily& LtxVideo13B() {
+  static const LtxVideo kFamily({128, 48, 256});
+  return kFamily;
 }
 
 }  // namespace az::zoo

@@ -388,7 +388,7 @@ class Mochi final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& MochiFamily() {
+const DitFamily& Mochi1() {
   static const Mochi kFamily;
   return kFamily;
 }

@@ -298,7 +298,7 @@ class OpenSora final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& OpenSoraFamily() {
+const DitFamily& OpenSora20() {
   static const OpenSora kFamily;
   return kFamily;
 }

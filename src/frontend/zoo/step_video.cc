@@ -263,7 +263,7 @@ class StepVideo final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& StepVideoFamily() {
+const DitFamily& StepVideoT2V() {
   static const StepVideo kStepVideo;
   return kStepVideo;
 }

@@ -305,24 +305,33 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
 
 }  // namespace
 
-const DitFamily& WanFamily(std::string_view model) {
-  // [Wan2.1: wan/configs/wan_t2v_1_3B.py, wan_t2v_14B.py, wan_i2v_14B.py]
-  static const Wan kT2V13B({1536, 8960, 30, 12, 16, false});
-  static const Wan kT2V14B({5120, 13824, 40, 40, 16, false});
-  static const Wan kI2V14B({5120, 13824, 40, 40, 36, true});
-  // [Wan2.2: wan/configs/wan_t2v_A14B.py, wan_i2v_A14B.py, wan_ti2v_5B.py]:
-  // A14B experts have the Wan 2.1 14B shape; I2V concatenates y (36 in) and
-  // has no CLIP branch; TI2V-5B: d 3072 = 24 x 128, VAE (4, 16, 16) z_dim 48.
-  static const Wan kT2VA14B({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875});
-  static const Wan kI2VA14B({5120, 13824, 40, 40, 36, false, 16, 8, true, 2, 5.0, 0.900});
-  static const Wan kTI2V5B({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0});
-  if (model == "wan2.1-t2v-1.3b") return kT2V13B;
-  if (model == "wan2.1-t2v-14b") return kT2V14B;
-  if (model == "wan2.2-t2v-a14b") return kT2VA14B;
-  if (model == "wan2.2-i2v-a14b") return kI2VA14B;
-  if (model == "wan2.2-ti2v-5b") return kTI2V5B;
-  AZ_CHECK_MSG(model == "wan2.1-i2v-14b", "WanFamily asked for '" + std::string(model) + "'");
-  return kI2V14B;
+// [Wan2.1: wan/configs/wan_t2v_1_3B.py, wan_t2v_14B.py, wan_i2v_14B.py]
+const DitFamily& Wan21T2V1_3B() {
+  static const Wan kFamily({1536, 8960, 30, 12, 16, false});
+  return kFamily;
+}
+const DitFamily& Wan21T2V14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false});
+  return kFamily;
+}
+const DitFamily& Wan21I2V14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 36, true});
+  return kFamily;
+}
+// [Wan2.2: wan/configs/wan_t2v_A14B.py, wan_i2v_A14B.py, wan_ti2v_5B.py]:
+// A14B experts have the Wan 2.1 14B shape; I2V concatenates y (36 in) and
+// has no CLIP branch; TI2V-5B: d 3072 = 24 x 128, VAE (4, 16, 16) z_dim 48.
+const DitFamily& Wan22T2VA14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875});
+  return kFamily;
+}
+const DitFamily& Wan22I2VA14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 36, false, 16, 8, true, 2, 5.0, 0.900});
+  return kFamily;
+}
+const DitFamily& Wan22TI2V5B() {
+  static const Wan kFamily({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0});
+  return kFamily;
 }
 
 }  // namespace az::zoo
