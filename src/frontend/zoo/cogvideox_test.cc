@@ -26,12 +26,7 @@ using pir::ValueRole;
 
 ModelConfig Config(const std::string& model, std::optional<CfgMode> cfg = std::nullopt,
                    std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve(model, zoo_test::Options(cfg, frames));
 }
 
 // Parameters of one block, every nn.Parameter of CogVideoXBlock (d = 64 heads):
@@ -287,26 +282,6 @@ TEST(CogVideoXTest, Batch2StepIsTwoForwards) {
   // Every matmul and attention is linear in the batch: batch 2 = two batch-1 forwards.
   EXPECT_EQ(MatmulAndAttentionFlops(*step), 2 * 332'197'712'101'376);
   EXPECT_EQ(step->type(step->outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 13, 60, 90}}));
-}
-
-TEST(CogVideoXTest, GraphsVerify) {
-  for (const char* model : {"cogvideox-2b", "cogvideox1.5-5b"}) {
-    for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-      ModelOptions options;
-      options.cfg = cfg;
-      options.width = 256;
-      options.height = 256;
-      options.frames = 17;
-      auto config = ResolveConfig(model, options);
-      ASSERT_TRUE(config.ok()) << config.status().ToString();
-      for (bool step : {false, true}) {
-        auto graph = step ? BuildStep(*config) : BuildForward(*config);
-        ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-        Status verified = pir::VerifyGraph(*graph);
-        EXPECT_TRUE(verified.ok()) << model << " " << CfgModeName(cfg) << ": " << verified.ToString();
-      }
-    }
-  }
 }
 
 }  // namespace

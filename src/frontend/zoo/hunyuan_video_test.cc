@@ -10,7 +10,6 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
@@ -27,13 +26,7 @@ constexpr int64_t kD = 3072;
 
 ModelConfig Config(std::optional<int64_t> width = std::nullopt, std::optional<int64_t> height = std::nullopt,
                    std::optional<CfgMode> cfg = std::nullopt) {
-  ModelOptions options;
-  options.width = width;
-  options.height = height;
-  options.cfg = cfg;
-  auto config = ResolveConfig("hunyuanvideo-13b", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("hunyuanvideo-13b", zoo_test::Options(cfg, std::nullopt, width, height));
 }
 
 // Matmul + attention FLOPs of one batch-1 forward outside the 60 blocks' token
@@ -132,17 +125,6 @@ TEST(HunyuanVideoTest, ParameterCountPerPart) {
   EXPECT_EQ(ParamCount(graph, "guidance_in."), 10'229'760);
   EXPECT_EQ(ParamCount(graph, "vector_in."), 11'802'624);    // d^2 + 770d
   EXPECT_EQ(ParamCount(graph, "final_layer."), 19'077'184);  // 2d^2 + 66d + 64
-}
-
-TEST(HunyuanVideoTest, GraphsVerify) {
-  Status forward = pir::VerifyGraph(Forward(Config()));
-  EXPECT_TRUE(forward.ok()) << forward.ToString();
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    auto step = BuildStep(Config(std::nullopt, std::nullopt, cfg));
-    ASSERT_TRUE(step.ok()) << step.status().ToString();
-    Status verified = pir::VerifyGraph(*step);
-    EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-  }
 }
 
 TEST(HunyuanVideoTest, RopeTableIsABufferNotAParameter) {

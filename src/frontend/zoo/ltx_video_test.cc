@@ -12,7 +12,6 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
@@ -27,12 +26,7 @@ using pir::ValueRole;
 
 ModelConfig Config(const std::string& model, std::optional<CfgMode> cfg = std::nullopt,
                    std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve(model, zoo_test::Options(cfg, frames));
 }
 
 // Parameters of one LTXVideoTransformerBlock (cross_attention_dim = d in both models):
@@ -230,26 +224,6 @@ TEST(LtxVideoTest, DeployedSequenceSplitDividesTokensAndText) {
   Status three = DeployedSequenceSplit(config, 3);
   ASSERT_FALSE(three.ok());
   EXPECT_NE(three.message().find("128 text rows"), std::string::npos) << three.message();
-}
-
-TEST(LtxVideoTest, GraphsVerify) {
-  for (const char* model : {"ltx-video-2b", "ltx-video-13b"}) {
-    for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-      ModelOptions options;
-      options.cfg = cfg;
-      options.width = 256;
-      options.height = 256;
-      options.frames = 17;
-      auto config = ResolveConfig(model, options);
-      ASSERT_TRUE(config.ok()) << config.status().ToString();
-      for (bool step : {false, true}) {
-        auto graph = step ? BuildStep(*config) : BuildForward(*config);
-        ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-        Status verified = pir::VerifyGraph(*graph);
-        EXPECT_TRUE(verified.ok()) << model << " " << CfgModeName(cfg) << ": " << verified.ToString();
-      }
-    }
-  }
 }
 
 }  // namespace

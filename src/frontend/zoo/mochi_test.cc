@@ -11,7 +11,6 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
@@ -25,12 +24,7 @@ using pir::Graph;
 using pir::ValueRole;
 
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig("mochi-1", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("mochi-1", zoo_test::Options(cfg, frames));
 }
 
 constexpr int64_t kD = 3072, kDy = 1536, kF = 8192, kFy = 4096;
@@ -214,24 +208,6 @@ TEST(MochiTest, ForwardFlops) {
   auto step = BuildStep(Config());
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   EXPECT_EQ(MatmulAndAttentionFlops(*step), 2 * 1'667'505'875'902'464 - 9216 * 44'520);
-}
-
-TEST(MochiTest, GraphsVerify) {
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    ModelOptions options;
-    options.cfg = cfg;
-    options.width = 256;
-    options.height = 256;
-    options.frames = 13;
-    auto config = ResolveConfig("mochi-1", options);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    for (bool step : {false, true}) {
-      auto graph = step ? BuildStep(*config) : BuildForward(*config);
-      ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-      Status verified = pir::VerifyGraph(*graph);
-      EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-    }
-  }
 }
 
 }  // namespace

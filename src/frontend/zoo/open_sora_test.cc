@@ -11,7 +11,6 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
@@ -26,13 +25,7 @@ using pir::ValueRole;
 
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> width = std::nullopt,
                    std::optional<int64_t> height = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.width = width;
-  options.height = height;
-  auto config = ResolveConfig("open-sora-2.0", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("open-sora-2.0", zoo_test::Options(cfg, std::nullopt, width, height));
 }
 
 constexpr int64_t kD = 3072;
@@ -181,24 +174,6 @@ TEST(OpenSoraTest, ForwardFlops) {
   EXPECT_EQ(ForwardFlops(8'316), 168'585'442'983'936);
   EXPECT_EQ(MatmulAndAttentionFlops(Forward(Config(CfgMode::kNone))), 5'092'025'296'748'544);
   EXPECT_EQ(MatmulAndAttentionFlops(Forward(Config(CfgMode::kNone, 336, 192))), 168'585'442'983'936);
-}
-
-TEST(OpenSoraTest, GraphsVerify) {
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    ModelOptions options;
-    options.cfg = cfg;
-    options.width = 256;
-    options.height = 256;
-    options.frames = 17;
-    auto config = ResolveConfig("open-sora-2.0", options);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    for (bool step : {false, true}) {
-      auto graph = step ? BuildStep(*config) : BuildForward(*config);
-      ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-      Status verified = pir::VerifyGraph(*graph);
-      EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-    }
-  }
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
 namespace az::zoo {
 namespace {
@@ -28,12 +27,7 @@ using pir::ValueRole;
 constexpr int64_t kD = 6144;
 
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig("step-video-t2v", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("step-video-t2v", zoo_test::Options(cfg, frames));
 }
 
 // Parameters of one StepVideoTransformerBlock (no linear has a bias):
@@ -215,24 +209,6 @@ TEST(StepVideoTest, DeployedSequenceSplitNeedsEqualChunks) {
   Status five = DeployedSequenceSplit(config, 5);
   ASSERT_FALSE(five.ok());
   EXPECT_NE(five.message().find("75888 video tokens"), std::string::npos) << five.message();
-}
-
-TEST(StepVideoTest, GraphsVerify) {
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    ModelOptions options;
-    options.cfg = cfg;
-    options.width = 256;
-    options.height = 256;
-    options.frames = 17;
-    auto config = ResolveConfig("step-video-t2v", options);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    for (bool step : {false, true}) {
-      auto graph = step ? BuildStep(*config) : BuildForward(*config);
-      ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-      Status verified = pir::VerifyGraph(*graph);
-      EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-    }
-  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -20,6 +21,18 @@ inline ModelConfig Resolve(const std::string& model, const ModelOptions& options
   auto config = ResolveConfig(model, options);
   EXPECT_TRUE(config.ok()) << config.status().ToString();
   return *config;
+}
+
+// Options that set any of a CFG mode, frames, width and height; unset: the
+// model's defaults.
+inline ModelOptions Options(std::optional<CfgMode> cfg, std::optional<int64_t> frames = std::nullopt,
+                            std::optional<int64_t> width = std::nullopt, std::optional<int64_t> height = std::nullopt) {
+  ModelOptions options;
+  options.cfg = cfg;
+  options.frames = frames;
+  options.width = width;
+  options.height = height;
+  return options;
 }
 
 // BuildStage, verified.
