@@ -71,22 +71,9 @@ TEST(HunyuanVideoTest, ResolvesDefaults) {
 }
 
 TEST(HunyuanVideoTest, RejectsBadSizes) {
-  ModelOptions frames;
-  frames.frames = 130;
-  auto bad_frames = ResolveConfig("hunyuanvideo-13b", frames);
-  ASSERT_FALSE(bad_frames.ok());
-  EXPECT_EQ(bad_frames.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_frames.status().message().find("frames must be 4n+1"), std::string::npos)
-      << bad_frames.status().message();
-  EXPECT_NE(bad_frames.status().message().find("130"), std::string::npos);
-
-  ModelOptions width;
-  width.width = 1000;
-  auto bad_width = ResolveConfig("hunyuanvideo-13b", width);
-  ASSERT_FALSE(bad_width.ok());
-  EXPECT_EQ(bad_width.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_width.status().message().find("multiples of 16"), std::string::npos) << bad_width.status().message();
-  EXPECT_NE(bad_width.status().message().find("1000x720"), std::string::npos);
+  zoo_test::ExpectRejected("hunyuanvideo-13b", zoo_test::Options(std::nullopt, 130), {"frames must be 4n+1", "130"});
+  zoo_test::ExpectRejected("hunyuanvideo-13b", zoo_test::Options(std::nullopt, std::nullopt, 1000),
+                           {"multiples of 16", "1000x720"});
 }
 
 TEST(HunyuanVideoTest, CountsTokens) {
@@ -144,10 +131,7 @@ TEST(HunyuanVideoTest, ForwardInterface) {
   ASSERT_EQ(graph.outputs().size(), 1u);
   // Latent 16 x 33 x 90 x 160 (VAE 4x time, 8x8 space), f32.
   EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 33, 90, 160}}));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 16, 33, 90, 160}}},
       {"timestep", {DType::kF32, {1}}},

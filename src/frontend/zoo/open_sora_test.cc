@@ -60,21 +60,9 @@ TEST(OpenSoraTest, ResolvesDefaults) {
 }
 
 TEST(OpenSoraTest, RejectsBadFramesAndSizes) {
-  ModelOptions frames;
-  frames.frames = 128;
-  auto bad_frames = ResolveConfig("open-sora-2.0", frames);
-  ASSERT_FALSE(bad_frames.ok());
-  EXPECT_EQ(bad_frames.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_frames.status().message().find("frames must be 4n+1"), std::string::npos)
-      << bad_frames.status().message();
-  EXPECT_NE(bad_frames.status().message().find("got 128"), std::string::npos);
-  ModelOptions height;
-  height.height = 580;
-  auto bad_height = ResolveConfig("open-sora-2.0", height);
-  ASSERT_FALSE(bad_height.ok());
-  EXPECT_NE(bad_height.status().message().find("multiples of 16"), std::string::npos)
-      << bad_height.status().message();
-  EXPECT_NE(bad_height.status().message().find("1024x580"), std::string::npos);
+  zoo_test::ExpectRejected("open-sora-2.0", zoo_test::Options(std::nullopt, 128), {"frames must be 4n+1", "got 128"});
+  zoo_test::ExpectRejected("open-sora-2.0", zoo_test::Options(std::nullopt, std::nullopt, std::nullopt, 580),
+                           {"multiples of 16", "1024x580"});
 }
 
 TEST(OpenSoraTest, CountsTokens) {
@@ -123,10 +111,7 @@ TEST(OpenSoraTest, ParameterCountPerPart) {
 
 TEST(OpenSoraTest, ForwardInterfaceAndJointAttention) {
   Graph graph = Forward(Config(CfgMode::kNone, 336, 192));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 16, 33, 24, 42}}},
       {"timestep", {DType::kF32, {1}}},

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,6 +35,27 @@ inline ModelOptions Options(std::optional<CfgMode> cfg, std::optional<int64_t> f
   options.width = width;
   options.height = height;
   return options;
+}
+
+// ResolveConfig refuses the options as a user error whose message contains
+// every one of `parts`.
+inline void ExpectRejected(const std::string& model, const ModelOptions& options,
+                           std::initializer_list<std::string> parts) {
+  auto config = ResolveConfig(model, options);
+  ASSERT_FALSE(config.ok()) << model;
+  EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
+  for (const std::string& part : parts) {
+    EXPECT_NE(config.status().message().find(part), std::string::npos) << config.status().message();
+  }
+}
+
+// The graph's inputs by name.
+inline std::map<std::string, pir::TensorType> Inputs(const pir::Graph& graph) {
+  std::map<std::string, pir::TensorType> inputs;
+  for (const pir::Value& v : graph.values()) {
+    if (v.role == pir::ValueRole::kInput) inputs[v.name] = v.type;
+  }
+  return inputs;
 }
 
 // BuildStage, verified.
