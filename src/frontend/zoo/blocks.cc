@@ -7,14 +7,6 @@
 
 namespace az::zoo::blocks {
 
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::Shape;
-using pir::TensorType;
-using pir::ValueId;
-
 ValueId Modulate(GraphBuilder& b, const std::string& name, ValueId x, ValueId shift, ValueId scale, ValueId one) {
   ValueId factor = b.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one);
   ValueId scaled = b.Binary(OpKind::kMul, name + ".scale", x, factor);

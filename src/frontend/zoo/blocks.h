@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/zoo/pir_names.h"
 #include "pir/build/graph_builder.h"
 
 namespace az::zoo::blocks {

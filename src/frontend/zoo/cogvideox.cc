@@ -59,13 +59,6 @@
 namespace az::zoo {
 namespace {
 
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
-
 struct CogShape {
   int64_t heads, layers;
   bool rope;        // 3D RoPE on video q/k (5B, 1.5); else sin-cos PE added to the video tokens (2B)

@@ -13,16 +13,8 @@
 #include "pir/rules/cost.h"
 #include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 ModelConfig Config(const std::string& model, std::optional<CfgMode> cfg = std::nullopt,
                    std::optional<int64_t> frames = std::nullopt) {
@@ -272,4 +264,4 @@ TEST(CogVideoXTest, Batch2StepIsTwoForwards) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontend/zoo/zoo.h"
+#include "frontend/zoo/pir_names.h"
 #include "pir/build/graph_builder.h"
 
 namespace az::zoo {

@@ -32,13 +32,6 @@
 namespace az::zoo {
 namespace {
 
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
-
 constexpr int64_t kHidden = 3072;
 constexpr int64_t kHeads = 24;
 constexpr int64_t kHeadDim = 128;

@@ -61,12 +61,6 @@
 namespace az::zoo {
 namespace {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
-
 struct LtxShape {
   int64_t head_dim, layers, text_tokens;
 };

@@ -69,13 +69,6 @@
 namespace az::zoo {
 namespace {
 
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
-
 constexpr int64_t kHidden = 3072;      // visual stream: 24 heads x 128
 constexpr int64_t kTextHidden = 1536;  // text stream (pooled_projection_dim)
 constexpr int64_t kHeads = 24;

@@ -12,16 +12,8 @@
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> frames = std::nullopt) {
   return zoo_test::Resolve("mochi-1", zoo_test::Options(cfg, frames));
@@ -198,4 +190,4 @@ TEST(MochiTest, ForwardFlops) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

@@ -56,13 +56,6 @@
 namespace az::zoo {
 namespace {
 
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
-
 constexpr int64_t kHeads = 48;
 constexpr int64_t kHeadDim = 128;
 constexpr int64_t kDim = kHeads * kHeadDim;  // 6144

@@ -13,16 +13,8 @@
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 constexpr int64_t kD = 6144;
 
@@ -196,4 +188,4 @@ TEST(StepVideoTest, DeployedSequenceSplitNeedsEqualChunks) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

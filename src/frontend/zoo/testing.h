@@ -19,6 +19,11 @@
 
 namespace az::zoo::zoo_test {
 
+// The PIR names the zoo's tests use; the tests live in this namespace.
+using pir::DType;
+using pir::Graph;
+using pir::ValueRole;
+
 inline ModelConfig Resolve(const std::string& model, const ModelOptions& options = {}) {
   auto config = ResolveConfig(model, options);
   EXPECT_TRUE(config.ok()) << config.status().ToString();

@@ -5,11 +5,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
-
 std::string_view CfgModeName(CfgMode mode) {
   switch (mode) {
     case CfgMode::kTwoPass: return "two-pass";

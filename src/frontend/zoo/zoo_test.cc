@@ -21,11 +21,8 @@
 #include "pir/text/printer.h"
 #include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
 
 std::vector<std::string> RegisteredModels() {
   std::vector<std::string> names;
@@ -33,7 +30,7 @@ std::vector<std::string> RegisteredModels() {
   return names;
 }
 
-ModelOptions Options(CfgMode cfg, int64_t batch = 1) {
+ModelOptions CfgBatch(CfgMode cfg, int64_t batch = 1) {
   ModelOptions options;
   options.cfg = cfg;
   options.batch = batch;
@@ -68,7 +65,7 @@ class ZooModel : public ::testing::TestWithParam<std::string> {
 
 TEST_P(ZooModel, GraphsVerifyAndRoundTripThroughPirText) {
   for (CfgMode cfg : {CfgMode::kTwoPass, CfgMode::kBatch2, CfgMode::kNone}) {
-    const ModelConfig config = Small(Options(cfg));
+    const ModelConfig config = Small(CfgBatch(cfg));
     for (bool step : {false, true}) {
       SCOPED_TRACE(std::string(CfgModeName(cfg)) + (step ? " step" : " forward"));
       pir::Graph graph = Build(config, step);
@@ -107,7 +104,7 @@ TEST_P(ZooModel, ParameterCountIsTheRegisteredCount) {
 // at the forward's batch, and the graph records the configuration's tokens.
 TEST_P(ZooModel, ForwardMapsTheLatentToItsVelocity) {
   for (CfgMode cfg : {CfgMode::kNone, CfgMode::kBatch2}) {
-    const ModelConfig config = Small(Options(cfg, /*batch=*/2));
+    const ModelConfig config = Small(CfgBatch(cfg, /*batch=*/2));
     pir::Graph graph = Build(config, false);
     std::optional<pir::TensorType> latent, timestep;
     for (const pir::Value& v : graph.values()) {
@@ -138,20 +135,20 @@ TEST_P(ZooModel, ForwardMapsTheLatentToItsVelocity) {
 // with the video. A two-pass step runs the forward twice; a batch-2 step runs
 // the forward at twice the batch once.
 TEST_P(ZooModel, FlopsArePositiveAndScale) {
-  const ModelConfig one = Small(Options(CfgMode::kNone));
+  const ModelConfig one = Small(CfgBatch(CfgMode::kNone));
   const int64_t flops = MatmulAndAttentionFlops(Build(one, false));
   EXPECT_GT(flops, 0);
-  const int64_t batch2 = MatmulAndAttentionFlops(Build(Small(Options(CfgMode::kNone, /*batch=*/2)), false));
+  const int64_t batch2 = MatmulAndAttentionFlops(Build(Small(CfgBatch(CfgMode::kNone, /*batch=*/2)), false));
   EXPECT_GT(batch2, flops);
   EXPECT_LE(batch2, 2 * flops);
-  ModelOptions wider = Options(CfgMode::kNone);
+  ModelOptions wider = CfgBatch(CfgMode::kNone);
   wider.width = 512;
   const ModelConfig wide = Small(wider);
   EXPECT_GT(MatmulAndAttentionFlops(Build(wide, false)), flops);
 
-  const int64_t two_pass = MatmulAndAttentionFlops(Build(Small(Options(CfgMode::kTwoPass)), true));
+  const int64_t two_pass = MatmulAndAttentionFlops(Build(Small(CfgBatch(CfgMode::kTwoPass)), true));
   EXPECT_EQ(two_pass, 2 * flops);
-  const ModelConfig batched = Small(Options(CfgMode::kBatch2));
+  const ModelConfig batched = Small(CfgBatch(CfgMode::kBatch2));
   EXPECT_EQ(MatmulAndAttentionFlops(Build(batched, true)), MatmulAndAttentionFlops(Build(batched, false)));
   EXPECT_EQ(MatmulAndAttentionFlops(Build(batched, false)), batch2);
 }
@@ -224,4 +221,4 @@ TEST(ZooRegistry, UnknownModelListsTheKnownOnes) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test
