@@ -53,6 +53,16 @@ class DitFamily {
                                const std::vector<pir::ValueId>& conditioning) const = 0;
 };
 
+// The suffix of a conditioning input that differs between the CFG passes (a
+// prompt's encoding): "" in the conditional pass, ".uncond" in the
+// unconditional one (DitFamily::DeclareConditioning).
+inline std::string PassSuffix(const std::string& pass) { return pass == "uncond" ? ".uncond" : ""; }
+
+// zoo.cc: aborts unless x is the latent of `config` at some batch B,
+// [B, channels, latent frames, latent rows, latent columns] (what BuildForward,
+// BuildStep and the training step hand DitFamily::Forward); returns B.
+int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels);
+
 // zoo.cc: the family that builds `model`, looked up in the registry (the one
 // table of models, zoo.cc), and the configuration attributes every zoo graph
 // carries (zoo.h). train.cc builds on them. `model` is a registered name

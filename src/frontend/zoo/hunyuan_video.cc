@@ -284,7 +284,9 @@ ValueId ForwardBuilder::MergeHeads(const std::string& name, ValueId x, int64_t t
 
 std::vector<int64_t> ForwardBuilder::RopeSections() { return {kRopeSections.begin(), kRopeSections.end()}; }
 
-ValueId ForwardBuilder::Rope(const std::string& name, ValueId x) { return b_.Rope(name, x, rope_table_, RopeSections()); }
+ValueId ForwardBuilder::Rope(const std::string& name, ValueId x) {
+  return b_.Rope(name, x, rope_table_, RopeSections());
+}
 
 class HunyuanVideo final : public DitFamily {
  public:
@@ -316,7 +318,7 @@ class HunyuanVideo final : public DitFamily {
   // the conditional and unconditional pass; the guidance scale does not.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     ValueId text = b.Input("text_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
     ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
     ValueId guidance = b.Input("guidance", DType::kF32, {batch});
@@ -325,12 +327,8 @@ class HunyuanVideo final : public DitFamily {
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames * kPatchT &&
-                     shape[3] == grid.rows * kPatchH && shape[4] == grid.cols * kPatchW,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units);
+    const int64_t batch = CheckLatent(b, x, config, kLatentChannels);
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), config.depth_units);
     return forward.Build(x, t, conditioning);
   }
 };

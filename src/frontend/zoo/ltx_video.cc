@@ -220,19 +220,15 @@ class LtxVideo final : public DitFamily {
   // [negative; positive] along the batch.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, s_.text_tokens, kTextDim})};
   }
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 1, "LTX-Video takes encoder_hidden_states only");
-    const pir::Shape shape = b.type(x).shape;
-    const PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames && shape[3] == grid.rows &&
-                     shape[4] == grid.cols,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, s_, config.dtype, shape[0], grid,
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    ForwardBuilder forward(b, s_, config.dtype, batch, GridOf(config),
                            config.depth_units > 0 ? config.depth_units : s_.layers);
     return forward.Build(x, t, conditioning[0]);
   }

@@ -362,19 +362,16 @@ class Mochi final : public DitFamily {
   // encoder_hidden_states: the T5-XXL output, 256 rows [B, 256, 4096].
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim})};
   }
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 1, "Mochi takes encoder_hidden_states only");
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames &&
-                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units > 0 ? config.depth_units : kLayers);
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    const int64_t depth = config.depth_units > 0 ? config.depth_units : kLayers;
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), depth);
     return forward.Build(x, t, conditioning[0]);
   }
 };

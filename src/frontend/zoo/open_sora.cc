@@ -268,7 +268,7 @@ class OpenSora final : public DitFamily {
   // the conditional and the text-unconditional pass.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     ValueId t5 = b.Input("t5" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
     ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
     const pir::Shape cond_shape = {batch, kCondChannels, config.latent_frames(), config.latent_height(),
@@ -279,12 +279,8 @@ class OpenSora final : public DitFamily {
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames &&
-                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units);
+    const int64_t batch = CheckLatent(b, x, config, kLatentChannels);
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), config.depth_units);
     return forward.Build(x, t, conditioning);
   }
 };

@@ -236,7 +236,7 @@ class StepVideo final : public DitFamily {
   // the CLIP's [B, 77, 1024]. The pipeline encodes [prompt, negative prompt] at once.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kLlmTokens, kLlmDim}),
             b.Input("encoder_hidden_states_2" + suffix, config.dtype, {batch, kClipTokens, kClipDim})};
   }
@@ -244,12 +244,9 @@ class StepVideo final : public DitFamily {
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 2, "Step-Video takes the Step-LLM and the CLIP hidden states");
-    const pir::Shape shape = b.type(x).shape;
-    const PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames && shape[3] == grid.rows &&
-                     shape[4] == grid.cols,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units > 0 ? config.depth_units : kLayers);
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    const int64_t depth = config.depth_units > 0 ? config.depth_units : kLayers;
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), depth);
     return forward.Build(x, t, conditioning[0], conditioning[1]);
   }
 };

@@ -95,7 +95,7 @@ class Wan final : public DitFamily {
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& c, int64_t batch,
                                            const std::string& pass) const override {
     // The umT5 output, trimmed to the prompt and zero-padded to 512 rows.
-    std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     std::vector<ValueId> cond{b.Input("context" + suffix, c.dtype, {batch, kTextLen, kTextDim})};
     // Both passes see the same image: CLIP features (Wan 2.1) and the
     // first-frame latent y concatenated onto the noise (I2V).

@@ -34,7 +34,8 @@ constexpr DeployedAttention kFlashAttn2 = {"fa2", "fa2",
 // distributed testing utilizes the built-in FSDP and Ulysses implementations,
 // with FlashAttention3 deployed on Hopper architecture GPUs".
 constexpr DeployedAttention kWan22Attention = {
-    "fa2", "fa3", "Wan2.2 README: \"with FlashAttention3 deployed on Hopper architecture GPUs\"; flash_attn (FA2) elsewhere"};
+    "fa2", "fa3",
+    "Wan2.2 README: \"with FlashAttention3 deployed on Hopper architecture GPUs\"; flash_attn (FA2) elsewhere"};
 
 // One row per model: what `aoizora models` lists, the family object that
 // builds it, and the attention library its deployment runs.
@@ -151,6 +152,14 @@ StatusOr<const ModelEntry*> FindModel(std::string_view name) {
 }
 
 const DitFamily& FamilyOf(std::string_view model) { return RegistrationOf(model).family(); }
+
+int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels) {
+  const pir::Shape& shape = b.type(x).shape;
+  AZ_CHECK_MSG(shape.size() == 5 && shape[1] == channels && shape[2] == config.latent_frames() &&
+                   shape[3] == config.latent_height() && shape[4] == config.latent_width(),
+               "latent " + b.type(x).ToString() + " does not match the configuration");
+  return shape[0];
+}
 
 StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options) {
   AZ_ASSIGN_OR_RETURN(const ModelEntry* entry, FindModel(model));
