@@ -81,10 +81,8 @@ class ForwardBuilder {
   ValueId SingleBlock(int64_t index, ValueId x);
   ValueId FinalLayer(ValueId x);
 
-  // Linear(d, k * d)(SiLU(c)).chunk(k), one chunk per name. Each chunk is
-  // [B, 1, d] (the reference's unsqueeze(1)), so it broadcasts over the tokens.
-  // Chunks are sliced in order, here, so that the op order never depends on
-  // the compiler's order of evaluating call arguments.
+  // Linear(d, k * d)(SiLU(c)).chunk(k), one chunk per name (blocks::AdaLnModulation).
+  // Each chunk is [B, 1, d] (the reference's unsqueeze(1)), so it broadcasts over the tokens.
   std::vector<ValueId> Modulation(const std::string& silu, const std::string& linear, ValueId c,
                                   const std::vector<std::string>& chunk_names);
   // [B, L, 3d] -> q, k, v [B, L, heads, head_dim] ("B L (K H D) -> K B L H D").
