@@ -1,8 +1,16 @@
 // Building blocks the zoo's DiT families share, as functions over a
-// pir::GraphBuilder: adaLN modulation, the gated residual, two-linear MLPs,
-// the timestep embedder, convolutional patch embedding and unpatchify, 3-D
-// RoPE on a range of rows, and the MM-DiT pieces (a double-stream block's
-// per-stream tail, a single-stream block's output).
+// pir::GraphBuilder: adaLN modulation (per-sample rows, or PixArt's table +
+// rows), modulate and the gated residual, two-linear MLPs, the timestep
+// embedder, convolutional patch embedding, unpatchify and patch-1 unpacking,
+// head splits and projections, 3-D RoPE on a range of rows, PixArt's
+// adaLN-single block (LTX-Video, Step-Video) and the MM-DiT pieces (the joint
+// attention, a double-stream block's per-stream tail, a single-stream block's
+// output; HunyuanVideo, Open-Sora 2.0).
+//
+// Not here, because the families' op orders differ: the q/k/v projections
+// with their QK norms (each family norms, splits heads and rotates in its
+// own order), Wan's modulate (x + x * scale + shift) and patch embedding (its
+// cast after the weights), Mochi's sandwich-norm residuals and its RoPE.
 //
 // Invariant: a block emits exactly the op sequence the families wrote out by
 // hand before it existed: the same ops in the same order, with the same value
