@@ -53,17 +53,11 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
 namespace {
-
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
 
 struct CogShape {
   int64_t heads, layers;
@@ -81,11 +75,7 @@ constexpr int64_t kPatch = 2;
 constexpr double kNormEps = 1e-5;
 constexpr double kQkNormEps = 1e-6;
 
-// The latent patch grid of one sample.
-struct PatchGrid {
-  int64_t frames, rows, cols;
-  int64_t tokens() const { return frames * rows * cols; }
-};
+using blocks::PatchGrid;
 
 class ForwardBuilder {
  public:
@@ -107,10 +97,6 @@ class ForwardBuilder {
   std::vector<ValueId> NormZero(const std::string& module, ValueId video, ValueId text);
   // LayerNorm with the module's affine weight (shared when called twice).
   ValueId SharedLayerNorm(const std::string& module, const std::string& op, ValueId x, double eps);
-  // x * (1 + scale) + shift.
-  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
-  ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
-  ValueId Heads(const std::string& name, ValueId x);
   // RoPE on the video rows [T, N) of q or k [B, N, heads, 64]; text rows pass through.
   ValueId RopeVideoRows(const std::string& name, ValueId x);
   // [B, N, *] -> {text [B, T, *], video [B, L, *]}.
@@ -159,24 +145,15 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
 
 ValueId ForwardBuilder::TimeEmbedding(ValueId timestep) {
   // Timesteps(d): flip_sin_to_cos, shift 0, f32, no parameters; cast to the model dtype.
-  ValueId freq = b_.Custom("time_proj", "sinusoidal_embedding", {timestep}, TensorType{DType::kF32, {batch_, d_}});
-  GraphBuilder::Scope scope(b_, "time_embedding");
-  ValueId h = b_.Linear("linear_1", b_.CastTo("cast", freq, dtype_), kTimeEmbedDim);
-  return b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act", h), kTimeEmbedDim);
+  return blocks::TimestepEmbedder(b_, "time_proj", "time_embedding.cast",
+                                  {"time_embedding.linear_1", "time_embedding.act", "time_embedding.linear_2"},
+                                  timestep, d_, kTimeEmbedDim, dtype_);
 }
 
 ValueId ForwardBuilder::PatchEmbed(ValueId latent) {
+  // Conv2d(16, d, 2, stride 2, bias) per frame == Conv3d kernel (1, 2, 2).
+  if (s_.patch_t == 1) return blocks::ConvPatchEmbed(b_, latent, dtype_, d_, {1, kPatch, kPatch});
   ValueId x = b_.CastTo("cast", latent, dtype_);
-  if (s_.patch_t == 1) {
-    // Conv2d(16, d, 2, stride 2, bias) per frame == Conv3d kernel (1, 2, 2).
-    ValueId weight = b_.Param("proj.weight", dtype_, {d_, kChannels, 1, kPatch, kPatch});
-    ValueId bias = b_.Param("proj.bias", dtype_, {d_});
-    Attributes attrs;
-    attrs.Set("stride", std::vector<int64_t>{1, kPatch, kPatch});
-    ValueId conv = b_.AddOp1(OpKind::kConv3d, "proj", {x, weight, bias}, std::move(attrs));
-    ValueId flat = b_.Reshape("flatten", conv, {batch_, d_, video_});
-    return b_.Transpose("to_tokens", flat, {0, 2, 1});
-  }
   // 1.5: [B, C, T, H, W] -> [B, (T', H', W'), (C, p_t, p, p)] -> Linear(128, d).
   // The Linear has a bias: diffusers builds it with nn.Linear's default
   // (patch_bias applies to the 1.0 Conv2d only). The tokens come out of a
@@ -200,9 +177,9 @@ std::pair<ValueId, ValueId> ForwardBuilder::Block(int64_t index, ValueId video, 
   {
     GraphBuilder::Scope attn_scope(b_, "attn1");
     ValueId joint_in = b_.Concat("concat_text_video", {n1[1], n1[0]}, 1);
-    ValueId q = Heads("to_q.heads", b_.Linear("to_q", joint_in, d_));
-    ValueId k = Heads("to_k.heads", b_.Linear("to_k", joint_in, d_));
-    ValueId v = Heads("to_v.heads", b_.Linear("to_v", joint_in, d_));
+    ValueId q = blocks::ProjectHeads(b_, "to_q", joint_in, s_.heads, kHeadDim);
+    ValueId k = blocks::ProjectHeads(b_, "to_k", joint_in, s_.heads, kHeadDim);
+    ValueId v = blocks::ProjectHeads(b_, "to_v", joint_in, s_.heads, kHeadDim);
     q = b_.LayerNorm("norm_q", q, /*affine=*/true, kQkNormEps);
     k = b_.LayerNorm("norm_k", k, /*affine=*/true, kQkNormEps);
     if (s_.rope) {
@@ -214,8 +191,8 @@ std::pair<ValueId, ValueId> ForwardBuilder::Block(int64_t index, ValueId video, 
     attn_out = b_.Linear("to_out.0", merged, d_);
   }
   auto [attn_text, attn_video] = Split("attn1.split", attn_out);
-  video = GatedResidual("attn_residual", video, attn_video, n1[2]);
-  text = GatedResidual("attn_residual_text", text, attn_text, n1[3]);
+  video = blocks::GatedResidual(b_, "attn_residual", video, attn_video, n1[2]);
+  text = blocks::GatedResidual(b_, "attn_residual_text", text, attn_text, n1[3]);
 
   // 2. Feed-forward on [text; video].
   std::vector<ValueId> n2 = NormZero("norm2", video, text);
@@ -223,27 +200,25 @@ std::pair<ValueId, ValueId> ForwardBuilder::Block(int64_t index, ValueId video, 
   {
     GraphBuilder::Scope ff_scope(b_, "ff");
     ValueId joint_in = b_.Concat("concat_text_video", {n2[1], n2[0]}, 1);
-    ValueId h = b_.Linear("net.0.proj", joint_in, 4 * d_);
-    ValueId act = b_.Unary(OpKind::kGeluTanh, "net.0.act", h);
-    ff_out = b_.Linear("net.2", act, d_);
+    ff_out = blocks::Mlp(b_, {"net.0.proj", "net.0.act", "net.2"}, joint_in, 4 * d_, d_, OpKind::kGeluTanh);
   }
   auto [ff_text, ff_video] = Split("ff.split", ff_out);
-  video = GatedResidual("ff_residual", video, ff_video, n2[2]);
-  text = GatedResidual("ff_residual_text", text, ff_text, n2[3]);
+  video = blocks::GatedResidual(b_, "ff_residual", video, ff_video, n2[2]);
+  text = blocks::GatedResidual(b_, "ff_residual_text", text, ff_text, n2[3]);
   return {video, text};
 }
 
 std::vector<ValueId> ForwardBuilder::NormZero(const std::string& module, ValueId video, ValueId text) {
-  ValueId act = b_.Unary(OpKind::kSilu, module + ".silu", emb_);
-  ValueId mod = b_.Linear(module + ".linear", act, 6 * d_);
-  ValueId rows = b_.Reshape(module + ".chunks", mod, {batch_, 6, d_});
-  const char* names[] = {"shift", "scale", "gate", "enc_shift", "enc_scale", "enc_gate"};
-  ValueId chunk[6];
-  for (int64_t i = 0; i < 6; ++i) chunk[i] = b_.SliceAxis(module + "." + names[i], rows, 1, i, i + 1);
+  std::vector<std::string> names;
+  for (const char* name : {"shift", "scale", "gate", "enc_shift", "enc_scale", "enc_gate"}) {
+    names.push_back(module + "." + name);
+  }
+  std::vector<ValueId> chunk =
+      blocks::AdaLnModulation(b_, {module + ".silu", module + ".linear", module + ".chunks"}, emb_, d_, names);
   ValueId video_norm = SharedLayerNorm(module + ".norm", module + ".norm_video", video, kNormEps);
-  ValueId video_mod = Modulate(module + ".modulate_video", video_norm, chunk[0], chunk[1]);
+  ValueId video_mod = blocks::Modulate(b_, module + ".modulate_video", video_norm, chunk[0], chunk[1], one_);
   ValueId text_norm = SharedLayerNorm(module + ".norm", module + ".norm_text", text, kNormEps);
-  ValueId text_mod = Modulate(module + ".modulate_text", text_norm, chunk[3], chunk[4]);
+  ValueId text_mod = blocks::Modulate(b_, module + ".modulate_text", text_norm, chunk[3], chunk[4], one_);
   return {video_mod, text_mod, chunk[2], chunk[5]};
 }
 
@@ -259,26 +234,9 @@ ValueId ForwardBuilder::SharedLayerNorm(const std::string& module, const std::st
   return b_.AddOp1(OpKind::kLayerNorm, op, {x, weight, bias}, std::move(attrs));
 }
 
-ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
-  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
-  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
-  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
-}
-
-ValueId ForwardBuilder::GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate) {
-  ValueId gated = b_.Binary(OpKind::kMul, name + ".gate", x, gate);
-  return b_.Binary(OpKind::kAdd, name, residual, gated);
-}
-
-ValueId ForwardBuilder::Heads(const std::string& name, ValueId x) {
-  return b_.Reshape(name, x, {batch_, joint(), s_.heads, kHeadDim});
-}
-
 ValueId ForwardBuilder::RopeVideoRows(const std::string& name, ValueId x) {
-  ValueId text_rows = b_.SliceAxis(name + "_text", x, 1, 0, kTextTokens);
-  ValueId video_rows = b_.SliceAxis(name + "_video", x, 1, kTextTokens, joint());
-  ValueId rotated = b_.Rope(name + "_rope", video_rows, rope_table_, {16, 24, 24});
-  return b_.Concat(name + "_cat", {text_rows, rotated}, 1);
+  return blocks::RopeRows(b_, name, x, rope_table_, {16, 24, 24},
+                          {kTextTokens, /*rotate_lower=*/false, "_text", "_video"});
 }
 
 std::pair<ValueId, ValueId> ForwardBuilder::Split(const std::string& name, ValueId x) {
@@ -294,23 +252,16 @@ ValueId ForwardBuilder::Head(ValueId video) {
   ValueId h = b_.LayerNorm("norm_final", video, /*affine=*/true, kNormEps);
   {
     GraphBuilder::Scope scope(b_, "norm_out");
-    ValueId act = b_.Unary(OpKind::kSilu, "silu", emb_);
-    ValueId mod = b_.Linear("linear", act, 2 * d_);
-    ValueId rows = b_.Reshape("chunks", mod, {batch_, 2, d_});
-    ValueId shift = b_.SliceAxis("shift", rows, 1, 0, 1);
-    ValueId scale = b_.SliceAxis("scale", rows, 1, 1, 2);
+    std::vector<ValueId> mod = blocks::AdaLnModulation(b_, {"silu", "linear", "chunks"}, emb_, d_, {"shift", "scale"});
     h = b_.LayerNorm("norm", h, /*affine=*/true, kNormEps);
-    h = Modulate("modulate", h, shift, scale);
+    h = blocks::Modulate(b_, "modulate", h, mod[0], mod[1], one_);
   }
   const int64_t patch_values = kChannels * s_.patch_t * kPatch * kPatch;  // 64 (1.0), 128 (1.5)
   ValueId patches = b_.Linear("proj_out", h, patch_values);
   // Unpatchify: [B, L, (C, p_t, p, p)] -> [B, T', H', W', C, p_t, p, p]
   //   -> [B, C, T', p_t, H', p, W', p] -> [B, C, T' p_t, H' p, W' p].
-  ValueId grid = b_.Reshape("unpatchify.split", patches,
-                            {batch_, grid_.frames, grid_.rows, grid_.cols, kChannels, s_.patch_t, kPatch, kPatch});
-  ValueId moved = b_.Transpose("unpatchify.permute", grid, {0, 4, 1, 5, 2, 6, 3, 7});
-  ValueId latent = b_.Reshape("unpatchify.merge", moved,
-                              {batch_, kChannels, grid_.frames * s_.patch_t, grid_.rows * kPatch, grid_.cols * kPatch});
+  ValueId latent =
+      blocks::Unpatchify(b_, patches, grid_, kChannels, {s_.patch_t, kPatch, kPatch}, /*channels_last=*/false);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
@@ -355,19 +306,15 @@ class CogVideoX final : public DitFamily {
   // encoder_hidden_states: the T5-XXL output padded to 226 rows [B, 226, 4096].
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim})};
   }
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 1, "CogVideoX takes encoder_hidden_states only");
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames * s_.patch_t &&
-                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, s_, config.dtype, shape[0], grid,
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    ForwardBuilder forward(b, s_, config.dtype, batch, GridOf(config),
                            config.depth_units > 0 ? config.depth_units : s_.layers);
     return forward.Build(x, t, conditioning[0]);
   }
@@ -381,16 +328,19 @@ class CogVideoX final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& CogVideoXFamily(std::string_view model) {
-  // [diffusers: scripts/convert_cogvideox_to_diffusers.py; THUDM/CogVideoX-2b,
-  // -5b, CogVideoX1.5-5B transformer/config.json]
-  static const CogVideoX k2B({30, 30, false, 1, 8});
-  static const CogVideoX k5B({48, 42, true, 1, 8});
-  static const CogVideoX k15_5B({48, 42, true, 2, 16});
-  if (model == "cogvideox-2b") return k2B;
-  if (model == "cogvideox-5b") return k5B;
-  AZ_CHECK_MSG(model == "cogvideox1.5-5b", "CogVideoXFamily asked for '" + std::string(model) + "'");
-  return k15_5B;
+// [diffusers: scripts/convert_cogvideox_to_diffusers.py; THUDM/CogVideoX-2b,
+// -5b, CogVideoX1.5-5B transformer/config.json]
+const DitFamily& CogVideoX2B() {
+  static const CogVideoX kFamily({30, 30, false, 1, 8});
+  return kFamily;
+}
+const DitFamily& CogVideoX5B() {
+  static const CogVideoX kFamily({48, 42, true, 1, 8});
+  return kFamily;
+}
+const DitFamily& CogVideoX15_5B() {
+  static const CogVideoX kFamily({48, 42, true, 2, 16});
+  return kFamily;
 }
 
 }  // namespace az::zoo

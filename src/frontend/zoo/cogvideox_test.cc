@@ -13,25 +13,12 @@
 #include "pir/rules/cost.h"
 #include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 ModelConfig Config(const std::string& model, std::optional<CfgMode> cfg = std::nullopt,
                    std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve(model, zoo_test::Options(cfg, frames));
 }
 
 // Parameters of one block, every nn.Parameter of CogVideoXBlock (d = 64 heads):
@@ -108,20 +95,10 @@ TEST(CogVideoXTest, RejectsBadFramesAndSizes) {
                         Case{"cogvideox-2b", 45, "frames must be 8n+1"},
                         Case{"cogvideox1.5-5b", 41, "frames must be 16n+1"},
                         Case{"cogvideox-5b", 50, "frames must be 4n+1"}}) {
-    ModelOptions options;
-    options.frames = c.frames;
-    auto config = ResolveConfig(c.model, options);
-    ASSERT_FALSE(config.ok()) << c.model << " " << c.frames;
-    EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(config.status().message().find(c.message), std::string::npos) << config.status().message();
-    EXPECT_NE(config.status().message().find(std::to_string(c.frames)), std::string::npos);
+    zoo_test::ExpectRejected(c.model, zoo_test::Options(std::nullopt, c.frames), {c.message, std::to_string(c.frames)});
   }
-  ModelOptions width;
-  width.width = 728;
-  auto bad_width = ResolveConfig("cogvideox-5b", width);
-  ASSERT_FALSE(bad_width.ok());
-  EXPECT_NE(bad_width.status().message().find("multiples of 16"), std::string::npos) << bad_width.status().message();
-  EXPECT_NE(bad_width.status().message().find("728x480"), std::string::npos);
+  zoo_test::ExpectRejected("cogvideox-5b", zoo_test::Options(std::nullopt, std::nullopt, 728),
+                           {"multiples of 16", "728x480"});
 }
 
 TEST(CogVideoXTest, CountsTokens) {
@@ -209,10 +186,7 @@ TEST(CogVideoXTest, ForwardInterfaceAndJointAttention) {
   Graph graph = Forward(Config("cogvideox-5b", CfgMode::kNone));
   ASSERT_EQ(graph.outputs().size(), 1u);
   EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 13, 60, 90}}));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 16, 13, 60, 90}}},
       {"timestep", {DType::kF32, {1}}},
@@ -289,25 +263,5 @@ TEST(CogVideoXTest, Batch2StepIsTwoForwards) {
   EXPECT_EQ(step->type(step->outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 13, 60, 90}}));
 }
 
-TEST(CogVideoXTest, GraphsVerify) {
-  for (const char* model : {"cogvideox-2b", "cogvideox1.5-5b"}) {
-    for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-      ModelOptions options;
-      options.cfg = cfg;
-      options.width = 256;
-      options.height = 256;
-      options.frames = 17;
-      auto config = ResolveConfig(model, options);
-      ASSERT_TRUE(config.ok()) << config.status().ToString();
-      for (bool step : {false, true}) {
-        auto graph = step ? BuildStep(*config) : BuildForward(*config);
-        ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-        Status verified = pir::VerifyGraph(*graph);
-        EXPECT_TRUE(verified.ok()) << model << " " << CfgModeName(cfg) << ": " << verified.ToString();
-      }
-    }
-  }
-}
-
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

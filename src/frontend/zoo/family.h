@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontend/zoo/zoo.h"
+#include "frontend/zoo/pir_names.h"
 #include "pir/build/graph_builder.h"
 
 namespace az::zoo {
@@ -52,19 +53,40 @@ class DitFamily {
                                const std::vector<pir::ValueId>& conditioning) const = 0;
 };
 
-// zoo.cc: the family that builds `model` (a zoo name), and the configuration
-// attributes every zoo graph carries (zoo.h). train.cc builds on them.
+// The suffix of a conditioning input that differs between the CFG passes (a
+// prompt's encoding): "" in the conditional pass, ".uncond" in the
+// unconditional one (DitFamily::DeclareConditioning).
+inline std::string PassSuffix(const std::string& pass) { return pass == "uncond" ? ".uncond" : ""; }
+
+// zoo.cc: aborts unless x is the latent of `config` at some batch B,
+// [B, channels, latent frames, latent rows, latent columns] (what BuildForward,
+// BuildStep and the training step hand DitFamily::Forward); returns B.
+int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels);
+
+// zoo.cc: the family that builds `model`, looked up in the registry (the one
+// table of models, zoo.cc), and the configuration attributes every zoo graph
+// carries (zoo.h). train.cc builds on them. `model` is a registered name
+// (ResolveConfig checked it): any other name is a bug, and aborts with the
+// list of known models.
 const DitFamily& FamilyOf(std::string_view model);
 void SetConfigAttrs(pir::Graph& graph, const ModelConfig& config);
 
-// Families, defined in their own files.
-// wan2.1-t2v-1.3b, -t2v-14b, -i2v-14b; wan2.2-t2v-a14b, -i2v-a14b, -ti2v-5b
-const DitFamily& WanFamily(std::string_view model);
-const DitFamily& HunyuanVideoFamily();
-const DitFamily& CogVideoXFamily(std::string_view model);  // cogvideox-2b, -5b, cogvideox1.5-5b
-const DitFamily& StepVideoFamily();                        // step-video-t2v
-const DitFamily& LtxVideoFamily(std::string_view model);   // ltx-video-2b, -13b
-const DitFamily& MochiFamily();                            // mochi-1
-const DitFamily& OpenSoraFamily();                         // open-sora-2.0
+// One family object per model, defined in the family's file; the registry
+// names them.
+const DitFamily& Wan21T2V1_3B();  // wan.cc
+const DitFamily& Wan21T2V14B();
+const DitFamily& Wan21I2V14B();
+const DitFamily& Wan22T2VA14B();
+const DitFamily& Wan22I2VA14B();
+const DitFamily& Wan22TI2V5B();
+const DitFamily& HunyuanVideo13B();  // hunyuan_video.cc
+const DitFamily& CogVideoX2B();      // cogvideox.cc
+const DitFamily& CogVideoX5B();
+const DitFamily& CogVideoX15_5B();
+const DitFamily& StepVideoT2V();  // step_video.cc
+const DitFamily& LtxVideo2B();    // ltx_video.cc
+const DitFamily& LtxVideo13B();
+const DitFamily& Mochi1();      // mochi.cc
+const DitFamily& OpenSora20();  // open_sora.cc
 
 }  // namespace az::zoo

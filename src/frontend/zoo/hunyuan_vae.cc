@@ -49,12 +49,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::Shape;
-using pir::ValueId;
-
 namespace {
 
 constexpr DType kDType = DType::kF16;

@@ -26,17 +26,11 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
 namespace {
-
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
 
 constexpr int64_t kHidden = 3072;
 constexpr int64_t kHeads = 24;
@@ -58,11 +52,7 @@ constexpr std::array<int64_t, 3> kRopeSections = {16, 56, 56};
 static_assert(kHeads * kHeadDim == kHidden);
 static_assert(kRopeSections[0] + kRopeSections[1] + kRopeSections[2] == kHeadDim);
 
-// The latent grid of one sample and its token count.
-struct PatchGrid {
-  int64_t frames, rows, cols;  // patches along T, H, W
-  int64_t tokens() const { return frames * rows * cols; }
-};
+using blocks::PatchGrid;
 
 PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames() / kPatchT, config.height / 8 / kPatchH, config.width / 8 / kPatchW};
@@ -91,20 +81,15 @@ class ForwardBuilder {
   ValueId SingleBlock(int64_t index, ValueId x);
   ValueId FinalLayer(ValueId x);
 
-  // Linear(d, k * d)(SiLU(c)).chunk(k), one chunk per name. Each chunk is
-  // [B, 1, d] (the reference's unsqueeze(1)), so it broadcasts over the tokens.
-  // Chunks are sliced in order, here, so that the op order never depends on
-  // the compiler's order of evaluating call arguments.
+  // Linear(d, k * d)(SiLU(c)).chunk(k), one chunk per name (blocks::AdaLnModulation).
+  // Each chunk is [B, 1, d] (the reference's unsqueeze(1)), so it broadcasts over the tokens.
   std::vector<ValueId> Modulation(const std::string& silu, const std::string& linear, ValueId c,
                                   const std::vector<std::string>& chunk_names);
-  // x * (1 + scale) + shift.
-  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
-  // residual + gate * x.
-  ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
   // [B, L, 3d] -> q, k, v [B, L, heads, head_dim] ("B L (K H D) -> K B L H D").
   std::array<ValueId, 3> SplitQkv(const std::string& name, ValueId qkv, int64_t tokens);
   // [B, L, heads, head_dim] -> [B, L, d].
   ValueId MergeHeads(const std::string& name, ValueId x, int64_t tokens);
+  static std::vector<int64_t> RopeSections();
   ValueId Rope(const std::string& name, ValueId x);
 
   GraphBuilder& b_;
@@ -138,9 +123,8 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vecto
 ValueId ForwardBuilder::TimestepEmbedder(const std::string& name, ValueId x) {
   GraphBuilder::Scope scope(b_, name);
   // timestep_embedding(): cos/sin of x * 10000^(-i/128), f32, no parameters.
-  ValueId freq = b_.Custom("sinusoidal", "sinusoidal_embedding", {x}, TensorType{DType::kF32, {batch_, kFrequencyDim}});
-  ValueId h = b_.Linear("mlp.0", b_.CastTo("cast", freq, dtype_), kHidden);
-  return b_.Linear("mlp.2", b_.Unary(OpKind::kSilu, "mlp.1", h), kHidden);
+  return blocks::TimestepEmbedder(b_, "sinusoidal", "cast", {"mlp.0", "mlp.1", "mlp.2"}, x, kFrequencyDim, kHidden,
+                                  dtype_);
 }
 
 ValueId ForwardBuilder::Conditioning(ValueId timestep, ValueId clip_pooled, ValueId guidance) {
@@ -148,8 +132,8 @@ ValueId ForwardBuilder::Conditioning(ValueId timestep, ValueId clip_pooled, Valu
   ValueId vector;
   {
     GraphBuilder::Scope scope(b_, "vector_in");
-    ValueId h = b_.Linear("in_layer", b_.CastTo("cast", clip_pooled, dtype_), kHidden);
-    vector = b_.Linear("out_layer", b_.Unary(OpKind::kSilu, "silu", h), kHidden);
+    ValueId clip = b_.CastTo("cast", clip_pooled, dtype_);
+    vector = blocks::Mlp(b_, {"in_layer", "silu", "out_layer"}, clip, kHidden, kHidden, OpKind::kSilu);
   }
   ValueId vec = b_.Binary(OpKind::kAdd, "vec.add_vector", time, vector);
   // The cfg-distilled model embeds the guidance scale (x 1000) like a timestep.
@@ -158,15 +142,8 @@ ValueId ForwardBuilder::Conditioning(ValueId timestep, ValueId clip_pooled, Valu
 
 ValueId ForwardBuilder::ImageIn(ValueId latent) {
   GraphBuilder::Scope scope(b_, "img_in");
-  ValueId x = b_.CastTo("cast", latent, dtype_);
-  ValueId weight = b_.Param("proj.weight", dtype_, {kHidden, kLatentChannels, kPatchT, kPatchH, kPatchW});
-  ValueId bias = b_.Param("proj.bias", dtype_, {kHidden});
-  Attributes attrs;
-  attrs.Set("stride", std::vector<int64_t>{kPatchT, kPatchH, kPatchW});
-  ValueId patches = b_.AddOp1(OpKind::kConv3d, "proj", {x, weight, bias}, std::move(attrs));
-  // flatten(2).transpose(1, 2): [B, d, T, H', W'] -> [B, L_img, d].
-  ValueId flat = b_.Reshape("flatten", patches, {batch_, kHidden, image_tokens_});
-  return b_.Transpose("to_tokens", flat, {0, 2, 1});
+  // PatchEmbed: Conv3d, then flatten(2).transpose(1, 2): [B, d, T, H', W'] -> [B, L_img, d].
+  return blocks::ConvPatchEmbed(b_, latent, dtype_, kHidden, {kPatchT, kPatchH, kPatchW});
 }
 
 ValueId ForwardBuilder::TokenRefiner(ValueId text_states, ValueId timestep) {
@@ -181,8 +158,7 @@ ValueId ForwardBuilder::TokenRefiner(ValueId text_states, ValueId timestep) {
   ValueId context;
   {
     GraphBuilder::Scope c_scope(b_, "c_embedder");
-    ValueId h = b_.Linear("linear_1", mean, kHidden);
-    context = b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act_1", h), kHidden);
+    context = blocks::Mlp(b_, {"linear_1", "act_1", "linear_2"}, mean, kHidden, kHidden, OpKind::kSilu);
   }
   ValueId c = b_.Binary(OpKind::kAdd, "c", time, context);
   ValueId x = b_.Linear("input_embedder", text, kHidden);
@@ -201,12 +177,11 @@ ValueId ForwardBuilder::RefinerBlock(int64_t index, ValueId x, ValueId c) {
   auto [q, k, v] = SplitQkv("self_attn_qkv", qkv, kTextTokens);
   // self_attn_q_norm / self_attn_k_norm are Identity (qk_norm is off in the refiner).
   ValueId attn = MergeHeads("self_attn", b_.Attention("self_attn", q, k, v, "self"), kTextTokens);
-  x = GatedResidual("attn_residual", x, b_.Linear("self_attn_proj", attn, kHidden), gate_msa);
+  x = blocks::GatedResidual(b_, "attn_residual", x, b_.Linear("self_attn_proj", attn, kHidden), gate_msa);
 
   ValueId norm2 = b_.LayerNorm("norm2", x, /*affine=*/true, kNormEps);
-  ValueId h = b_.Linear("mlp.fc1", norm2, kMlpHidden);
-  ValueId mlp = b_.Linear("mlp.fc2", b_.Unary(OpKind::kSilu, "mlp.act", h), kHidden);
-  return GatedResidual("mlp_residual", x, mlp, gate_mlp);
+  ValueId mlp = blocks::Mlp(b_, {"mlp.fc1", "mlp.act", "mlp.fc2"}, norm2, kMlpHidden, kHidden, OpKind::kSilu);
+  return blocks::GatedResidual(b_, "mlp_residual", x, mlp, gate_mlp);
 }
 
 std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId img, ValueId txt) {
@@ -221,33 +196,26 @@ std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId i
   std::vector<ValueId> txt_mod = stream_modulation("txt");
 
   // Image stream: norm, modulate, qkv, per-head RMSNorm, RoPE.
-  ValueId img_h = b_.LayerNorm("img_norm1", img, /*affine=*/false, kNormEps);
-  img_h = Modulate("img_mod1", img_h, img_mod[0], img_mod[1]);
+  ValueId img_h = blocks::NormModulate(b_, "img_norm1", "img_mod1", img, img_mod[0], img_mod[1], one_, kNormEps);
   auto [img_q, img_k, img_v] = SplitQkv("img_attn_qkv", b_.Linear("img_attn_qkv", img_h, 3 * kHidden), image_tokens_);
   img_q = Rope("img_attn_q_rope", b_.RmsNorm("img_attn_q_norm", img_q, /*affine=*/true, kNormEps));
   img_k = Rope("img_attn_k_rope", b_.RmsNorm("img_attn_k_norm", img_k, /*affine=*/true, kNormEps));
 
   // Text stream: the same without RoPE.
-  ValueId txt_h = b_.LayerNorm("txt_norm1", txt, /*affine=*/false, kNormEps);
-  txt_h = Modulate("txt_mod1", txt_h, txt_mod[0], txt_mod[1]);
+  ValueId txt_h = blocks::NormModulate(b_, "txt_norm1", "txt_mod1", txt, txt_mod[0], txt_mod[1], one_, kNormEps);
   auto [txt_q, txt_k, txt_v] = SplitQkv("txt_attn_qkv", b_.Linear("txt_attn_qkv", txt_h, 3 * kHidden), kTextTokens);
   txt_q = b_.RmsNorm("txt_attn_q_norm", txt_q, /*affine=*/true, kNormEps);
   txt_k = b_.RmsNorm("txt_attn_k_norm", txt_k, /*affine=*/true, kNormEps);
 
   // Joint attention over [image; text], text at the rear.
-  ValueId q = b_.Concat("attn_q", {img_q, txt_q}, 1);
-  ValueId k = b_.Concat("attn_k", {img_k, txt_k}, 1);
-  ValueId v = b_.Concat("attn_v", {img_v, txt_v}, 1);
-  ValueId attn = MergeHeads("attn", b_.Attention("attn", q, k, v, "joint", kTextTokens), joint_tokens());
+  ValueId attn = blocks::JointAttention(b_, {img_q, img_k, img_v}, {txt_q, txt_k, txt_v}, kTextTokens, kHidden);
   ValueId img_attn = b_.SliceAxis("img_attn", attn, 1, 0, image_tokens_);
   ValueId txt_attn = b_.SliceAxis("txt_attn", attn, 1, image_tokens_, joint_tokens());
 
   auto stream_tail = [&](const std::string& s, ValueId x, ValueId attn_s, const std::vector<ValueId>& mod) {
-    x = GatedResidual(s + "_attn_residual", x, b_.Linear(s + "_attn_proj", attn_s, kHidden), mod[2]);
-    ValueId h = b_.LayerNorm(s + "_norm2", x, /*affine=*/false, kNormEps);
-    h = Modulate(s + "_mod2", h, mod[3], mod[4]);
-    h = b_.Unary(OpKind::kGeluTanh, s + "_mlp.act", b_.Linear(s + "_mlp.fc1", h, kMlpHidden));
-    return GatedResidual(s + "_mlp_residual", x, b_.Linear(s + "_mlp.fc2", h, kHidden), mod[5]);
+    const blocks::StreamTailNames names{s + "_attn_proj", s + "_attn_residual", s + "_norm2", s + "_mod2",
+                                        {s + "_mlp.fc1", s + "_mlp.act", s + "_mlp.fc2"}, s + "_mlp_residual"};
+    return blocks::DoubleStreamTail(b_, names, x, attn_s, mod, one_, kHidden, kMlpHidden, kNormEps);
   };
   img = stream_tail("img", img, img_attn, img_mod);
   txt = stream_tail("txt", txt, txt_attn, txt_mod);
@@ -259,8 +227,7 @@ ValueId ForwardBuilder::SingleBlock(int64_t index, ValueId x) {
   const int64_t n = joint_tokens();
   std::vector<ValueId> mod =
       Modulation("modulation.silu", "modulation.linear", vec_, {"mod_shift", "mod_scale", "mod_gate"});
-  ValueId h = b_.LayerNorm("pre_norm", x, /*affine=*/false, kNormEps);
-  h = Modulate("modulate", h, mod[0], mod[1]);
+  ValueId h = blocks::NormModulate(b_, "pre_norm", "modulate", x, mod[0], mod[1], one_, kNormEps);
 
   // Parallel branches: linear1 yields qkv (3d) and the MLP input (4d) at once.
   ValueId fused = b_.Linear("linear1", h, 3 * kHidden + kMlpHidden);
@@ -271,58 +238,29 @@ ValueId ForwardBuilder::SingleBlock(int64_t index, ValueId x) {
   k = b_.RmsNorm("k_norm", k, /*affine=*/true, kNormEps);
 
   // RoPE on the image rows only; the text rows pass through unrotated.
-  auto rope_image_rows = [&](const std::string& name, ValueId t) {
-    ValueId image_rows = b_.SliceAxis(name + "_img", t, 1, 0, image_tokens_);
-    ValueId text_rows = b_.SliceAxis(name + "_txt", t, 1, image_tokens_, n);
-    return b_.Concat(name + "_cat", {Rope(name + "_rope", image_rows), text_rows}, 1);
-  };
-  q = rope_image_rows("q", q);
-  k = rope_image_rows("k", k);
-
-  ValueId attn = MergeHeads("attn", b_.Attention("attn", q, k, v, "joint", kTextTokens), n);
-  ValueId mlp_out = b_.Unary(OpKind::kGeluTanh, "mlp_act", mlp_in);
-  ValueId out = b_.Linear("linear2", b_.Concat("attn_mlp", {attn, mlp_out}, 2), kHidden);
-  return GatedResidual("residual", x, out, mod[2]);
+  const blocks::RopeRowsSpec image_rows{image_tokens_, /*rotate_lower=*/true, "_img", "_txt"};
+  q = blocks::RopeRows(b_, "q", q, rope_table_, RopeSections(), image_rows);
+  k = blocks::RopeRows(b_, "k", k, rope_table_, RopeSections(), image_rows);
+  return blocks::SingleStreamOut(b_, x, q, k, v, kTextTokens, mlp_in, mod[2], kHidden);
 }
 
 ValueId ForwardBuilder::FinalLayer(ValueId x) {
   ValueId img = b_.SliceAxis("img_tokens", x, 1, 0, image_tokens_);
   GraphBuilder::Scope scope(b_, "final_layer");
   std::vector<ValueId> mod = Modulation("adaLN_modulation.0", "adaLN_modulation.1", vec_, {"shift", "scale"});
-  ValueId h = b_.LayerNorm("norm_final", img, /*affine=*/false, kNormEps);
-  h = Modulate("modulate", h, mod[0], mod[1]);
+  ValueId h = blocks::NormModulate(b_, "norm_final", "modulate", img, mod[0], mod[1], one_, kNormEps);
   const int64_t patch_values = kPatchT * kPatchH * kPatchW * kLatentChannels;  // 64
   ValueId patches = b_.Linear("linear", h, patch_values);
   // unpatchify: [B, L, 64] -> [B, T, H', W', C, pt, ph, pw]
   //   -> einsum "nthwcopq->nctohpwq" -> [B, C, T*pt, H'*ph, W'*pw].
-  ValueId grid = b_.Reshape("unpatchify.split", patches,
-                            {batch_, grid_.frames, grid_.rows, grid_.cols, kLatentChannels, kPatchT, kPatchH, kPatchW});
-  ValueId moved = b_.Transpose("unpatchify.permute", grid, {0, 4, 1, 5, 2, 6, 3, 7});
-  ValueId latent =
-      b_.Reshape("unpatchify.merge", moved,
-                 {batch_, kLatentChannels, grid_.frames * kPatchT, grid_.rows * kPatchH, grid_.cols * kPatchW});
+  ValueId latent = blocks::Unpatchify(b_, patches, grid_, kLatentChannels, {kPatchT, kPatchH, kPatchW},
+                                      /*channels_last=*/false);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
 std::vector<ValueId> ForwardBuilder::Modulation(const std::string& silu, const std::string& linear, ValueId c,
                                                 const std::vector<std::string>& chunk_names) {
-  const int64_t chunks = static_cast<int64_t>(chunk_names.size());
-  ValueId mod = b_.Linear(linear, b_.Unary(OpKind::kSilu, silu, c), chunks * kHidden);
-  ValueId rows = b_.Reshape(linear + ".chunks", mod, {batch_, chunks, kHidden});
-  std::vector<ValueId> out;
-  for (int64_t i = 0; i < chunks; ++i) out.push_back(b_.SliceAxis(chunk_names[i], rows, 1, i, i + 1));
-  return out;
-}
-
-ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
-  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
-  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
-  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
-}
-
-ValueId ForwardBuilder::GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate) {
-  ValueId gated = b_.Binary(OpKind::kMul, name + ".gate", x, gate);
-  return b_.Binary(OpKind::kAdd, name, residual, gated);
+  return blocks::AdaLnModulation(b_, {silu, linear, linear + ".chunks"}, c, kHidden, chunk_names);
 }
 
 std::array<ValueId, 3> ForwardBuilder::SplitQkv(const std::string& name, ValueId qkv, int64_t tokens) {
@@ -342,8 +280,10 @@ ValueId ForwardBuilder::MergeHeads(const std::string& name, ValueId x, int64_t t
   return b_.Reshape(name + ".merge_heads", x, {batch_, tokens, kHidden});
 }
 
+std::vector<int64_t> ForwardBuilder::RopeSections() { return {kRopeSections.begin(), kRopeSections.end()}; }
+
 ValueId ForwardBuilder::Rope(const std::string& name, ValueId x) {
-  return b_.Rope(name, x, rope_table_, std::vector<int64_t>(kRopeSections.begin(), kRopeSections.end()));
+  return b_.Rope(name, x, rope_table_, RopeSections());
 }
 
 class HunyuanVideo final : public DitFamily {
@@ -376,7 +316,7 @@ class HunyuanVideo final : public DitFamily {
   // the conditional and unconditional pass; the guidance scale does not.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     ValueId text = b.Input("text_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
     ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
     ValueId guidance = b.Input("guidance", DType::kF32, {batch});
@@ -385,19 +325,15 @@ class HunyuanVideo final : public DitFamily {
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames * kPatchT &&
-                     shape[3] == grid.rows * kPatchH && shape[4] == grid.cols * kPatchW,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units);
+    const int64_t batch = CheckLatent(b, x, config, kLatentChannels);
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), config.depth_units);
     return forward.Build(x, t, conditioning);
   }
 };
 
 }  // namespace
 
-const DitFamily& HunyuanVideoFamily() {
+const DitFamily& HunyuanVideo13B() {
   static const HunyuanVideo kFamily;
   return kFamily;
 }

@@ -10,30 +10,15 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 constexpr int64_t kD = 3072;
 
 ModelConfig Config(std::optional<int64_t> width = std::nullopt, std::optional<int64_t> height = std::nullopt,
                    std::optional<CfgMode> cfg = std::nullopt) {
-  ModelOptions options;
-  options.width = width;
-  options.height = height;
-  options.cfg = cfg;
-  auto config = ResolveConfig("hunyuanvideo-13b", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("hunyuanvideo-13b", zoo_test::Options(cfg, std::nullopt, width, height));
 }
 
 // Matmul + attention FLOPs of one batch-1 forward outside the 60 blocks' token
@@ -78,22 +63,9 @@ TEST(HunyuanVideoTest, ResolvesDefaults) {
 }
 
 TEST(HunyuanVideoTest, RejectsBadSizes) {
-  ModelOptions frames;
-  frames.frames = 130;
-  auto bad_frames = ResolveConfig("hunyuanvideo-13b", frames);
-  ASSERT_FALSE(bad_frames.ok());
-  EXPECT_EQ(bad_frames.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_frames.status().message().find("frames must be 4n+1"), std::string::npos)
-      << bad_frames.status().message();
-  EXPECT_NE(bad_frames.status().message().find("130"), std::string::npos);
-
-  ModelOptions width;
-  width.width = 1000;
-  auto bad_width = ResolveConfig("hunyuanvideo-13b", width);
-  ASSERT_FALSE(bad_width.ok());
-  EXPECT_EQ(bad_width.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_width.status().message().find("multiples of 16"), std::string::npos) << bad_width.status().message();
-  EXPECT_NE(bad_width.status().message().find("1000x720"), std::string::npos);
+  zoo_test::ExpectRejected("hunyuanvideo-13b", zoo_test::Options(std::nullopt, 130), {"frames must be 4n+1", "130"});
+  zoo_test::ExpectRejected("hunyuanvideo-13b", zoo_test::Options(std::nullopt, std::nullopt, 1000),
+                           {"multiples of 16", "1000x720"});
 }
 
 TEST(HunyuanVideoTest, CountsTokens) {
@@ -134,17 +106,6 @@ TEST(HunyuanVideoTest, ParameterCountPerPart) {
   EXPECT_EQ(ParamCount(graph, "final_layer."), 19'077'184);  // 2d^2 + 66d + 64
 }
 
-TEST(HunyuanVideoTest, GraphsVerify) {
-  Status forward = pir::VerifyGraph(Forward(Config()));
-  EXPECT_TRUE(forward.ok()) << forward.ToString();
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    auto step = BuildStep(Config(std::nullopt, std::nullopt, cfg));
-    ASSERT_TRUE(step.ok()) << step.status().ToString();
-    Status verified = pir::VerifyGraph(*step);
-    EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-  }
-}
-
 TEST(HunyuanVideoTest, RopeTableIsABufferNotAParameter) {
   Graph graph = Forward(Config());
   bool found = false;
@@ -162,10 +123,7 @@ TEST(HunyuanVideoTest, ForwardInterface) {
   ASSERT_EQ(graph.outputs().size(), 1u);
   // Latent 16 x 33 x 90 x 160 (VAE 4x time, 8x8 space), f32.
   EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 33, 90, 160}}));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 16, 33, 90, 160}}},
       {"timestep", {DType::kF32, {1}}},
@@ -266,4 +224,4 @@ TEST(HunyuanVideoTest, Batch2StepIsOneForwardAtBatchTwo) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

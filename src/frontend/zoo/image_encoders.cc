@@ -8,12 +8,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::Shape;
-using pir::ValueId;
-
 namespace {
 constexpr int64_t kImageSize = 224, kPatch = 14, kVisionDim = 1280, kVisionHeads = 16, kVisionLayers = 32;
 constexpr int64_t kVisionMlp = 4 * kVisionDim;

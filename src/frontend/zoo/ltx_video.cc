@@ -55,16 +55,11 @@
 #include <string>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
 namespace {
-
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
 
 struct LtxShape {
   int64_t head_dim, layers, text_tokens;
@@ -77,10 +72,7 @@ constexpr int64_t kTextDim = 4096;  // caption_channels (T5-XXL)
 constexpr double kNormEps = 1e-6;   // block RMSNorms, norm_out
 constexpr double kQkNormEps = 1e-5;
 
-struct PatchGrid {
-  int64_t frames, rows, cols;
-  int64_t tokens() const { return frames * rows * cols; }
-};
+using blocks::PatchGrid;
 
 PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height(), config.latent_width()};
@@ -102,8 +94,6 @@ class ForwardBuilder {
   // LTXAttention: to_q/k/v, RMSNorm across the heads on q and k, to_out.0.
   // Self-attention (no context) rotates q and k; cross-attention reads the text.
   ValueId Attention(const std::string& module, ValueId x, std::optional<ValueId> context);
-  // x * (1 + scale) + shift.
-  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
   ValueId Head(ValueId x);
 
   GraphBuilder& b_;
@@ -128,8 +118,7 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
   ValueId context;
   {
     GraphBuilder::Scope scope(b_, "caption_projection");
-    ValueId h = b_.Linear("linear_1", text, d_);
-    context = b_.Linear("linear_2", b_.Unary(OpKind::kGeluTanh, "act_1", h), d_);
+    context = blocks::Mlp(b_, {"linear_1", "act_1", "linear_2"}, text, d_, d_, OpKind::kGeluTanh);
   }
   for (int64_t i = 0; i < depth_; ++i) x = Block(i, x, context);
   return Head(x);
@@ -146,42 +135,20 @@ ValueId ForwardBuilder::PatchEmbed(ValueId latent) {
 void ForwardBuilder::TimeEmbedding(ValueId timestep) {
   GraphBuilder::Scope scope(b_, "time_embed");
   // Timesteps(256, flip_sin_to_cos, shift 0) of the scheduler's t in [0, 1000], f32.
-  ValueId freq =
-      b_.Custom("emb.time_proj", "sinusoidal_embedding", {timestep}, TensorType{DType::kF32, {batch_, kFreqDim}});
-  {
-    GraphBuilder::Scope emb_scope(b_, "emb.timestep_embedder");
-    ValueId h = b_.Linear("linear_1", b_.CastTo("cast", freq, dtype_), d_);
-    emb_ = b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act", h), d_);
-  }
-  ValueId mod = b_.Linear("linear", b_.Unary(OpKind::kSilu, "silu", emb_), 6 * d_);
-  temb_ = b_.Reshape("chunks", mod, {batch_, 6, d_});
+  const std::string embedder = "emb.timestep_embedder.";
+  emb_ = blocks::TimestepEmbedder(b_, "emb.time_proj", embedder + "cast",
+                                  {embedder + "linear_1", embedder + "act", embedder + "linear_2"}, timestep, kFreqDim,
+                                  d_, dtype_);
+  temb_ = blocks::AdaLnRows(b_, {"silu", "linear", "chunks"}, emb_, 6, d_);
 }
 
 ValueId ForwardBuilder::Block(int64_t index, ValueId x, ValueId text) {
   GraphBuilder::Scope scope(b_, "transformer_blocks." + std::to_string(index));
-  // scale_shift_table [6, d] + temb [B, 6, d] -> shift_msa, scale_msa,
-  // gate_msa, shift_mlp, scale_mlp, gate_mlp, each [B, 1, d].
-  ValueId table = b_.Binary(OpKind::kAdd, "modulation", b_.Param("scale_shift_table", dtype_, {6, d_}), temb_);
-  const char* names[] = {"shift_msa", "scale_msa", "gate_msa", "shift_mlp", "scale_mlp", "gate_mlp"};
-  ValueId chunk[6];
-  for (int64_t i = 0; i < 6; ++i) chunk[i] = b_.SliceAxis(names[i], table, 1, i, i + 1);
-
-  ValueId n1 = b_.RmsNorm("norm1", x, /*affine=*/false, kNormEps);
-  ValueId attn = Attention("attn1", Modulate("modulate_msa", n1, chunk[0], chunk[1]), std::nullopt);
-  x = b_.Binary(OpKind::kAdd, "attn1_residual", x, b_.Binary(OpKind::kMul, "attn1_gate", attn, chunk[2]));
-
-  // Cross-attention reads the residual stream itself: no norm, no modulation, no gate.
-  x = b_.Binary(OpKind::kAdd, "attn2_residual", x, Attention("attn2", x, text));
-
-  ValueId n2 = b_.RmsNorm("norm2", x, /*affine=*/false, kNormEps);
-  ValueId ff_in = Modulate("modulate_mlp", n2, chunk[3], chunk[4]);
-  ValueId ff_out;
-  {
-    GraphBuilder::Scope ff_scope(b_, "ff");
-    ValueId h = b_.Linear("net.0.proj", ff_in, 4 * d_);
-    ff_out = b_.Linear("net.2", b_.Unary(OpKind::kGeluTanh, "net.0.act", h), d_);
-  }
-  return b_.Binary(OpKind::kAdd, "ff_residual", x, b_.Binary(OpKind::kMul, "ff_gate", ff_out, chunk[5]));
+  // Block norms: RMSNorm without weight; FFN 4d with biases.
+  const blocks::AdaLnSingleBlockSpec spec{{/*rms=*/true, /*affine=*/false, kNormEps}, 4 * d_, /*ffn_bias=*/true};
+  return blocks::AdaLnSingleBlock(
+      b_, spec, x, temb_, one_, dtype_, [&](ValueId h) { return Attention("attn1", h, std::nullopt); },
+      [&](ValueId h) { return Attention("attn2", h, text); });
 }
 
 ValueId ForwardBuilder::Attention(const std::string& module, ValueId x, std::optional<ValueId> context) {
@@ -206,23 +173,11 @@ ValueId ForwardBuilder::Attention(const std::string& module, ValueId x, std::opt
   return b_.Linear("to_out.0", merged, d_);
 }
 
-ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
-  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
-  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
-  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
-}
-
 ValueId ForwardBuilder::Head(ValueId x) {
-  ValueId emb_row = b_.Reshape("emb_row", emb_, {batch_, 1, d_});
-  ValueId table = b_.Binary(OpKind::kAdd, "modulation", b_.Param("scale_shift_table", dtype_, {2, d_}), emb_row);
-  ValueId shift = b_.SliceAxis("shift", table, 1, 0, 1);
-  ValueId scale = b_.SliceAxis("scale", table, 1, 1, 2);
-  ValueId h = b_.LayerNorm("norm_out", x, /*affine=*/false, kNormEps);
-  h = Modulate("modulate_out", h, shift, scale);
+  ValueId h = blocks::AdaLnSingleOut(b_, x, emb_, one_, dtype_, kNormEps);
   ValueId out = b_.Linear("proj_out", h, kChannels);
   // _unpack_latents: [B, L, 128] -> [B, T, H, W, 128] -> [B, 128, T, H, W].
-  ValueId grid = b_.Reshape("unpack.split", out, {batch_, grid_.frames, grid_.rows, grid_.cols, kChannels});
-  ValueId latent = b_.Transpose("unpack.permute", grid, {0, 4, 1, 2, 3});
+  ValueId latent = blocks::UnpackTokens(b_, "unpack", out, grid_, kChannels);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
@@ -265,19 +220,15 @@ class LtxVideo final : public DitFamily {
   // [negative; positive] along the batch.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, s_.text_tokens, kTextDim})};
   }
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 1, "LTX-Video takes encoder_hidden_states only");
-    const pir::Shape shape = b.type(x).shape;
-    const PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames && shape[3] == grid.rows &&
-                     shape[4] == grid.cols,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, s_, config.dtype, shape[0], grid,
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    ForwardBuilder forward(b, s_, config.dtype, batch, GridOf(config),
                            config.depth_units > 0 ? config.depth_units : s_.layers);
     return forward.Build(x, t, conditioning[0]);
   }
@@ -288,12 +239,13 @@ class LtxVideo final : public DitFamily {
 
 }  // namespace
 
-const DitFamily& LtxVideoFamily(std::string_view model) {
-  static const LtxVideo k2B({64, 28, 128});
-  static const LtxVideo k13B({128, 48, 256});
-  if (model == "ltx-video-2b") return k2B;
-  AZ_CHECK_MSG(model == "ltx-video-13b", "LtxVideoFamily asked for '" + std::string(model) + "'");
-  return k13B;
+const DitFamily& LtxVideo2B() {
+  static const LtxVideo kFamily({64, 28, 128});
+  return kFamily;
+}
+const DitFamily& LtxVideo13B() {
+  static const LtxVideo kFamily({128, 48, 256});
+  return kFamily;
 }
 
 }  // namespace az::zoo

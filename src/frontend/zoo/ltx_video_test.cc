@@ -12,27 +12,13 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 ModelConfig Config(const std::string& model, std::optional<CfgMode> cfg = std::nullopt,
                    std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig(model, options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve(model, zoo_test::Options(cfg, frames));
 }
 
 // Parameters of one LTXVideoTransformerBlock (cross_attention_dim = d in both models):
@@ -103,23 +89,12 @@ TEST(LtxVideoTest, LatentFramesAndTokens) {
 TEST(LtxVideoTest, RejectsBadFramesAndSizes) {
   // 45 = 4n+1 but not 8n+1; 160 is neither.
   for (int64_t frames : {45, 160}) {
-    ModelOptions options;
-    options.frames = frames;
-    auto config = ResolveConfig("ltx-video-2b", options);
-    ASSERT_FALSE(config.ok()) << frames;
-    EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(config.status().message().find("frames must be 8n+1 (VAE temporal stride 8)"), std::string::npos)
-        << config.status().message();
-    EXPECT_NE(config.status().message().find(std::to_string(frames)), std::string::npos);
+    zoo_test::ExpectRejected("ltx-video-2b", zoo_test::Options(std::nullopt, frames),
+                             {"frames must be 8n+1 (VAE temporal stride 8)", std::to_string(frames)});
   }
   // 720 is a multiple of 16 but not of 32.
-  ModelOptions height;
-  height.height = 720;
-  auto bad = ResolveConfig("ltx-video-13b", height);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("multiples of 32 (VAE stride 32 x patch 1)"), std::string::npos)
-      << bad.status().message();
-  EXPECT_NE(bad.status().message().find("1216x720"), std::string::npos);
+  zoo_test::ExpectRejected("ltx-video-13b", zoo_test::Options(std::nullopt, std::nullopt, std::nullopt, 720),
+                           {"multiples of 32 (VAE stride 32 x patch 1)", "1216x720"});
 }
 
 TEST(LtxVideoTest, ParameterCountsMatchTheConfigs) {
@@ -160,10 +135,7 @@ TEST(LtxVideoTest, ForwardInterfaceAndAttention) {
   Graph graph = Forward(Config("ltx-video-2b", CfgMode::kNone));
   ASSERT_EQ(graph.outputs().size(), 1u);
   EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 128, 21, 16, 22}}));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 128, 21, 16, 22}}},
       {"timestep", {DType::kF32, {1}}},
@@ -232,25 +204,5 @@ TEST(LtxVideoTest, DeployedSequenceSplitDividesTokensAndText) {
   EXPECT_NE(three.message().find("128 text rows"), std::string::npos) << three.message();
 }
 
-TEST(LtxVideoTest, GraphsVerify) {
-  for (const char* model : {"ltx-video-2b", "ltx-video-13b"}) {
-    for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-      ModelOptions options;
-      options.cfg = cfg;
-      options.width = 256;
-      options.height = 256;
-      options.frames = 17;
-      auto config = ResolveConfig(model, options);
-      ASSERT_TRUE(config.ok()) << config.status().ToString();
-      for (bool step : {false, true}) {
-        auto graph = step ? BuildStep(*config) : BuildForward(*config);
-        ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-        Status verified = pir::VerifyGraph(*graph);
-        EXPECT_TRUE(verified.ok()) << model << " " << CfgModeName(cfg) << ": " << verified.ToString();
-      }
-    }
-  }
-}
-
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

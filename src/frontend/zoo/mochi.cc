@@ -63,17 +63,11 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
 namespace {
-
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
 
 constexpr int64_t kHidden = 3072;      // visual stream: 24 heads x 128
 constexpr int64_t kTextHidden = 1536;  // text stream (pooled_projection_dim)
@@ -94,10 +88,7 @@ constexpr double kQkNormEps = 1e-5;
 static_assert(kHeads * kHeadDim == kHidden);
 static_assert(kFfn == 8192 && kTextFfn == 4096);
 
-struct PatchGrid {
-  int64_t frames, rows, cols;
-  int64_t tokens() const { return frames * rows * cols; }
-};
+using blocks::PatchGrid;
 
 PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
@@ -127,7 +118,6 @@ class ForwardBuilder {
   ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
   // FeedForward(activation "swiglu", bias False): net.0.proj -> chunk -> x * silu(gate) -> net.2.
   ValueId SwiGlu(const std::string& module, ValueId x, int64_t inner);
-  ValueId Heads(const std::string& name, ValueId x, int64_t tokens);
   // apply_rotary_emb: interleaved pairs (x[0::2], x[1::2]) rotated by the
   // per-head angles, in f32, stacked back.
   ValueId Rope(const std::string& name, ValueId x);
@@ -157,14 +147,10 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
 std::pair<ValueId, ValueId> ForwardBuilder::TimeEmbed(ValueId timestep, ValueId text) {
   GraphBuilder::Scope scope(b_, "time_embed");
   // Timesteps(256, flip_sin_to_cos): f32, no parameters; cast to the model dtype.
-  ValueId freq =
-      b_.Custom("time_proj", "sinusoidal_embedding", {timestep}, TensorType{DType::kF32, {batch_, kTimeDim}});
-  ValueId time;
-  {
-    GraphBuilder::Scope t_scope(b_, "timestep_embedder");
-    ValueId h = b_.Linear("linear_1", b_.CastTo("cast", freq, dtype_), kHidden);
-    time = b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act", h), kHidden);
-  }
+  ValueId time = blocks::TimestepEmbedder(
+      b_, "time_proj", "timestep_embedder.cast",
+      {"timestep_embedder.linear_1", "timestep_embedder.act", "timestep_embedder.linear_2"}, timestep, kTimeDim,
+      kHidden, dtype_);
   ValueId pooled = AttentionPool(text);
   ValueId caption = b_.Linear("caption_proj", text, kTextHidden);
   return {b_.Binary(OpKind::kAdd, "conditioning", time, pooled), caption};
@@ -201,14 +187,7 @@ ValueId ForwardBuilder::PatchEmbed(ValueId latent) {
   GraphBuilder::Scope scope(b_, "patch_embed");
   // PatchEmbed: Conv2d(12, 3072, 2, stride 2, bias) on every frame == Conv3d
   // kernel (1, 2, 2) on the zoo's [B, C, T, H, W]; tokens in (frame, row, col) order.
-  ValueId x = b_.CastTo("cast", latent, dtype_);
-  ValueId weight = b_.Param("proj.weight", dtype_, {kHidden, kChannels, 1, kPatch, kPatch});
-  ValueId bias = b_.Param("proj.bias", dtype_, {kHidden});
-  Attributes attrs;
-  attrs.Set("stride", std::vector<int64_t>{1, kPatch, kPatch});
-  ValueId conv = b_.AddOp1(OpKind::kConv3d, "proj", {x, weight, bias}, std::move(attrs));
-  ValueId flat = b_.Reshape("flatten", conv, {batch_, kHidden, video_});
-  return b_.Transpose("to_tokens", flat, {0, 2, 1});
+  return blocks::ConvPatchEmbed(b_, latent, dtype_, kHidden, {1, kPatch, kPatch});
 }
 
 void ForwardBuilder::RopeTables() {
@@ -248,15 +227,15 @@ std::pair<ValueId, ValueId> ForwardBuilder::Block(int64_t index, ValueId x, Valu
   ValueId attn_x, attn_y = -1;
   {
     GraphBuilder::Scope attn_scope(b_, "attn1");
-    ValueId q = Heads("to_q.heads", b_.Linear("to_q", x_in, kHidden, /*bias=*/false), video_);
-    ValueId k = Heads("to_k.heads", b_.Linear("to_k", x_in, kHidden, /*bias=*/false), video_);
-    ValueId v = Heads("to_v.heads", b_.Linear("to_v", x_in, kHidden, /*bias=*/false), video_);
+    ValueId q = blocks::ProjectHeads(b_, "to_q", x_in, kHeads, kHeadDim, /*bias=*/false);
+    ValueId k = blocks::ProjectHeads(b_, "to_k", x_in, kHeads, kHeadDim, /*bias=*/false);
+    ValueId v = blocks::ProjectHeads(b_, "to_v", x_in, kHeads, kHeadDim, /*bias=*/false);
     q = b_.RmsNorm("norm_q", q, /*affine=*/true, kQkNormEps);
     k = b_.RmsNorm("norm_k", k, /*affine=*/true, kQkNormEps);
     // add_q_proj exists in every block (context_pre_only is never None).
-    ValueId eq = Heads("add_q_proj.heads", b_.Linear("add_q_proj", y_in, kHidden, /*bias=*/false), kTextTokens);
-    ValueId ek = Heads("add_k_proj.heads", b_.Linear("add_k_proj", y_in, kHidden, /*bias=*/false), kTextTokens);
-    ValueId ev = Heads("add_v_proj.heads", b_.Linear("add_v_proj", y_in, kHidden, /*bias=*/false), kTextTokens);
+    ValueId eq = blocks::ProjectHeads(b_, "add_q_proj", y_in, kHeads, kHeadDim, /*bias=*/false);
+    ValueId ek = blocks::ProjectHeads(b_, "add_k_proj", y_in, kHeads, kHeadDim, /*bias=*/false);
+    ValueId ev = blocks::ProjectHeads(b_, "add_v_proj", y_in, kHeads, kHeadDim, /*bias=*/false);
     eq = b_.RmsNorm("norm_added_q", eq, /*affine=*/true, kQkNormEps);
     ek = b_.RmsNorm("norm_added_k", ek, /*affine=*/true, kQkNormEps);
     q = Rope("q_rope", q);
@@ -283,12 +262,7 @@ std::pair<ValueId, ValueId> ForwardBuilder::Block(int64_t index, ValueId x, Valu
 std::vector<ValueId> ForwardBuilder::Modulation(const std::string& module, int64_t width,
                                                 const std::vector<std::string>& names) {
   GraphBuilder::Scope scope(b_, module);
-  const int64_t chunks = static_cast<int64_t>(names.size());
-  ValueId act = b_.Unary(OpKind::kSilu, "silu", temb_);
-  ValueId rows = b_.Reshape("chunks", b_.Linear("linear", act, chunks * width), {batch_, chunks, width});
-  std::vector<ValueId> out;
-  for (int64_t i = 0; i < chunks; ++i) out.push_back(b_.SliceAxis(names[i], rows, 1, i, i + 1));
-  return out;
+  return blocks::AdaLnModulation(b_, {"silu", "linear", "chunks"}, temb_, width, names);
 }
 
 ValueId ForwardBuilder::ScaledNorm(const std::string& name, ValueId x, ValueId scale) {
@@ -312,10 +286,6 @@ ValueId ForwardBuilder::SwiGlu(const std::string& module, ValueId x, int64_t inn
   ValueId gate = b_.SliceAxis("net.0.gate", h, last_axis, inner, 2 * inner);
   ValueId act = b_.Binary(OpKind::kMul, "net.0.act", hidden, b_.Unary(OpKind::kSilu, "net.0.silu", gate));
   return b_.Linear("net.2", act, width, /*bias=*/false);
-}
-
-ValueId ForwardBuilder::Heads(const std::string& name, ValueId x, int64_t tokens) {
-  return b_.Reshape(name, x, {batch_, tokens, kHeads, kHeadDim});
 }
 
 ValueId ForwardBuilder::Rope(const std::string& name, ValueId x) {
@@ -348,13 +318,11 @@ ValueId ForwardBuilder::Head(ValueId x) {
   {
     // AdaLayerNormContinuous(3072, 3072, no affine, eps 1e-6): scale, then shift.
     GraphBuilder::Scope scope(b_, "norm_out");
-    ValueId act = b_.Unary(OpKind::kSilu, "silu", temb_);
-    ValueId rows = b_.Reshape("chunks", b_.Linear("linear", act, 2 * kHidden), {batch_, 2, kHidden});
-    ValueId scale = b_.SliceAxis("scale", rows, 1, 0, 1);
-    ValueId shift = b_.SliceAxis("shift", rows, 1, 1, 2);
+    std::vector<ValueId> mod =
+        blocks::AdaLnModulation(b_, {"silu", "linear", "chunks"}, temb_, kHidden, {"scale", "shift"});
     h = b_.LayerNorm("norm", x, /*affine=*/false, kNormEps);
-    ValueId factor = b_.Binary(OpKind::kAdd, "one_plus_scale", scale, one_);
-    h = b_.Binary(OpKind::kAdd, "shift_add", b_.Binary(OpKind::kMul, "scale_mul", h, factor), shift);
+    ValueId factor = b_.Binary(OpKind::kAdd, "one_plus_scale", mod[0], one_);
+    h = b_.Binary(OpKind::kAdd, "shift_add", b_.Binary(OpKind::kMul, "scale_mul", h, factor), mod[1]);
   }
   ValueId patches = b_.Linear("proj_out", h, kPatch * kPatch * kChannels);  // 48
   // [B, L, (p, p, C)] -> [B, T, H', W', p, p, C] -> permute(0, 6, 1, 2, 4, 3, 5)
@@ -394,26 +362,23 @@ class Mochi final : public DitFamily {
   // encoder_hidden_states: the T5-XXL output, 256 rows [B, 256, 4096].
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim})};
   }
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 1, "Mochi takes encoder_hidden_states only");
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames &&
-                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units > 0 ? config.depth_units : kLayers);
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    const int64_t depth = config.depth_units > 0 ? config.depth_units : kLayers;
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), depth);
     return forward.Build(x, t, conditioning[0]);
   }
 };
 
 }  // namespace
 
-const DitFamily& MochiFamily() {
+const DitFamily& Mochi1() {
   static const Mochi kFamily;
   return kFamily;
 }

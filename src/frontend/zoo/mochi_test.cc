@@ -11,26 +11,12 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
 
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
-
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig("mochi-1", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("mochi-1", zoo_test::Options(cfg, frames));
 }
 
 constexpr int64_t kD = 3072, kDy = 1536, kF = 8192, kFy = 4096;
@@ -81,21 +67,11 @@ TEST(MochiTest, ResolvesDefaults) {
 TEST(MochiTest, RejectsBadFramesAndSizes) {
   // 161 = 4n+1 (every other model's rule) but not 6n+1.
   for (int64_t frames : {161, 164, 0}) {
-    ModelOptions options;
-    options.frames = frames;
-    auto config = ResolveConfig("mochi-1", options);
-    ASSERT_FALSE(config.ok()) << frames;
-    EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(config.status().message().find("frames must be 6n+1 (VAE temporal stride 6)"), std::string::npos)
-        << config.status().message();
-    EXPECT_NE(config.status().message().find("got " + std::to_string(frames)), std::string::npos);
+    zoo_test::ExpectRejected("mochi-1", zoo_test::Options(std::nullopt, frames),
+                             {"frames must be 6n+1 (VAE temporal stride 6)", "got " + std::to_string(frames)});
   }
-  ModelOptions width;
-  width.width = 850;
-  auto bad = ResolveConfig("mochi-1", width);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("multiples of 16"), std::string::npos) << bad.status().message();
-  EXPECT_NE(bad.status().message().find("850x480"), std::string::npos);
+  zoo_test::ExpectRejected("mochi-1", zoo_test::Options(std::nullopt, std::nullopt, 850),
+                           {"multiples of 16", "850x480"});
 }
 
 TEST(MochiTest, CountsTokens) {
@@ -152,10 +128,7 @@ TEST(MochiTest, AsymmetricJointAttention) {
     EXPECT_EQ(graph.type(op.operands[0]), (pir::TensorType{DType::kBF16, {1, 4'770 + 256, 24, 128}}));
   }
   EXPECT_EQ(attentions, 48);
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 12, 3, 60, 106}}},
       {"timestep", {DType::kF32, {1}}},
@@ -216,23 +189,5 @@ TEST(MochiTest, ForwardFlops) {
   EXPECT_EQ(MatmulAndAttentionFlops(*step), 2 * 1'667'505'875'902'464 - 9216 * 44'520);
 }
 
-TEST(MochiTest, GraphsVerify) {
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    ModelOptions options;
-    options.cfg = cfg;
-    options.width = 256;
-    options.height = 256;
-    options.frames = 13;
-    auto config = ResolveConfig("mochi-1", options);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    for (bool step : {false, true}) {
-      auto graph = step ? BuildStep(*config) : BuildForward(*config);
-      ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-      Status verified = pir::VerifyGraph(*graph);
-      EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-    }
-  }
-}
-
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

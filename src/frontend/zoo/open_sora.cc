@@ -50,17 +50,11 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
 namespace {
-
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
 
 constexpr int64_t kHidden = 3072;
 constexpr int64_t kHeads = 24;
@@ -84,10 +78,7 @@ static_assert(kHeads * kHeadDim == kHidden);
 static_assert(kCondPacked == kPacked + kPatch * kPatch);
 static_assert(kRopeSections[0] + kRopeSections[1] + kRopeSections[2] == kHeadDim);
 
-struct PatchGrid {
-  int64_t frames, rows, cols;
-  int64_t tokens() const { return frames * rows * cols; }
-};
+using blocks::PatchGrid;
 
 PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
@@ -113,8 +104,6 @@ class ForwardBuilder {
   std::vector<ValueId> Modulation(const std::string& module, const std::vector<std::string>& chunk_names);
   // (1 + scale) * LayerNorm(x) + shift, LayerNorm without affine.
   ValueId NormModulate(const std::string& norm, ValueId x, ValueId shift, ValueId scale);
-  ValueId GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate);
-  ValueId Heads(const std::string& name, ValueId x, int64_t tokens);
   // QKNorm: RMSNorm over the head dim with a `scale` weight (FusedRMSNorm).
   ValueId QkNorm(const std::string& module, ValueId x);
   ValueId Rope(const std::string& name, ValueId x, ValueId table);
@@ -142,9 +131,9 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vecto
                           kHidden);
   ValueId cond = b_.Linear("cond_in", Pack("cond_pack", conditioning[2], kCondChannels), kHidden);
   img = b_.Binary(OpKind::kAdd, "img_add_cond", img, cond);
-  ValueId freq = b_.Custom("timestep_embedding", "sinusoidal_embedding", {timestep},
-                           TensorType{DType::kF32, {batch_, kFrequencyDim}});
-  ValueId time = MlpEmbedder("time_in", b_.CastTo("timestep_embedding.cast", freq, dtype_));
+  ValueId time = blocks::TimestepEmbedder(b_, "timestep_embedding", "timestep_embedding.cast",
+                                          {"time_in.in_layer", "time_in.silu", "time_in.out_layer"}, timestep,
+                                          kFrequencyDim, kHidden, dtype_);
   vec_ = b_.Binary(OpKind::kAdd, "vec.add_vector", time, MlpEmbedder("vector_in", conditioning[1]));
   ValueId txt = b_.Linear("txt_in", conditioning[0], kHidden);
 
@@ -165,9 +154,8 @@ ValueId ForwardBuilder::Pack(const std::string& name, ValueId x, int64_t channel
 }
 
 ValueId ForwardBuilder::MlpEmbedder(const std::string& name, ValueId x) {
-  GraphBuilder::Scope scope(b_, name);
-  ValueId h = b_.Linear("in_layer", x, kHidden);
-  return b_.Linear("out_layer", b_.Unary(OpKind::kSilu, "silu", h), kHidden);
+  return blocks::Mlp(b_, {name + ".in_layer", name + ".silu", name + ".out_layer"}, x, kHidden, kHidden,
+                     OpKind::kSilu);
 }
 
 std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId img, ValueId txt) {
@@ -180,34 +168,28 @@ std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId i
   std::vector<ValueId> txt_mod = stream_modulation("txt");
 
   // Per stream: norm1, modulate, q/k/v projections, QKNorm, RoPE on its rows.
-  auto stream_qkv = [&](const std::string& s, ValueId x, const std::vector<ValueId>& mod, int64_t tokens,
-                        ValueId table) {
+  auto stream_qkv = [&](const std::string& s, ValueId x, const std::vector<ValueId>& mod, ValueId table) {
     ValueId h = NormModulate(s + "_norm1", x, mod[0], mod[1]);
     const std::string attn = s + "_attn";
-    ValueId q = Heads(attn + ".q_proj.heads", b_.Linear(attn + ".q_proj", h, kHidden), tokens);
-    ValueId k = Heads(attn + ".k_proj.heads", b_.Linear(attn + ".k_proj", h, kHidden), tokens);
-    ValueId v = Heads(attn + ".v_proj.heads", b_.Linear(attn + ".v_proj", h, kHidden), tokens);
+    ValueId q = blocks::ProjectHeads(b_, attn + ".q_proj", h, kHeads, kHeadDim);
+    ValueId k = blocks::ProjectHeads(b_, attn + ".k_proj", h, kHeads, kHeadDim);
+    ValueId v = blocks::ProjectHeads(b_, attn + ".v_proj", h, kHeads, kHeadDim);
     q = Rope(attn + ".q_rope", QkNorm(attn + ".norm.query_norm", q), table);
     k = Rope(attn + ".k_rope", QkNorm(attn + ".norm.key_norm", k), table);
     return std::array<ValueId, 3>{q, k, v};
   };
-  std::array<ValueId, 3> img_qkv = stream_qkv("img", img, img_mod, image_tokens_, rope_img_);
-  std::array<ValueId, 3> txt_qkv = stream_qkv("txt", txt, txt_mod, kTextTokens, rope_txt_);
+  std::array<ValueId, 3> img_qkv = stream_qkv("img", img, img_mod, rope_img_);
+  std::array<ValueId, 3> txt_qkv = stream_qkv("txt", txt, txt_mod, rope_txt_);
 
   // Joint attention over [text; image].
-  ValueId q = b_.Concat("attn_q", {txt_qkv[0], img_qkv[0]}, 1);
-  ValueId k = b_.Concat("attn_k", {txt_qkv[1], img_qkv[1]}, 1);
-  ValueId v = b_.Concat("attn_v", {txt_qkv[2], img_qkv[2]}, 1);
-  ValueId attn = b_.Reshape("attn.merge_heads", b_.Attention("attn", q, k, v, "joint"),
-                            {batch_, joint_tokens(), kHidden});
+  ValueId attn = blocks::JointAttention(b_, txt_qkv, img_qkv, std::nullopt, kHidden);
   ValueId txt_attn = b_.SliceAxis("txt_attn.rows", attn, 1, 0, kTextTokens);
   ValueId img_attn = b_.SliceAxis("img_attn.rows", attn, 1, kTextTokens, joint_tokens());
 
   auto stream_tail = [&](const std::string& s, ValueId x, ValueId attn_s, const std::vector<ValueId>& mod) {
-    x = GatedResidual(s + "_attn.residual", x, b_.Linear(s + "_attn.proj", attn_s, kHidden), mod[2]);
-    ValueId h = NormModulate(s + "_norm2", x, mod[3], mod[4]);
-    h = b_.Unary(OpKind::kGeluTanh, s + "_mlp.1", b_.Linear(s + "_mlp.0", h, kMlpHidden));
-    return GatedResidual(s + "_mlp.residual", x, b_.Linear(s + "_mlp.2", h, kHidden), mod[5]);
+    const blocks::StreamTailNames names{s + "_attn.proj", s + "_attn.residual", s + "_norm2", s + "_norm2",
+                                        {s + "_mlp.0", s + "_mlp.1", s + "_mlp.2"}, s + "_mlp.residual"};
+    return blocks::DoubleStreamTail(b_, names, x, attn_s, mod, one_, kHidden, kMlpHidden, kNormEps);
   };
   img = stream_tail("img", img, img_attn, img_mod);
   txt = stream_tail("txt", txt, txt_attn, txt_mod);
@@ -216,30 +198,25 @@ std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId i
 
 ValueId ForwardBuilder::SingleBlock(int64_t index, ValueId x) {
   GraphBuilder::Scope scope(b_, "single_blocks." + std::to_string(index));
-  const int64_t n = joint_tokens();
   std::vector<ValueId> mod = Modulation("modulation", {"mod.shift", "mod.scale", "mod.gate"});
   ValueId h = NormModulate("pre_norm", x, mod[0], mod[1]);
-  ValueId q = Heads("q_proj.heads", b_.Linear("q_proj", h, kHidden), n);
-  ValueId k = Heads("k_proj.heads", b_.Linear("k_proj", h, kHidden), n);
+  ValueId q = blocks::ProjectHeads(b_, "q_proj", h, kHeads, kHeadDim);
+  ValueId k = blocks::ProjectHeads(b_, "k_proj", h, kHeads, kHeadDim);
   // v_mlp: the value (d) and the MLP input (4d) at once.
   ValueId v_mlp = b_.Linear("v_mlp", h, kHidden + kMlpHidden);
-  ValueId v = Heads("v.heads", b_.SliceAxis("split_v", v_mlp, 2, 0, kHidden), n);
+  ValueId v = blocks::SplitHeads(b_, "v.heads", b_.SliceAxis("split_v", v_mlp, 2, 0, kHidden), kHeads, kHeadDim);
   ValueId mlp_in = b_.SliceAxis("split_mlp", v_mlp, 2, kHidden, kHidden + kMlpHidden);
   q = Rope("q_rope", QkNorm("norm.query_norm", q), rope_table_);
   k = Rope("k_rope", QkNorm("norm.key_norm", k), rope_table_);
-  ValueId attn = b_.Reshape("attn.merge_heads", b_.Attention("attn", q, k, v, "joint"), {batch_, n, kHidden});
-  ValueId mlp_out = b_.Unary(OpKind::kGeluTanh, "mlp_act", mlp_in);
-  ValueId out = b_.Linear("linear2", b_.Concat("attn_mlp", {attn, mlp_out}, 2), kHidden);
-  return GatedResidual("residual", x, out, mod[2]);
+  return blocks::SingleStreamOut(b_, x, q, k, v, std::nullopt, mlp_in, mod[2], kHidden);
 }
 
 ValueId ForwardBuilder::FinalLayer(ValueId x) {
   GraphBuilder::Scope scope(b_, "final_layer");
-  ValueId act = b_.Unary(OpKind::kSilu, "adaLN_modulation.0", vec_);
-  ValueId rows = b_.Reshape("chunks", b_.Linear("adaLN_modulation.1", act, 2 * kHidden), {batch_, 2, kHidden});
-  ValueId shift = b_.SliceAxis("shift", rows, 1, 0, 1);
-  ValueId scale = b_.SliceAxis("scale", rows, 1, 1, 2);
-  ValueId h = NormModulate("norm_final", x, shift, scale);
+  std::vector<ValueId> mod =
+      blocks::AdaLnModulation(b_, {"adaLN_modulation.0", "adaLN_modulation.1", "chunks"}, vec_, kHidden,
+                              {"shift", "scale"});
+  ValueId h = NormModulate("norm_final", x, mod[0], mod[1]);
   ValueId packed = b_.Linear("linear", h, kPacked);  // LastLayer(d, patch 1, 64 channels)
   // unpack: "b (t h w) (c ph pw) -> b c t (h ph) (w pw)".
   ValueId grid = b_.Reshape("unpack.split", packed,
@@ -252,27 +229,12 @@ ValueId ForwardBuilder::FinalLayer(ValueId x) {
 
 std::vector<ValueId> ForwardBuilder::Modulation(const std::string& module,
                                                 const std::vector<std::string>& chunk_names) {
-  const int64_t chunks = static_cast<int64_t>(chunk_names.size());
-  ValueId act = b_.Unary(OpKind::kSilu, module + ".silu", vec_);
-  ValueId rows = b_.Reshape(module + ".chunks", b_.Linear(module + ".lin", act, chunks * kHidden),
-                            {batch_, chunks, kHidden});
-  std::vector<ValueId> out;
-  for (int64_t i = 0; i < chunks; ++i) out.push_back(b_.SliceAxis(chunk_names[i], rows, 1, i, i + 1));
-  return out;
+  return blocks::AdaLnModulation(b_, {module + ".silu", module + ".lin", module + ".chunks"}, vec_, kHidden,
+                                 chunk_names);
 }
 
 ValueId ForwardBuilder::NormModulate(const std::string& norm, ValueId x, ValueId shift, ValueId scale) {
-  ValueId h = b_.LayerNorm(norm, x, /*affine=*/false, kNormEps);
-  ValueId factor = b_.Binary(OpKind::kAdd, norm + ".one_plus_scale", scale, one_);
-  return b_.Binary(OpKind::kAdd, norm + ".shift", b_.Binary(OpKind::kMul, norm + ".scale", h, factor), shift);
-}
-
-ValueId ForwardBuilder::GatedResidual(const std::string& name, ValueId residual, ValueId x, ValueId gate) {
-  return b_.Binary(OpKind::kAdd, name, residual, b_.Binary(OpKind::kMul, name + ".gate", x, gate));
-}
-
-ValueId ForwardBuilder::Heads(const std::string& name, ValueId x, int64_t tokens) {
-  return b_.Reshape(name, x, {batch_, tokens, kHeads, kHeadDim});
+  return blocks::NormModulate(b_, norm, norm, x, shift, scale, one_, kNormEps);
 }
 
 ValueId ForwardBuilder::QkNorm(const std::string& module, ValueId x) {
@@ -306,7 +268,7 @@ class OpenSora final : public DitFamily {
   // the conditional and the text-unconditional pass.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     ValueId t5 = b.Input("t5" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
     ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
     const pir::Shape cond_shape = {batch, kCondChannels, config.latent_frames(), config.latent_height(),
@@ -317,19 +279,15 @@ class OpenSora final : public DitFamily {
 
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
-    const pir::Shape shape = b.type(x).shape;
-    PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kLatentChannels && shape[2] == grid.frames &&
-                     shape[3] == grid.rows * kPatch && shape[4] == grid.cols * kPatch,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units);
+    const int64_t batch = CheckLatent(b, x, config, kLatentChannels);
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), config.depth_units);
     return forward.Build(x, t, conditioning);
   }
 };
 
 }  // namespace
 
-const DitFamily& OpenSoraFamily() {
+const DitFamily& OpenSora20() {
   static const OpenSora kFamily;
   return kFamily;
 }

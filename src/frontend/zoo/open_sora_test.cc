@@ -11,28 +11,13 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> width = std::nullopt,
                    std::optional<int64_t> height = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.width = width;
-  options.height = height;
-  auto config = ResolveConfig("open-sora-2.0", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("open-sora-2.0", zoo_test::Options(cfg, std::nullopt, width, height));
 }
 
 constexpr int64_t kD = 3072;
@@ -67,21 +52,9 @@ TEST(OpenSoraTest, ResolvesDefaults) {
 }
 
 TEST(OpenSoraTest, RejectsBadFramesAndSizes) {
-  ModelOptions frames;
-  frames.frames = 128;
-  auto bad_frames = ResolveConfig("open-sora-2.0", frames);
-  ASSERT_FALSE(bad_frames.ok());
-  EXPECT_EQ(bad_frames.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_frames.status().message().find("frames must be 4n+1"), std::string::npos)
-      << bad_frames.status().message();
-  EXPECT_NE(bad_frames.status().message().find("got 128"), std::string::npos);
-  ModelOptions height;
-  height.height = 580;
-  auto bad_height = ResolveConfig("open-sora-2.0", height);
-  ASSERT_FALSE(bad_height.ok());
-  EXPECT_NE(bad_height.status().message().find("multiples of 16"), std::string::npos)
-      << bad_height.status().message();
-  EXPECT_NE(bad_height.status().message().find("1024x580"), std::string::npos);
+  zoo_test::ExpectRejected("open-sora-2.0", zoo_test::Options(std::nullopt, 128), {"frames must be 4n+1", "got 128"});
+  zoo_test::ExpectRejected("open-sora-2.0", zoo_test::Options(std::nullopt, std::nullopt, std::nullopt, 580),
+                           {"multiples of 16", "1024x580"});
 }
 
 TEST(OpenSoraTest, CountsTokens) {
@@ -130,10 +103,7 @@ TEST(OpenSoraTest, ParameterCountPerPart) {
 
 TEST(OpenSoraTest, ForwardInterfaceAndJointAttention) {
   Graph graph = Forward(Config(CfgMode::kNone, 336, 192));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 16, 33, 24, 42}}},
       {"timestep", {DType::kF32, {1}}},
@@ -183,23 +153,5 @@ TEST(OpenSoraTest, ForwardFlops) {
   EXPECT_EQ(MatmulAndAttentionFlops(Forward(Config(CfgMode::kNone, 336, 192))), 168'585'442'983'936);
 }
 
-TEST(OpenSoraTest, GraphsVerify) {
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    ModelOptions options;
-    options.cfg = cfg;
-    options.width = 256;
-    options.height = 256;
-    options.frames = 17;
-    auto config = ResolveConfig("open-sora-2.0", options);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    for (bool step : {false, true}) {
-      auto graph = step ? BuildStep(*config) : BuildForward(*config);
-      ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-      Status verified = pir::VerifyGraph(*graph);
-      EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-    }
-  }
-}
-
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

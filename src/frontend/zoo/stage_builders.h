@@ -4,6 +4,7 @@
 #pragma once
 
 #include "frontend/zoo/stages.h"
+#include "frontend/zoo/pir_names.h"
 #include "pir/build/graph_builder.h"
 
 namespace az::zoo {

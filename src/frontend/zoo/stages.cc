@@ -5,8 +5,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-
 std::string_view StageKindName(StageKind kind) {
   switch (kind) {
     case StageKind::kTextEncoder: return "text-encoder";

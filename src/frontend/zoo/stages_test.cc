@@ -7,13 +7,8 @@
 
 #include "frontend/zoo/testing.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-using zoo_test::Resolve;
-using zoo_test::Stage;
 
 std::vector<std::string> Names(const ModelConfig& config) {
   std::vector<std::string> names;
@@ -208,4 +203,4 @@ TEST(Stages, WanVaeDecoderAtTheDefaultResolution) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

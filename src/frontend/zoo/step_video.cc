@@ -50,17 +50,11 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
 namespace {
-
-using pir::Attributes;
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::TensorType;
-using pir::ValueId;
 
 constexpr int64_t kHeads = 48;
 constexpr int64_t kHeadDim = 128;
@@ -78,10 +72,7 @@ constexpr double kBlockNormEps = 1e-5;
 constexpr double kEps = 1e-6;  // qk RMSNorm, norm_out, caption_norm
 
 // The latent patch grid of one sample (patch 1: the latent grid itself).
-struct PatchGrid {
-  int64_t frames, rows, cols;
-  int64_t tokens() const { return frames * rows * cols; }
-};
+using blocks::PatchGrid;
 
 PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height(), config.latent_width()};
@@ -102,10 +93,6 @@ class ForwardBuilder {
   ValueId Block(int64_t index, ValueId x, ValueId context);
   ValueId SelfAttention(ValueId x);
   ValueId CrossAttention(ValueId x, ValueId context);
-  // x * (1 + scale) + shift.
-  ValueId Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale);
-  // [B, N, d] -> [B, N, 48, 128].
-  ValueId Heads(const std::string& name, ValueId x);
   ValueId Head(ValueId x);
 
   GraphBuilder& b_;
@@ -134,15 +121,8 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId llm, Val
 
 ValueId ForwardBuilder::PatchEmbed(ValueId latent) {
   GraphBuilder::Scope scope(b_, "pos_embed");
-  ValueId x = b_.CastTo("cast", latent, dtype_);
   // Conv2d(64, d, 1, stride 1, bias) per frame == Conv3d kernel (1, 1, 1).
-  ValueId weight = b_.Param("proj.weight", dtype_, {kDim, kChannels, 1, 1, 1});
-  ValueId bias = b_.Param("proj.bias", dtype_, {kDim});
-  Attributes attrs;
-  attrs.Set("stride", std::vector<int64_t>{1, 1, 1});
-  ValueId conv = b_.AddOp1(OpKind::kConv3d, "proj", {x, weight, bias}, std::move(attrs));
-  ValueId flat = b_.Reshape("flatten", conv, {batch_, kDim, video_});
-  return b_.Transpose("to_tokens", flat, {0, 2, 1});
+  return blocks::ConvPatchEmbed(b_, latent, dtype_, kDim, {1, 1, 1});
 }
 
 void ForwardBuilder::TimeEmbedding(ValueId timestep) {
@@ -151,14 +131,11 @@ void ForwardBuilder::TimeEmbedding(ValueId timestep) {
   // flip_sin_to_cos, shift 0) in f32, cast to the model dtype.
   ValueId rescale = b_.Constant("time_step_rescale", DType::kF32, {});
   ValueId t = b_.Binary(OpKind::kMul, "rescale", timestep, rescale);
-  ValueId freq = b_.Custom("emb.time_proj", "sinusoidal_embedding", {t}, TensorType{DType::kF32, {batch_, kFreqDim}});
-  {
-    GraphBuilder::Scope emb_scope(b_, "emb.timestep_embedder");
-    ValueId h = b_.Linear("linear_1", b_.CastTo("cast", freq, dtype_), kDim);
-    emb_ = b_.Linear("linear_2", b_.Unary(OpKind::kSilu, "act", h), kDim);
-  }
-  ValueId mod = b_.Linear("linear", b_.Unary(OpKind::kSilu, "silu", emb_), 6 * kDim);
-  temb_ = b_.Reshape("chunks", mod, {batch_, 6, kDim});
+  const std::string embedder = "emb.timestep_embedder.";
+  emb_ = blocks::TimestepEmbedder(b_, "emb.time_proj", embedder + "cast",
+                                  {embedder + "linear_1", embedder + "act", embedder + "linear_2"}, t, kFreqDim, kDim,
+                                  dtype_);
+  temb_ = blocks::AdaLnRows(b_, {"silu", "linear", "chunks"}, emb_, 6, kDim);
 }
 
 ValueId ForwardBuilder::Context(ValueId llm, ValueId clip) {
@@ -166,8 +143,7 @@ ValueId ForwardBuilder::Context(ValueId llm, ValueId clip) {
   ValueId caption;
   {
     GraphBuilder::Scope scope(b_, "caption_projection");
-    ValueId h = b_.Linear("linear_1", normed, kDim);
-    caption = b_.Linear("linear_2", b_.Unary(OpKind::kGeluTanh, "act_1", h), kDim);
+    caption = blocks::Mlp(b_, {"linear_1", "act_1", "linear_2"}, normed, kDim, kDim, OpKind::kGeluTanh);
   }
   ValueId clip_embedding = b_.Linear("clip_projection", clip, kDim);
   return b_.Concat("concat_clip_caption", {clip_embedding, caption}, 1);
@@ -175,29 +151,12 @@ ValueId ForwardBuilder::Context(ValueId llm, ValueId clip) {
 
 ValueId ForwardBuilder::Block(int64_t index, ValueId x, ValueId context) {
   GraphBuilder::Scope scope(b_, "transformer_blocks." + std::to_string(index));
-  // scale_shift_table [6, d] + temb [B, 6, d] -> shift_msa, scale_msa,
-  // gate_msa, shift_mlp, scale_mlp, gate_mlp, each [B, 1, d].
-  ValueId table = b_.Binary(OpKind::kAdd, "modulation", b_.Param("scale_shift_table", dtype_, {6, kDim}), temb_);
-  const char* names[] = {"shift_msa", "scale_msa", "gate_msa", "shift_mlp", "scale_mlp", "gate_mlp"};
-  ValueId chunk[6];
-  for (int64_t i = 0; i < 6; ++i) chunk[i] = b_.SliceAxis(names[i], table, 1, i, i + 1);
-
-  ValueId n1 = b_.LayerNorm("norm1", x, /*affine=*/true, kBlockNormEps);
-  ValueId attn = SelfAttention(Modulate("modulate_msa", n1, chunk[0], chunk[1]));
-  x = b_.Binary(OpKind::kAdd, "attn1_residual", x, b_.Binary(OpKind::kMul, "attn1_gate", attn, chunk[2]));
-
-  // Cross-attention reads the residual stream itself: no norm, no modulation, no gate.
-  x = b_.Binary(OpKind::kAdd, "attn2_residual", x, CrossAttention(x, context));
-
-  ValueId n2 = b_.LayerNorm("norm2", x, /*affine=*/true, kBlockNormEps);
-  ValueId ff_in = Modulate("modulate_mlp", n2, chunk[3], chunk[4]);
-  ValueId ff_out;
-  {
-    GraphBuilder::Scope ff_scope(b_, "ff");
-    ValueId h = b_.Linear("net.0.proj", ff_in, kFfnDim, /*bias=*/false);
-    ff_out = b_.Linear("net.2", b_.Unary(OpKind::kGeluTanh, "net.0.act", h), kDim, /*bias=*/false);
-  }
-  return b_.Binary(OpKind::kAdd, "ff_residual", x, b_.Binary(OpKind::kMul, "ff_gate", ff_out, chunk[5]));
+  // Block norms: affine LayerNorm (eps 1e-5); no linear has a bias.
+  const blocks::AdaLnSingleBlockSpec spec{{/*rms=*/false, /*affine=*/true, kBlockNormEps}, kFfnDim,
+                                          /*ffn_bias=*/false};
+  return blocks::AdaLnSingleBlock(
+      b_, spec, x, temb_, one_, dtype_, [&](ValueId h) { return SelfAttention(h); },
+      [&](ValueId h) { return CrossAttention(h, context); });
 }
 
 ValueId ForwardBuilder::SelfAttention(ValueId x) {
@@ -219,7 +178,7 @@ ValueId ForwardBuilder::SelfAttention(ValueId x) {
 
 ValueId ForwardBuilder::CrossAttention(ValueId x, ValueId context) {
   GraphBuilder::Scope scope(b_, "attn2");
-  ValueId q = Heads("q_heads", b_.Linear("wq", x, kDim, /*bias=*/false));
+  ValueId q = blocks::SplitHeads(b_, "q_heads", b_.Linear("wq", x, kDim, /*bias=*/false), kHeads, kHeadDim);
   // wkv's output is viewed per head as (k, v): [B, T, 48, 256].
   ValueId kv = b_.Linear("wkv", context, 2 * kDim, /*bias=*/false);
   ValueId kv_heads = b_.Reshape("kv_heads", kv, {batch_, kTextTokens, kHeads, 2 * kHeadDim});
@@ -232,28 +191,12 @@ ValueId ForwardBuilder::CrossAttention(ValueId x, ValueId context) {
   return b_.Linear("wo", merged, kDim, /*bias=*/false);
 }
 
-ValueId ForwardBuilder::Modulate(const std::string& name, ValueId x, ValueId shift, ValueId scale) {
-  ValueId factor = b_.Binary(OpKind::kAdd, name + ".one_plus_scale", scale, one_);
-  ValueId scaled = b_.Binary(OpKind::kMul, name + ".scale", x, factor);
-  return b_.Binary(OpKind::kAdd, name + ".shift", scaled, shift);
-}
-
-ValueId ForwardBuilder::Heads(const std::string& name, ValueId x) {
-  return b_.Reshape(name, x, {batch_, b_.type(x).shape[1], kHeads, kHeadDim});
-}
-
 ValueId ForwardBuilder::Head(ValueId x) {
   // (shift, scale) = scale_shift_table [2, d] + emb [B, 1, d] (the same row for every frame).
-  ValueId emb_row = b_.Reshape("emb_row", emb_, {batch_, 1, kDim});
-  ValueId table = b_.Binary(OpKind::kAdd, "modulation", b_.Param("scale_shift_table", dtype_, {2, kDim}), emb_row);
-  ValueId shift = b_.SliceAxis("shift", table, 1, 0, 1);
-  ValueId scale = b_.SliceAxis("scale", table, 1, 1, 2);
-  ValueId h = b_.LayerNorm("norm_out", x, /*affine=*/false, kEps);
-  h = Modulate("modulate_out", h, shift, scale);
+  ValueId h = blocks::AdaLnSingleOut(b_, x, emb_, one_, dtype_, kEps);
   ValueId out = b_.Linear("proj_out", h, kChannels);  // patch 1: 64 values per token
   // Unpatchify: [B, L, 64] -> [B, T, H, W, 64] -> [B, 64, T, H, W].
-  ValueId grid = b_.Reshape("unpatchify.split", out, {batch_, grid_.frames, grid_.rows, grid_.cols, kChannels});
-  ValueId latent = b_.Transpose("unpatchify.permute", grid, {0, 4, 1, 2, 3});
+  ValueId latent = blocks::UnpackTokens(b_, "unpatchify", out, grid_, kChannels);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
@@ -293,7 +236,7 @@ class StepVideo final : public DitFamily {
   // the CLIP's [B, 77, 1024]. The pipeline encodes [prompt, negative prompt] at once.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kLlmTokens, kLlmDim}),
             b.Input("encoder_hidden_states_2" + suffix, config.dtype, {batch, kClipTokens, kClipDim})};
   }
@@ -301,19 +244,16 @@ class StepVideo final : public DitFamily {
   ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
                   const std::vector<ValueId>& conditioning) const override {
     AZ_CHECK_MSG(conditioning.size() == 2, "Step-Video takes the Step-LLM and the CLIP hidden states");
-    const pir::Shape shape = b.type(x).shape;
-    const PatchGrid grid = GridOf(config);
-    AZ_CHECK_MSG(shape.size() == 5 && shape[1] == kChannels && shape[2] == grid.frames && shape[3] == grid.rows &&
-                     shape[4] == grid.cols,
-                 "latent " + b.type(x).ToString() + " does not match the configuration");
-    ForwardBuilder forward(b, config.dtype, shape[0], grid, config.depth_units > 0 ? config.depth_units : kLayers);
+    const int64_t batch = CheckLatent(b, x, config, kChannels);
+    const int64_t depth = config.depth_units > 0 ? config.depth_units : kLayers;
+    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), depth);
     return forward.Build(x, t, conditioning[0], conditioning[1]);
   }
 };
 
 }  // namespace
 
-const DitFamily& StepVideoFamily() {
+const DitFamily& StepVideoT2V() {
   static const StepVideo kStepVideo;
   return kStepVideo;
 }

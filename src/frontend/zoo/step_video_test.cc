@@ -12,28 +12,14 @@
 #include "frontend/zoo/testing.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/rules/cost.h"
-#include "pir/verify/verifier.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::Forward;
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-
-using pir::DType;
-using pir::Graph;
-using pir::ValueRole;
 
 constexpr int64_t kD = 6144;
 
 ModelConfig Config(std::optional<CfgMode> cfg = std::nullopt, std::optional<int64_t> frames = std::nullopt) {
-  ModelOptions options;
-  options.cfg = cfg;
-  options.frames = frames;
-  auto config = ResolveConfig("step-video-t2v", options);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.value();
+  return zoo_test::Resolve("step-video-t2v", zoo_test::Options(cfg, frames));
 }
 
 // Parameters of one StepVideoTransformerBlock (no linear has a bias):
@@ -101,25 +87,12 @@ TEST(StepVideoTest, LatentFramesAndTokens) {
 TEST(StepVideoTest, RejectsBadFramesAndSizes) {
   // 205 = 4n+1 but not 17n; 16 is below one group; 51 = 17 x 3 is fine.
   for (int64_t frames : {205, 16, 81}) {
-    ModelOptions options;
-    options.frames = frames;
-    auto config = ResolveConfig("step-video-t2v", options);
-    ASSERT_FALSE(config.ok()) << frames;
-    EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(config.status().message().find("frames must be 17n"), std::string::npos) << config.status().message();
-    EXPECT_NE(config.status().message().find("3 latent frames"), std::string::npos) << config.status().message();
-    EXPECT_NE(config.status().message().find(std::to_string(frames)), std::string::npos);
+    zoo_test::ExpectRejected("step-video-t2v", zoo_test::Options(std::nullopt, frames),
+                             {"frames must be 17n", "3 latent frames", std::to_string(frames)});
   }
-  ModelOptions ok;
-  ok.frames = 51;
-  EXPECT_TRUE(ResolveConfig("step-video-t2v", ok).ok());
-  ModelOptions width;
-  width.width = 1000;
-  auto bad_width = ResolveConfig("step-video-t2v", width);
-  ASSERT_FALSE(bad_width.ok());
-  EXPECT_NE(bad_width.status().message().find("multiples of 16 (VAE stride 16 x patch 1)"), std::string::npos)
-      << bad_width.status().message();
-  EXPECT_NE(bad_width.status().message().find("1000x544"), std::string::npos);
+  EXPECT_TRUE(ResolveConfig("step-video-t2v", zoo_test::Options(std::nullopt, 51)).ok());
+  zoo_test::ExpectRejected("step-video-t2v", zoo_test::Options(std::nullopt, std::nullopt, 1000),
+                           {"multiples of 16 (VAE stride 16 x patch 1)", "1000x544"});
 }
 
 TEST(StepVideoTest, ParameterCountMatchesTheConfig) {
@@ -155,10 +128,7 @@ TEST(StepVideoTest, ForwardInterfaceAndAttention) {
   Graph graph = Forward(Config(CfgMode::kNone));
   ASSERT_EQ(graph.outputs().size(), 1u);
   EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 64, 36, 34, 62}}));
-  std::map<std::string, pir::TensorType> inputs;
-  for (const pir::Value& v : graph.values()) {
-    if (v.role == ValueRole::kInput) inputs[v.name] = v.type;
-  }
+  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
   std::map<std::string, pir::TensorType> expected = {
       {"latent", {DType::kF32, {1, 64, 36, 34, 62}}},
       {"timestep", {DType::kF32, {1}}},
@@ -217,23 +187,5 @@ TEST(StepVideoTest, DeployedSequenceSplitNeedsEqualChunks) {
   EXPECT_NE(five.message().find("75888 video tokens"), std::string::npos) << five.message();
 }
 
-TEST(StepVideoTest, GraphsVerify) {
-  for (CfgMode cfg : {CfgMode::kNone, CfgMode::kTwoPass, CfgMode::kBatch2}) {
-    ModelOptions options;
-    options.cfg = cfg;
-    options.width = 256;
-    options.height = 256;
-    options.frames = 17;
-    auto config = ResolveConfig("step-video-t2v", options);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    for (bool step : {false, true}) {
-      auto graph = step ? BuildStep(*config) : BuildForward(*config);
-      ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-      Status verified = pir::VerifyGraph(*graph);
-      EXPECT_TRUE(verified.ok()) << CfgModeName(cfg) << ": " << verified.ToString();
-    }
-  }
-}
-
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

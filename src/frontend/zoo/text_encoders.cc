@@ -16,12 +16,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::Shape;
-using pir::ValueId;
-
 namespace {
 
 // [B, L, H * D] -> [B, L, H, D].

@@ -38,11 +38,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
-
 namespace {
 
 // "blocks.3" of "blocks.3.self_attn.q", "double_blocks.12" of

@@ -35,12 +35,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::Shape;
-using pir::ValueId;
-
 namespace {
 
 constexpr int64_t kZDim = 16;

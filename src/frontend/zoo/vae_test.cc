@@ -10,13 +10,8 @@
 #include "frontend/zoo/stages.h"
 #include "frontend/zoo/testing.h"
 
-namespace az::zoo {
+namespace az::zoo::zoo_test {
 namespace {
-
-using zoo_test::MatmulAndAttentionFlops;
-using zoo_test::ParamCount;
-using zoo_test::Resolve;
-using zoo_test::Stage;
 
 int64_t Conv(int64_t cin, int64_t cout, int64_t kernel, int64_t f, int64_t h, int64_t w) {
   return 2 * cout * f * h * w * cin * kernel;
@@ -393,4 +388,4 @@ TEST(VaeStages, WanVaeEncoderAtTheDefaultResolution) {
 }
 
 }  // namespace
-}  // namespace az::zoo
+}  // namespace az::zoo::zoo_test

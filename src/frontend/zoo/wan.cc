@@ -20,15 +20,10 @@
 // (bf16); the time embedding and all modulation / gating math run in f32, so the
 // residual stream is f32; linears and attention run in the model dtype under
 // autocast (the casts are explicit `convert` ops here).
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
-
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::Shape;
-using pir::ValueId;
 
 namespace {
 
@@ -100,7 +95,7 @@ class Wan final : public DitFamily {
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& c, int64_t batch,
                                            const std::string& pass) const override {
     // The umT5 output, trimmed to the prompt and zero-padded to 512 rows.
-    std::string suffix = pass == "uncond" ? ".uncond" : "";
+    const std::string suffix = PassSuffix(pass);
     std::vector<ValueId> cond{b.Input("context" + suffix, c.dtype, {batch, kTextLen, kTextDim})};
     // Both passes see the same image: CLIP features (Wan 2.1) and the
     // first-frame latent y concatenated onto the noise (I2V).
@@ -120,8 +115,7 @@ class Wan final : public DitFamily {
                 std::optional<ValueId> context_image, ValueId rope_table) const;
   // Splits the heads: [B, L, d] -> [B, L, heads, 128].
   ValueId Heads(GraphBuilder& b, const std::string& name, ValueId x) const {
-    const Shape& shape = b.type(x).shape;
-    return b.Reshape(name, x, {shape[0], shape[1], s_.num_heads, kHeadDim});
+    return blocks::SplitHeads(b, name, x, s_.num_heads, kHeadDim);
   }
   WanShape s_;
 };
@@ -182,22 +176,18 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
       attrs.Set("dims", std::vector<int64_t>{0, 2});
       sin = b.AddOp1(OpKind::kBroadcast, "per_token", {sin}, attrs);
     }
-    ValueId h0 = b.Linear("0", sin, d);
-    e = b.Linear("2", b.Unary(OpKind::kSilu, "1", h0), d);
+    e = blocks::Mlp(b, {"0", "1", "2"}, sin, d, d, OpKind::kSilu);
   }
   {
     GraphBuilder::Scope scope(b, "time_projection");
-    ValueId proj = b.Linear("1", b.Unary(OpKind::kSilu, "0", e), 6 * d);
-    e0 = s_.per_token_time ? b.Reshape("unflatten", proj, {batch, tokens, 6, d})
-                           : b.Reshape("unflatten", proj, {batch, 6, d});
+    e0 = blocks::AdaLnRows(b, {"0", "1", "unflatten"}, e, 6, d);
   }
 
   // 4. Text: Linear(4096, d) -> GELU(tanh) -> Linear(d, d) on all 512 rows.
   ValueId context_text;
   {
     GraphBuilder::Scope scope(b, "text_embedding");
-    ValueId h0 = b.Linear("0", cond[0], d);
-    context_text = b.Linear("2", b.Unary(OpKind::kGeluTanh, "1", h0), d);
+    context_text = blocks::Mlp(b, {"0", "1", "2"}, cond[0], d, d, OpKind::kGeluTanh);
   }
   // 5. Image (I2V): LayerNorm -> Linear -> GELU -> Linear -> LayerNorm on 257 CLIP tokens.
   std::optional<ValueId> context_image;
@@ -234,9 +224,8 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
     const int64_t c_out = s_.out_channels;
     ValueId y = b.Linear("head", b.CastTo("cast", m, dt), 1 * 2 * 2 * c_out);
     // Unpatchify: [B, L, (1,2,2,C_out)] -> [B, C_out, T, 2H', 2W'].
-    ValueId grid = b.Reshape("unpatchify.split", y, {batch, grid_t, grid_h, grid_w, 1, 2, 2, c_out});
-    ValueId moved = b.Transpose("unpatchify.permute", grid, {0, 7, 1, 4, 2, 5, 3, 6});
-    ValueId video = b.Reshape("unpatchify.merge", moved, {batch, c_out, grid_t, grid_h * 2, grid_w * 2});
+    ValueId video =
+        blocks::Unpatchify(b, y, {grid_t, grid_h, grid_w}, c_out, {1, 2, 2}, /*channels_last=*/true);
     out = b.CastTo("velocity_f32", video, DType::kF32);
   }
   return out;
@@ -269,8 +258,7 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     ValueId vh = Heads(b, "v_heads", v);
     ValueId attn = b.Attention("attention", qh, kh, vh, "self");
     ValueId o = b.Linear("o", b.Reshape("merge_heads", attn, x_shape), d);
-    ValueId gated = b.Binary(OpKind::kMul, "gate", o, chunk[2]);
-    x = b.Binary(OpKind::kAdd, "residual", x, gated);
+    x = blocks::GatedResidual(b, "residual", "gate", x, o, chunk[2]);
   }
 
   // 3. Cross-attention: affine LayerNorm, no modulation, no RoPE, residual without gate.
@@ -303,34 +291,41 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     GraphBuilder::Scope scope(b, "ffn");
     ValueId n = b.LayerNorm("norm2", x, /*affine=*/false, kEps);
     ValueId m = b.CastTo("cast", Modulate(b, "modulate", n, chunk[3], chunk[4]), dt);
-    ValueId h0 = b.Linear("0", m, s_.ffn_dim);
-    ValueId h2 = b.Linear("2", b.Unary(OpKind::kGeluTanh, "1", h0), d);
-    ValueId gated = b.Binary(OpKind::kMul, "gate", h2, chunk[5]);
-    x = b.Binary(OpKind::kAdd, "residual", x, gated);
+    ValueId h2 = blocks::Mlp(b, {"0", "1", "2"}, m, s_.ffn_dim, d, OpKind::kGeluTanh);
+    x = blocks::GatedResidual(b, "residual", "gate", x, h2, chunk[5]);
   }
   return x;
 }
 
 }  // namespace
 
-const DitFamily& WanFamily(std::string_view model) {
-  // [Wan2.1: wan/configs/wan_t2v_1_3B.py, wan_t2v_14B.py, wan_i2v_14B.py]
-  static const Wan kT2V13B({1536, 8960, 30, 12, 16, false});
-  static const Wan kT2V14B({5120, 13824, 40, 40, 16, false});
-  static const Wan kI2V14B({5120, 13824, 40, 40, 36, true});
-  // [Wan2.2: wan/configs/wan_t2v_A14B.py, wan_i2v_A14B.py, wan_ti2v_5B.py]:
-  // A14B experts have the Wan 2.1 14B shape; I2V concatenates y (36 in) and
-  // has no CLIP branch; TI2V-5B: d 3072 = 24 x 128, VAE (4, 16, 16) z_dim 48.
-  static const Wan kT2VA14B({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875});
-  static const Wan kI2VA14B({5120, 13824, 40, 40, 36, false, 16, 8, true, 2, 5.0, 0.900});
-  static const Wan kTI2V5B({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0});
-  if (model == "wan2.1-t2v-1.3b") return kT2V13B;
-  if (model == "wan2.1-t2v-14b") return kT2V14B;
-  if (model == "wan2.2-t2v-a14b") return kT2VA14B;
-  if (model == "wan2.2-i2v-a14b") return kI2VA14B;
-  if (model == "wan2.2-ti2v-5b") return kTI2V5B;
-  AZ_CHECK_MSG(model == "wan2.1-i2v-14b", "WanFamily asked for '" + std::string(model) + "'");
-  return kI2V14B;
+// [Wan2.1: wan/configs/wan_t2v_1_3B.py, wan_t2v_14B.py, wan_i2v_14B.py]
+const DitFamily& Wan21T2V1_3B() {
+  static const Wan kFamily({1536, 8960, 30, 12, 16, false});
+  return kFamily;
+}
+const DitFamily& Wan21T2V14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false});
+  return kFamily;
+}
+const DitFamily& Wan21I2V14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 36, true});
+  return kFamily;
+}
+// [Wan2.2: wan/configs/wan_t2v_A14B.py, wan_i2v_A14B.py, wan_ti2v_5B.py]:
+// A14B experts have the Wan 2.1 14B shape; I2V concatenates y (36 in) and
+// has no CLIP branch; TI2V-5B: d 3072 = 24 x 128, VAE (4, 16, 16) z_dim 48.
+const DitFamily& Wan22T2VA14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875});
+  return kFamily;
+}
+const DitFamily& Wan22I2VA14B() {
+  static const Wan kFamily({5120, 13824, 40, 40, 36, false, 16, 8, true, 2, 5.0, 0.900});
+  return kFamily;
+}
+const DitFamily& Wan22TI2V5B() {
+  static const Wan kFamily({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0});
+  return kFamily;
 }
 
 }  // namespace az::zoo

@@ -5,11 +5,6 @@
 
 namespace az::zoo {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
-
 std::string_view CfgModeName(CfgMode mode) {
   switch (mode) {
     case CfgMode::kTwoPass: return "two-pass";
@@ -26,56 +21,126 @@ StatusOr<CfgMode> ParseCfgMode(std::string_view name) {
   return InvalidArgument("unknown CFG mode '" + std::string(name) + "' (expected two-pass, batch2 or none)");
 }
 
-const std::vector<ModelEntry>& ListModels() {
+namespace {
+
+// The attention libraries the deployed code calls (zoo.h: DeployedAttention).
+// Both reference repositories of Wan 2.1 and HunyuanVideo import flash_attn
+// (FA2, in their requirements.txt); Wan 2.1's wan/modules/attention.py takes
+// FA3 only when its separate Hopper build is installed, which its README does
+// not ask for.
+constexpr DeployedAttention kFlashAttn2 = {"fa2", "fa2",
+                                           "reference code calls flash_attn (FlashAttention 2, requirements.txt)"};
+// Wan2.2 README, "Computational Efficiency on Different GPUs", note (2): "The
+// distributed testing utilizes the built-in FSDP and Ulysses implementations,
+// with FlashAttention3 deployed on Hopper architecture GPUs".
+constexpr DeployedAttention kWan22Attention = {
+    "fa2", "fa3",
+    "Wan2.2 README: \"with FlashAttention3 deployed on Hopper architecture GPUs\"; flash_attn (FA2) elsewhere"};
+
+// One row per model: what `aoizora models` lists, the family object that
+// builds it, and the attention library its deployment runs.
+struct Registration {
+  ModelEntry entry;
+  const DitFamily& (*family)();
+  DeployedAttention attention;
+};
+
+const std::vector<Registration>& Registry() {
   // Defaults from reference/models.md §1.6 and §2.5 (official repositories).
   // Published parameter counts: §1.3 and §2.3.
-  static const std::vector<ModelEntry> kModels = {
-      {"wan2.1-t2v-1.3b", "Wan 2.1 text-to-video 1.3B (d 1536, 30 blocks, 12 heads)", 832, 480, 81, 50,
-       CfgMode::kTwoPass, 1'418'996'800},
-      {"wan2.1-t2v-14b", "Wan 2.1 text-to-video 14B (d 5120, 40 blocks, 40 heads)", 1280, 720, 81, 50,
-       CfgMode::kTwoPass, 14'288'491'584},
-      {"wan2.1-i2v-14b", "Wan 2.1 image-to-video 14B (T2V-14B + CLIP image branch, 36 input channels)", 1280, 720,
-       81, 40, CfgMode::kTwoPass, 16'394'878'784},
-      {"hunyuanvideo-13b", "HunyuanVideo 13B cfg-distilled (20 dual-stream + 40 single-stream blocks, d 3072)",
-       1280, 720, 129, 50, CfgMode::kNone, 12'821'012'544},
+  static const std::vector<Registration> kRegistry = {
+      {{"wan2.1-t2v-1.3b", "Wan 2.1 text-to-video 1.3B (d 1536, 30 blocks, 12 heads)", 832, 480, 81, 50,
+        CfgMode::kTwoPass, 1'418'996'800},
+       Wan21T2V1_3B, kFlashAttn2},
+      {{"wan2.1-t2v-14b", "Wan 2.1 text-to-video 14B (d 5120, 40 blocks, 40 heads)", 1280, 720, 81, 50,
+        CfgMode::kTwoPass, 14'288'491'584},
+       Wan21T2V14B, kFlashAttn2},
+      {{"wan2.1-i2v-14b", "Wan 2.1 image-to-video 14B (T2V-14B + CLIP image branch, 36 input channels)", 1280, 720,
+        81, 40, CfgMode::kTwoPass, 16'394'878'784},
+       Wan21I2V14B, kFlashAttn2},
+      {{"hunyuanvideo-13b", "HunyuanVideo 13B cfg-distilled (20 dual-stream + 40 single-stream blocks, d 3072)",
+        1280, 720, 129, 50, CfgMode::kNone, 12'821'012'544},
+       HunyuanVideo13B, kFlashAttn2},
       // Wan 2.2 (§3 and the notes under its table; wan.cc derives the counts).
       // A14B: parameters of one of its two experts.
-      {"wan2.2-t2v-a14b", "Wan 2.2 text-to-video A14B (two 14B experts, high-noise then low-noise, one per step)",
-       1280, 720, 81, 40, CfgMode::kTwoPass, 14'288'491'584},
-      {"wan2.2-i2v-a14b", "Wan 2.2 image-to-video A14B (two 14B experts, 36 input channels, no CLIP branch)", 1280,
-       720, 81, 40, CfgMode::kTwoPass, 14'288'901'184},
-      {"wan2.2-ti2v-5b", "Wan 2.2 text/image-to-video 5B (d 3072, 30 blocks; VAE 4x16x16, 48 channels)", 1280, 704,
-       121, 50, CfgMode::kTwoPass, 4'999'787'712},
+      {{"wan2.2-t2v-a14b", "Wan 2.2 text-to-video A14B (two 14B experts, high-noise then low-noise, one per step)",
+        1280, 720, 81, 40, CfgMode::kTwoPass, 14'288'491'584},
+       Wan22T2VA14B, kWan22Attention},
+      {{"wan2.2-i2v-a14b", "Wan 2.2 image-to-video A14B (two 14B experts, 36 input channels, no CLIP branch)",
+        1280, 720, 81, 40, CfgMode::kTwoPass, 14'288'901'184},
+       Wan22I2VA14B, kWan22Attention},
+      {{"wan2.2-ti2v-5b", "Wan 2.2 text/image-to-video 5B (d 3072, 30 blocks; VAE 4x16x16, 48 channels)", 1280,
+        704, 121, 50, CfgMode::kTwoPass, 4'999'787'712},
+       Wan22TI2V5B, kWan22Attention},
       // CogVideoX (§3; cogvideox.cc derives the counts from the diffusers
       // configs): diffusers' pipeline runs CFG as one batch-2 forward.
-      {"cogvideox-2b", "CogVideoX 2B (d 1920, 30 blocks, 30 heads; expert adaLN, joint text+video attention)", 720,
-       480, 49, 50, CfgMode::kBatch2, 1'693'783'872},
-      {"cogvideox-5b", "CogVideoX 5B (d 3072, 42 blocks, 48 heads; 3D RoPE)", 720, 480, 49, 50, CfgMode::kBatch2,
-       5'570'283'072},
-      {"cogvideox1.5-5b", "CogVideoX1.5 5B (CogVideoX-5B with temporal patch 2; frames 16n+1)", 1360, 768, 81, 50,
-       CfgMode::kBatch2, 5'570'676'352},
+      {{"cogvideox-2b", "CogVideoX 2B (d 1920, 30 blocks, 30 heads; expert adaLN, joint text+video attention)",
+        720, 480, 49, 50, CfgMode::kBatch2, 1'693'783'872},
+       CogVideoX2B, {}},
+      {{"cogvideox-5b", "CogVideoX 5B (d 3072, 42 blocks, 48 heads; 3D RoPE)", 720, 480, 49, 50, CfgMode::kBatch2,
+        5'570'283'072},
+       CogVideoX5B, {}},
+      {{"cogvideox1.5-5b", "CogVideoX1.5 5B (CogVideoX-5B with temporal patch 2; frames 16n+1)", 1360, 768, 81, 50,
+        CfgMode::kBatch2, 5'570'676'352},
+       CogVideoX15_5B, {}},
       // Step-Video-T2V (§3; step_video.cc derives the count): stepvideo/config.py
       // 992x544, 204 frames, 50 steps, CFG 9.0 as one batch-2 forward.
-      {"step-video-t2v", "Step-Video-T2V 30B (d 6144, 48 blocks, 48 heads; VAE 8x16x16, frames 17n)", 992, 544, 204,
-       50, CfgMode::kBatch2, 29'342'478'400},
+      {{"step-video-t2v", "Step-Video-T2V 30B (d 6144, 48 blocks, 48 heads; VAE 8x16x16, frames 17n)", 992, 544,
+        204, 50, CfgMode::kBatch2, 29'342'478'400},
+       StepVideoT2V, {}},
       // LTX-Video (§3; ltx_video.cc derives the counts). 2B: diffusers'
       // LTXPipeline, 704x512, 161 frames, 50 steps, CFG 3.0 as one batch-2
       // forward. 13B: Lightricks' inference.py, 1216x704, 121 frames; the
       // distilled checkpoint's 8 steps without CFG (README).
-      {"ltx-video-2b", "LTX-Video 2B (d 2048, 28 blocks, 32 heads; VAE 8x32x32, 128 channels, patch 1)", 704, 512,
-       161, 50, CfgMode::kBatch2, 1'923'385'472},
-      {"ltx-video-13b", "LTX-Video 13B (d 4096, 48 blocks, 32 heads of 128; distilled defaults: 8 steps, no CFG)",
-       1216, 704, 121, 8, CfgMode::kNone, 13'042'569'344},
+      {{"ltx-video-2b", "LTX-Video 2B (d 2048, 28 blocks, 32 heads; VAE 8x32x32, 128 channels, patch 1)", 704, 512,
+        161, 50, CfgMode::kBatch2, 1'923'385'472},
+       LtxVideo2B, {}},
+      {{"ltx-video-13b", "LTX-Video 13B (d 4096, 48 blocks, 32 heads of 128; distilled defaults: 8 steps, no CFG)",
+        1216, 704, 121, 8, CfgMode::kNone, 13'042'569'344},
+       LtxVideo13B, {}},
       // Mochi 1 (§3; mochi.cc derives the count): diffusers' MochiPipeline at
       // genmo's 848x480, 163 frames (6n+1), 64 steps, CFG as one batch-2 forward.
-      {"mochi-1", "Mochi 1 10B (asymmetric: visual d 3072, text 1536, 48 blocks, 24 heads; VAE 6x8x8, 12 channels)",
-       848, 480, 163, 64, CfgMode::kBatch2, 10'027'677'744},
+      {{"mochi-1", "Mochi 1 10B (asymmetric: visual d 3072, text 1536, 48 blocks, 24 heads; VAE 6x8x8, 12 channels)",
+        848, 480, 163, 64, CfgMode::kBatch2, 10'027'677'744},
+       Mochi1, {}},
       // Open-Sora 2.0 (§3; open_sora.cc derives the count): 768px at 16:9,
       // 129 frames, 50 steps. Its sampler runs one batch-3 forward (text and
       // image guidance); the zoo's nearest mode is batch2 (open_sora.cc).
-      {"open-sora-2.0", "Open-Sora 2.0 11B (Flux-style: 19 double + 38 single blocks, d 3072; 2x2 packed latent)",
-       1024, 576, 129, 50, CfgMode::kBatch2, 11'891'390'528},
+      {{"open-sora-2.0", "Open-Sora 2.0 11B (Flux-style: 19 double + 38 single blocks, d 3072; 2x2 packed latent)",
+        1024, 576, 129, 50, CfgMode::kBatch2, 11'891'390'528},
+       OpenSora20, {}},
   };
+  return kRegistry;
+}
+
+const Registration* FindRegistration(std::string_view name) {
+  for (const Registration& r : Registry()) {
+    if (r.entry.name == name) return &r;
+  }
+  return nullptr;
+}
+
+std::string KnownModels() {
+  std::string known;
+  for (const Registration& r : Registry()) known += (known.empty() ? "" : ", ") + r.entry.name;
+  return known;
+}
+
+// The registered model of a resolved configuration.
+const Registration& RegistrationOf(std::string_view model) {
+  const Registration* found = FindRegistration(model);
+  AZ_CHECK_MSG(found != nullptr, "unknown model '" + std::string(model) + "' (known: " + KnownModels() + ")");
+  return *found;
+}
+
+}  // namespace
+
+const std::vector<ModelEntry>& ListModels() {
+  static const std::vector<ModelEntry> kModels = [] {
+    std::vector<ModelEntry> models;
+    for (const Registration& r : Registry()) models.push_back(r.entry);
+    return models;
+  }();
   return kModels;
 }
 
@@ -83,19 +148,17 @@ StatusOr<const ModelEntry*> FindModel(std::string_view name) {
   for (const ModelEntry& m : ListModels()) {
     if (m.name == name) return &m;
   }
-  std::string known;
-  for (const ModelEntry& m : ListModels()) known += (known.empty() ? "" : ", ") + m.name;
-  return NotFound("unknown model '" + std::string(name) + "' (known: " + known + ")");
+  return NotFound("unknown model '" + std::string(name) + "' (known: " + KnownModels() + ")");
 }
 
-const DitFamily& FamilyOf(std::string_view model) {
-  if (model == "hunyuanvideo-13b") return HunyuanVideoFamily();
-  if (model.starts_with("cogvideox")) return CogVideoXFamily(model);
-  if (model == "step-video-t2v") return StepVideoFamily();
-  if (model.starts_with("ltx-video")) return LtxVideoFamily(model);
-  if (model == "mochi-1") return MochiFamily();
-  if (model == "open-sora-2.0") return OpenSoraFamily();
-  return WanFamily(model);
+const DitFamily& FamilyOf(std::string_view model) { return RegistrationOf(model).family(); }
+
+int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels) {
+  const pir::Shape& shape = b.type(x).shape;
+  AZ_CHECK_MSG(shape.size() == 5 && shape[1] == channels && shape[2] == config.latent_frames() &&
+                   shape[3] == config.latent_height() && shape[4] == config.latent_width(),
+               "latent " + b.type(x).ToString() + " does not match the configuration");
+  return shape[0];
 }
 
 StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options) {
@@ -173,21 +236,7 @@ DeployedDegrees DeployedParallelism(const ModelConfig& config) {
 }
 
 DeployedAttention DeployedAttentionLibrary(const ModelConfig& config) {
-  if (config.program) return {};
-  if (config.model.starts_with("wan2.1") || config.model == "hunyuanvideo-13b") {
-    // Both reference repositories import flash_attn (FA2, in their
-    // requirements.txt); Wan 2.1's wan/modules/attention.py takes FA3 only when
-    // its separate Hopper build is installed, which its README does not ask for.
-    return {"fa2", "fa2", "reference code calls flash_attn (FlashAttention 2, requirements.txt)"};
-  }
-  if (config.model.starts_with("wan2.2")) {
-    // Wan2.2 README, "Computational Efficiency on Different GPUs", note (2):
-    // "The distributed testing utilizes the built-in FSDP and Ulysses
-    // implementations, with FlashAttention3 deployed on Hopper architecture GPUs".
-    return {"fa2", "fa3",
-            "Wan2.2 README: \"with FlashAttention3 deployed on Hopper architecture GPUs\"; flash_attn (FA2) elsewhere"};
-  }
-  return {};
+  return config.program ? DeployedAttention{} : RegistrationOf(config.model).attention;
 }
 
 int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
