@@ -136,5 +136,32 @@ TEST(Sources, ProposeByContract) {
   EXPECT_EQ(annotated->note, "");
 }
 
+// Alpa's source prices its ILP pick with the evaluator: the plan's Alpa
+// baseline is exactly Evaluate of the pick's candidate under the default
+// placement (4 chips: the ILP solves every mesh to optimality in well under
+// its time limit, so both runs pick the same).
+TEST(Sources, AlpaIsPricedByEvaluate) {
+  hw::Topology t = Topo("v5e:2x2");
+  SearchContext ctx;
+  ctx.config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  ctx.topology = &t;
+  ctx.options = Options(t);
+  ctx.evaluate.calibration = ctx.options.calibration;
+  std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
+  auto pick = baselines[1]->Choose(ctx);
+  ASSERT_TRUE(pick.ok()) << pick.status().message();
+  ASSERT_TRUE(pick->evaluated.has_value()) << pick->note;
+  EXPECT_EQ(pick->sharding, "alpa");
+  Evaluated again = Evaluate(pick->evaluated->compiled.candidate, t, ctx.evaluate, PlacementPolicy{});
+  ASSERT_TRUE(again.status.ok());
+  EXPECT_EQ(again.default_latency, pick->evaluated->default_latency);
+  EXPECT_EQ(again.compiled.evidence.hash, pick->evaluated->compiled.evidence.hash);
+  auto plan = MakePlan(ctx.config, t, ctx.options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_NE(plan->Find("alpa"), nullptr);
+  EXPECT_EQ(plan->Find("alpa")->step_latency_s, again.default_latency);
+  EXPECT_EQ(plan->Find("alpa")->evidence_hash, again.compiled.evidence.hash);
+}
+
 }  // namespace
 }  // namespace az::search

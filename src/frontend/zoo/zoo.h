@@ -81,7 +81,7 @@ struct ModelConfig {
   // identical structure, exactly one active per step: the first runs steps
   // [0, expert_switch_step), the second the rest. BuildForward and BuildStep
   // build one expert (its parameters, one step's FLOPs); the weights of all
-  // `experts` exist, and the planner holds them all or swaps them (search/experts.h).
+  // `experts` exist, and the planner holds them all or swaps them (search/noise_experts.h).
   int64_t experts = 1;
   int64_t expert_switch_step = 0;  // with one expert: steps
   // Batch of one forward pass (batch2 doubles it).
