@@ -7,7 +7,7 @@
 //       --multi ../shared/data/measurements/dit_multi_gpu_latency.csv
 //
 // one scale s per GPU on the documented 0.75 / 0.6 / 0.6 x rho, fitted on the
-// GPU's single-GPU rows (least squares on log error, compute_fit.h), and one
+// GPU's single-GPU rows (least squares on log error, fidelity/video_fit.h), and one
 // global convolution ratio rho = 0.1607 fitted on the 28 multi-GPU rows, where
 // the VAE decoded on one rank stops being negligible; rounded to 4 significant
 // digits. fidelity/scaling_test.cc refits them from the files and checks they
@@ -29,7 +29,7 @@ struct FittedEfficiencies {
 };
 
 // Every row is predicted end to end (the DiT forwards, the pipeline's other
-// stages, the recipe's host transfers: compute_fit.h).
+// stages, the recipe's host transfers: fidelity/video_fit.h).
 constexpr FittedEfficiencies kFitted[] = {
     // 2 Wan2.1 14B rows (t2v, i2v) at 1280x720x81, --offload_model True.
     {"h800", 0.4480, 0.3584, 0.05760, "fit to 2 Wan2.1-14B videos on H800 (Wan2.1 README)"},
