@@ -195,7 +195,7 @@ TEST(ScalingFit, OutOfSample) {
   }
 }
 
-// compute_defaults.cc ships the joint fit's efficiencies (4 significant digits).
+// The catalog (hw/chip.cc fitted_compute) ships the joint fit's efficiencies (4 significant digits).
 TEST(ScalingFit, ShippedDefaultsAreTheJointFit) {
   AZ_REQUIRE_SHARED_DATA(single_path, kSingleFile);
   AZ_REQUIRE_SHARED_DATA(multi_path, kMultiFile);
@@ -208,7 +208,7 @@ TEST(ScalingFit, ShippedDefaultsAreTheJointFit) {
     price::ComputeCalibration shipped = price::DefaultComputeCalibration(**hw::FindChip(fitted.chip));
     auto agree = [&](double shipped_value, double fitted_value, const char* what) {
       EXPECT_NEAR(shipped_value / fitted_value, 1.0, 1e-3)
-          << fitted.chip << " " << what << ": compute_defaults.cc has " << shipped_value << ", the joint fit gives "
+          << fitted.chip << " " << what << ": hw/chip.cc has " << shipped_value << ", the joint fit gives "
           << fitted_value << " (refit: aoizora calibrate --dit ../shared/data/" << kSingleFile << " --multi ../shared/data/"
           << kMultiFile << ")";
     };

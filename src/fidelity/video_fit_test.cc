@@ -1,6 +1,6 @@
 // The whole-video fit (video_fit.h): the DiT latency file read, the predictions
 // of one video by part, the per-GPU fit of the shared file, and the shipped
-// defaults (price/compute_defaults.cc) priced against it; a software stack
+// defaults (hw/chip.cc fitted_compute) priced against it; a software stack
 // priced over one whole forward.
 #include "fidelity/video_fit.h"
 
@@ -359,7 +359,7 @@ TEST(DitFit, OutOfSample) {
   for (double e : errors(select("h100", "hunyuan"), select("h800", "wan"))) EXPECT_LT(std::abs(e), 0.08);
 }
 
-// The values compute_defaults.cc ships are the joint fit of the single- and
+// The values hw/chip.cc ships (fitted_compute) are the joint fit of the single- and
 // multi-GPU videos (fidelity/scaling.h, whose test refits them); on the
 // single-GPU rows alone each GPU's shipped calibration is still within 1% of
 // every row's fit in median, and the sources say what the fits cannot tell.

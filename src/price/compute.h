@@ -89,14 +89,12 @@ struct ComputeCalibration {
   int64_t sms = 0;
 };
 
-// Defaults for a chip: TPUs get the MXU side (128 on v4/v5e/v5p, 256 on v6e),
-// GPUs tensor-core tiles and their SM count; fitted efficiencies where the
-// shipped fit covers the chip (fidelity/video_fit.h says which and how).
+// Defaults for a chip: TPUs get the catalog's MXU side (128 on v4/v5e/v5p,
+// 256 on v6e), GPUs tensor-core tiles and their SM count; the catalog's fitted
+// efficiencies where the shipped fit covers the chip (hw::ChipSpec::
+// fitted_compute: fitted by fidelity/video_fit.h and fidelity/scaling.h,
+// whose test refits them from the public measurements and checks they agree).
 ComputeCalibration DefaultComputeCalibration(const hw::ChipSpec& chip);
-// The shipped fitted values (compute_defaults.cc; fidelity/scaling_test.cc
-// refits them from the public measurements and checks they agree): overrides
-// the efficiencies of `c` when the fit covers `chip`, else leaves it alone.
-void ApplyFittedComputeDefaults(const hw::ChipSpec& chip, ComputeCalibration* c);
 
 std::string ComputeCalibrationToJson(const ComputeCalibration& c);
 // Reads the object written above; a key that is absent keeps `start`'s value.

@@ -42,7 +42,7 @@ double Median(std::vector<double> values) {
 
 ComputeCalibration UnfittedComputeCalibration(const hw::ChipSpec& chip) {
   ComputeCalibration c = DefaultComputeCalibration(chip);
-  // ApplyFittedComputeDefaults overrides only these and the source.
+  // The catalog's fitted_compute overrides only these and the source.
   const ComputeCalibration documented;
   c.matmul_efficiency = documented.matmul_efficiency;
   c.attention_efficiency = documented.attention_efficiency;

@@ -32,7 +32,7 @@
 namespace az::price {
 
 // The calibration the DiT fit starts from: DefaultComputeCalibration without
-// the shipped fitted values (compute_defaults.cc), i.e. the documented
+// the shipped fitted values (hw::ChipSpec::fitted_compute), i.e. the documented
 // tensor-core efficiencies 0.75 / 0.6 / 0.6.
 ComputeCalibration UnfittedComputeCalibration(const hw::ChipSpec& chip);
 // matmul, attention and convolution efficiencies each min(1, scale * start's).

@@ -40,7 +40,7 @@ TEST(FitStart, ScalingCapsEveryEfficiencyAtOne) {
   EXPECT_EQ(halved.vector_fraction, start.vector_fraction);  // CUDA cores are not scaled
 }
 
-// UnfittedComputeCalibration assumes ApplyFittedComputeDefaults is the only
+// UnfittedComputeCalibration assumes the catalog's fitted_compute is the only
 // thing that moves a GPU's tensor-core efficiencies off ComputeCalibration's
 // documented ones; b200 (not fitted) shows the family defaults still are those.
 TEST(FitStart, UnfittedStartIsTheDocumentedDefault) {

@@ -67,7 +67,7 @@ TEST(Stack, UnknownNamesListTheValidOnes) {
 }
 
 TEST(Stack, ReferenceLibraryLeavesEveryCalibrationExactly) {
-  // The shipped fits were made on FA2 stacks (compute_defaults.cc), the TPU
+  // The shipped fits were made on FA2 stacks (hw/chip.cc: fitted_compute), the TPU
   // defaults stand for JAX's flash kernel: pricing either on its chips must
   // not move a single bit of the calibration, so every existing price stays.
   for (const hw::ChipSpec& chip : hw::ChipCatalog()) {
@@ -85,7 +85,7 @@ TEST(Stack, ReferenceLibraryLeavesEveryCalibrationExactly) {
       EXPECT_EQ(compiled.attention_efficiency, shipped.attention_efficiency) << chip.name;
     }
   }
-  // Today's fitted attention efficiencies (compute_defaults.cc) are what fa2 prices with.
+  // Today's fitted attention efficiencies (hw/chip.cc: fitted_compute) are what fa2 prices with.
   ComputeCalibration h100 = DefaultComputeCalibration(Chip("h100"));
   ASSERT_TRUE(ApplySoftwareStack(Chip("h100"), {}, &h100).ok());
   EXPECT_EQ(h100.attention_efficiency, 0.3569);
@@ -174,6 +174,29 @@ TEST(Stack, RefusesAnEfficiencyAboveOne) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("0.6000 times 1.7514"), std::string::npos) << s.message();
   EXPECT_EQ(c.attention_efficiency, 0.6);  // untouched
+}
+
+// Chip traits are catalog fields (hw/chip.h), and pricing reads no chip name:
+// every catalog entry under another name gets the same compute calibration
+// and the same software-stack answers, so a new chip is one catalog entry.
+TEST(Stack, ARenamedChipPricesAsTheOriginal) {
+  for (const hw::ChipSpec& chip : hw::ChipCatalog()) {
+    hw::ChipSpec renamed = chip;
+    renamed.name = "renamed-" + chip.name;
+    ComputeCalibration original = DefaultComputeCalibration(chip), copy = DefaultComputeCalibration(renamed);
+    EXPECT_EQ(copy.chip, renamed.name);
+    copy.chip = original.chip;
+    EXPECT_EQ(ComputeCalibrationToJson(copy), ComputeCalibrationToJson(original)) << chip.name;
+    EXPECT_EQ(HopperGpu(renamed), HopperGpu(chip)) << chip.name;
+    for (AttentionLibrary library : {AttentionLibrary::kFlashAttention3, AttentionLibrary::kCudnnSdpa,
+                                     AttentionLibrary::kXformers, AttentionLibrary::kJaxSplash}) {
+      auto a = AttentionSpeedup(chip, library), b = AttentionSpeedup(renamed, library);
+      ASSERT_EQ(a.ok(), b.ok()) << chip.name << " " << AttentionLibraryName(library);
+      if (a.ok()) {
+        EXPECT_EQ(a->ratio, b->ratio) << chip.name << " " << AttentionLibraryName(library);
+      }
+    }
+  }
 }
 
 TEST(Stack, HopperParts) {

@@ -202,7 +202,7 @@ Status CheckCalibrateFlags(const CalibrateGiven& given) {
   }
   if (given.multi && given.out) {
     return InvalidArgument("--multi writes no calibration file: the joint fit's values are the shipped defaults "
-                           "(compute_defaults.cc)");
+                           "(hw/chip.cc: fitted_compute)");
   }
   if (given.data && !given.report) return InvalidArgument("--data goes with --report");
   if (given.report && given.shipped) return InvalidArgument("--report always prices with the shipped defaults");
