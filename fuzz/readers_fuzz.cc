@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "evidence/evidence.h"
+#include "fidelity/video_fit.h"
 #include "hw/topology.h"
 #include "net/calibration.h"
 #include "net/fit.h"
@@ -95,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5: {
       // Each row resolves a zoo configuration (no graph is built), so a row
       // costs microseconds whatever it asks for.
-      auto rows = az::price::ReadDitLatencies(text, "fuzz.csv");
+      auto rows = az::fidelity::ReadDitLatencies(text, "fuzz.csv");
       if (!rows.ok()) ExpectNamed(rows.status(), "fuzz.csv");
       return 0;
     }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fidelity/scaling.h"
+#include "fidelity/video_fit.h"
 #include "hw/topology.h"
 #include "net/fit.h"
 #include "net/model.h"
@@ -49,7 +50,7 @@ FileFidelity Summarize(std::string file, std::string what, const std::vector<dou
 
 std::string Percent(double e) { return fmt::format("{:+.1f}%", 100 * e); }
 
-std::string Size(const price::DitLatency& r) { return fmt::format("{}x{}x{}", r.width, r.height, r.frames); }
+std::string Size(const fidelity::DitLatency& r) { return fmt::format("{}x{}x{}", r.width, r.height, r.frames); }
 
 // The collective files: the system each was measured on and its collective
 // (the files' headers say both).
@@ -72,11 +73,11 @@ Status DitSections(const std::string& dir, std::vector<FileFidelity>& files, std
                               multi_path = std::filesystem::path(dir) / multi_name;
   if (!std::filesystem::exists(single_path)) return Status::Ok();
   AZ_ASSIGN_OR_RETURN(std::string single_text, ReadWhole(single_path));
-  AZ_ASSIGN_OR_RETURN(std::vector<price::DitLatency> single, price::ReadDitLatencies(single_text, single_name));
-  std::vector<price::DitLatency> multi;
+  AZ_ASSIGN_OR_RETURN(std::vector<fidelity::DitLatency> single, fidelity::ReadDitLatencies(single_text, single_name));
+  std::vector<fidelity::DitLatency> multi;
   if (std::filesystem::exists(multi_path)) {
     AZ_ASSIGN_OR_RETURN(std::string multi_text, ReadWhole(multi_path));
-    AZ_ASSIGN_OR_RETURN(multi, price::ReadDitLatencies(multi_text, multi_name));
+    AZ_ASSIGN_OR_RETURN(multi, fidelity::ReadDitLatencies(multi_text, multi_name));
   }
   ScalingCache cache;
   AZ_ASSIGN_OR_RETURN(ScalingReport shipped,
@@ -85,7 +86,7 @@ Status DitSections(const std::string& dir, std::vector<FileFidelity>& files, std
   md += "\n## " + single_name + "\n\nEach video predicted end to end on one GPU (compute_fit.h).\n\n";
   md += "| line | model | GPU | size | published | predicted | error |\n|---:|---|---|---|---:|---:|---:|\n";
   std::vector<double> errors;
-  for (const price::DitFitRow& r : shipped.single.rows) {
+  for (const fidelity::DitFitRow& r : shipped.single.rows) {
     md += fmt::format("| {} | {} | {} | {} | {:.1f} s | {:.1f} s | {} |\n", r.row.line, r.row.model, r.row.gpu,
                       Size(r.row), r.row.measured.value(), r.predicted.value(), Percent(r.relative_error));
     errors.push_back(r.relative_error);

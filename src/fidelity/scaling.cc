@@ -32,7 +32,7 @@ std::string Lower(std::string_view s) {
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // The model's attention heads (search/combos.h), which Ulysses splits.
-StatusOr<int64_t> Heads(const price::DitLatency& row) {
+StatusOr<int64_t> Heads(const fidelity::DitLatency& row) {
   zoo::ModelOptions options;
   options.width = row.width;
   options.height = row.height;
@@ -44,7 +44,7 @@ StatusOr<int64_t> Heads(const price::DitLatency& row) {
 
 }  // namespace
 
-StatusOr<DeployedRecipe> RecipeOf(const price::DitLatency& row, std::string_view file_name) {
+StatusOr<DeployedRecipe> RecipeOf(const fidelity::DitLatency& row, std::string_view file_name) {
   auto fail = [&](const std::string& message) { return RowError(file_name, row.line, message); };
   const bool wan = StartsWith(row.model, "wan2.1-");
   const bool hunyuan = row.model == "hunyuanvideo-13b";
@@ -95,7 +95,7 @@ StatusOr<DeployedRecipe> RecipeOf(const price::DitLatency& row, std::string_view
   return recipe;
 }
 
-StatusOr<const evidence::Evidence*> ScalingCache::Forward(const price::DitLatency& row, const std::string& combo_text) {
+StatusOr<const evidence::Evidence*> ScalingCache::Forward(const fidelity::DitLatency& row, const std::string& combo_text) {
   auto key = std::make_tuple(row.model, row.width, row.height, row.frames, combo_text);
   if (auto it = forwards_.find(key); it != forwards_.end()) return &it->second;
   zoo::ModelOptions options;
@@ -117,8 +117,8 @@ StatusOr<const evidence::Evidence*> ScalingCache::Forward(const price::DitLatenc
   return &forwards_.emplace(key, evidence::Extract(program, compiler.name())).first->second;
 }
 
-StatusOr<ScalingPrediction> PredictScalingRow(const price::DitLatency& row, std::string_view file_name,
-                                              ScalingCache& cache, const price::StartCalibration& compute) {
+StatusOr<ScalingPrediction> PredictScalingRow(const fidelity::DitLatency& row, std::string_view file_name,
+                                              ScalingCache& cache, const fidelity::StartCalibration& compute) {
   ScalingPrediction p;
   AZ_ASSIGN_OR_RETURN(p.recipe, RecipeOf(row, file_name));
   AZ_ASSIGN_OR_RETURN(hw::Topology topology, hw::MakeTopology(row.chip + ":" + std::to_string(row.gpus)));
@@ -139,13 +139,13 @@ StatusOr<ScalingPrediction> PredictScalingRow(const price::DitLatency& row, std:
   p.collectives = result.collectives;
   p.denoising = p.forward * static_cast<double>(row.steps * row.cfg_passes);
 
-  // The stages on one device each, as compute_fit.h prices them.
-  AZ_ASSIGN_OR_RETURN(const price::VideoPipeline* pipeline, cache.pipelines().Get(row));
+  // The stages on one device each, as video_fit.h prices them.
+  AZ_ASSIGN_OR_RETURN(const fidelity::VideoPipeline* pipeline, cache.pipelines().Get(row));
   AZ_ASSIGN_OR_RETURN(price::ComputeModel model, price::ComputeModel::Create(topology.chip, compute_calibration));
   double stages = 0;
   net::CollectiveModel collectives(topology, network);
-  for (const price::VideoPipeline::Stage& stage : pipeline->stages) {
-    Seconds time = price::MixTime(model, stage.kernels) * static_cast<double>(stage.invocations);
+  for (const fidelity::VideoPipeline::Stage& stage : pipeline->stages) {
+    Seconds time = fidelity::MixTime(model, stage.kernels) * static_cast<double>(stage.invocations);
     p.stages.push_back({stage.name, time});
     stages += time.value();
     if (stage.kind != zoo::StageKind::kTextEncoder || !p.recipe.text_encoder_fsdp) continue;
@@ -174,16 +174,16 @@ double Median(std::vector<double> values) {
 
 // The multi-GPU rows priced with each GPU's calibration from `chips` (a
 // single-GPU fit's), or with `fallback` where `chips` is null.
-StatusOr<std::vector<ScalingRowFit>> PriceMulti(const std::vector<price::DitLatency>& multi,
+StatusOr<std::vector<ScalingRowFit>> PriceMulti(const std::vector<fidelity::DitLatency>& multi,
                                                 std::string_view multi_file, ScalingCache& cache,
-                                                const std::vector<price::DitChipFit>* chips,
-                                                const price::StartCalibration& fallback) {
+                                                const std::vector<fidelity::DitChipFit>* chips,
+                                                const fidelity::StartCalibration& fallback) {
   std::vector<ScalingRowFit> out;
-  for (const price::DitLatency& row : multi) {
-    price::StartCalibration calibration = fallback;
+  for (const fidelity::DitLatency& row : multi) {
+    fidelity::StartCalibration calibration = fallback;
     if (chips) {
       auto fit = std::find_if(chips->begin(), chips->end(),
-                              [&](const price::DitChipFit& f) { return f.chip == row.chip; });
+                              [&](const fidelity::DitChipFit& f) { return f.chip == row.chip; });
       if (fit == chips->end()) {
         return InvalidArgument(std::string(multi_file) + ":" + std::to_string(row.line) + ": error: no single-GPU row of " +
                                row.gpu + " to fit its kernels on");
@@ -206,7 +206,7 @@ double MedianAbsError(const std::vector<ScalingRowFit>& rows) {
 
 }  // namespace
 
-price::StartCalibration ConvolutionRatioStart(double ratio) {
+fidelity::StartCalibration ConvolutionRatioStart(double ratio) {
   return [ratio](const hw::ChipSpec& chip) {
     price::ComputeCalibration c = price::UnfittedComputeCalibration(chip);
     c.convolution_efficiency *= ratio;
@@ -214,14 +214,14 @@ price::StartCalibration ConvolutionRatioStart(double ratio) {
   };
 }
 
-StatusOr<ScalingReport> FitScaling(const std::vector<price::DitLatency>& single,
-                                   const std::vector<price::DitLatency>& multi, std::string_view multi_file,
+StatusOr<ScalingReport> FitScaling(const std::vector<fidelity::DitLatency>& single,
+                                   const std::vector<fidelity::DitLatency>& multi, std::string_view multi_file,
                                    ScalingCache& cache) {
   // Failures inside the objective end the search; the first is returned.
   Status failure = Status::Ok();
   auto objective = [&](double log_ratio) {
     if (!failure.ok()) return 0.0;
-    auto fit = price::FitDitLatencies(single, cache.pipelines(), ConvolutionRatioStart(std::exp(log_ratio)));
+    auto fit = fidelity::FitDitLatencies(single, cache.pipelines(), ConvolutionRatioStart(std::exp(log_ratio)));
     if (!fit.ok()) {
       failure = fit.status();
       return 0.0;
@@ -242,28 +242,28 @@ StatusOr<ScalingReport> FitScaling(const std::vector<price::DitLatency>& single,
   ScalingReport report;
   report.convolution_ratio = std::exp(log_ratio);
   AZ_ASSIGN_OR_RETURN(report.single,
-                      price::FitDitLatencies(single, cache.pipelines(), ConvolutionRatioStart(report.convolution_ratio)));
+                      fidelity::FitDitLatencies(single, cache.pipelines(), ConvolutionRatioStart(report.convolution_ratio)));
   AZ_ASSIGN_OR_RETURN(report.rows, PriceMulti(multi, multi_file, cache, &report.single.chips, nullptr));
   report.median_abs_error = MedianAbsError(report.rows);
   return report;
 }
 
-StatusOr<CrossValidation> CrossValidate(const std::vector<price::DitLatency>& single,
-                                        const std::vector<price::DitLatency>& multi, std::string_view multi_file,
+StatusOr<CrossValidation> CrossValidate(const std::vector<fidelity::DitLatency>& single,
+                                        const std::vector<fidelity::DitLatency>& multi, std::string_view multi_file,
                                         ScalingCache& cache, Split split) {
-  auto key_of = [split](const price::DitLatency& row) {
+  auto key_of = [split](const fidelity::DitLatency& row) {
     return split == Split::kGpu ? row.chip : row.model.substr(0, row.model.find_first_of("-."));
   };
   CrossValidation out;
   out.split = split == Split::kGpu ? "leave one GPU out" : "leave one model family out";
   std::vector<std::string> keys;
-  for (const price::DitLatency& row : multi) {
+  for (const fidelity::DitLatency& row : multi) {
     if (std::find(keys.begin(), keys.end(), key_of(row)) == keys.end()) keys.push_back(key_of(row));
   }
   std::vector<ScalingRowFit> all;
   for (const std::string& key : keys) {
-    std::vector<price::DitLatency> train, test;
-    for (const price::DitLatency& row : multi) (key_of(row) == key ? test : train).push_back(row);
+    std::vector<fidelity::DitLatency> train, test;
+    for (const fidelity::DitLatency& row : multi) (key_of(row) == key ? test : train).push_back(row);
     if (train.empty()) continue;
     AZ_ASSIGN_OR_RETURN(ScalingReport fitted, FitScaling(single, train, multi_file, cache));
     HeldOutGroup group;
@@ -278,12 +278,12 @@ StatusOr<CrossValidation> CrossValidate(const std::vector<price::DitLatency>& si
   return out;
 }
 
-StatusOr<ScalingReport> PredictScaling(const std::vector<price::DitLatency>& single,
-                                       const std::vector<price::DitLatency>& multi, std::string_view multi_file,
-                                       ScalingCache& cache, const price::StartCalibration& calibration) {
+StatusOr<ScalingReport> PredictScaling(const std::vector<fidelity::DitLatency>& single,
+                                       const std::vector<fidelity::DitLatency>& multi, std::string_view multi_file,
+                                       ScalingCache& cache, const fidelity::StartCalibration& calibration) {
   ScalingReport report;
   report.convolution_ratio = 0;  // not fitted: the calibration's own convolution efficiencies
-  AZ_ASSIGN_OR_RETURN(report.single, price::PredictDitLatencies(single, cache.pipelines(), calibration));
+  AZ_ASSIGN_OR_RETURN(report.single, fidelity::PredictDitLatencies(single, cache.pipelines(), calibration));
   AZ_ASSIGN_OR_RETURN(report.rows, PriceMulti(multi, multi_file, cache, nullptr, calibration));
   report.median_abs_error = MedianAbsError(report.rows);
   return report;

@@ -23,7 +23,7 @@
 // A row's video:
 //   steps x cfg passes x T(one DiT forward on N GPUs)
 //   + sum over the pipeline's stages (zoo::StagesOf) of invocations x
-//     T(the stage on one device)        [compute_fit.h's single-GPU terms]
+//     T(the stage on one device)        [video_fit.h's single-GPU terms]
 //   + FSDP text encoder: per invocation, the all-gather of its weights over
 //     the N GPUs (collective model), added to its one-device compute
 // where T(forward) is the deployed combination compiled by the built-in SPMD
@@ -32,7 +32,7 @@
 // with the network's calibration for that node and the compute calibration
 // of `StartCalibration` for the chip (the shipped defaults unless a fit
 // supplies another). Everything a single-GPU prediction charges besides the
-// forward (stages) is priced exactly as compute_fit.h prices it, so one row
+// forward (stages) is priced exactly as video_fit.h prices it, so one row
 // of one GPU and the same row on N GPUs differ only by what parallelism
 // changes.
 #pragma once
@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "evidence/evidence.h"
-#include "price/compute_fit.h"
+#include "fidelity/video_fit.h"
 #include "support/status.h"
 #include "support/units.h"
 
@@ -59,7 +59,7 @@ struct DeployedRecipe {
 
 // Errors name the row's line: an unreadable `parallel`, a degree that is not
 // the GPU count, a model whose deployment this file does not know.
-StatusOr<DeployedRecipe> RecipeOf(const price::DitLatency& row, std::string_view file_name);
+StatusOr<DeployedRecipe> RecipeOf(const fidelity::DitLatency& row, std::string_view file_name);
 
 // One row predicted, by part.
 struct ScalingPrediction {
@@ -76,26 +76,26 @@ struct ScalingPrediction {
 
 // Compiled DiT forwards per (model, size, combination), kept across rows and
 // chips (the evidence is placement-open and chip-free), and the single-device
-// stage kernels of compute_fit.h's PipelineCache.
+// stage kernels of video_fit.h's PipelineCache.
 class ScalingCache {
  public:
-  StatusOr<const evidence::Evidence*> Forward(const price::DitLatency& row, const std::string& combo);
-  price::PipelineCache& pipelines() { return pipelines_; }
+  StatusOr<const evidence::Evidence*> Forward(const fidelity::DitLatency& row, const std::string& combo);
+  fidelity::PipelineCache& pipelines() { return pipelines_; }
   int compiled() const { return compiled_ + pipelines_.compiled(); }
 
  private:
   std::map<std::tuple<std::string, int64_t, int64_t, int64_t, std::string>, evidence::Evidence> forwards_;
-  price::PipelineCache pipelines_;
+  fidelity::PipelineCache pipelines_;
   int compiled_ = 0;
 };
 
-StatusOr<ScalingPrediction> PredictScalingRow(const price::DitLatency& row, std::string_view file_name,
-                                              ScalingCache& cache, const price::StartCalibration& compute);
+StatusOr<ScalingPrediction> PredictScalingRow(const fidelity::DitLatency& row, std::string_view file_name,
+                                              ScalingCache& cache, const fidelity::StartCalibration& compute);
 
 // ---------------------------------------------------------------- the joint fit
 //
 // A single-GPU video cannot tell the DiT's kernels from the VAE's: the VAE is
-// under 1% of it, so compute_fit.h fits one scale s per GPU on all three
+// under 1% of it, so video_fit.h fits one scale s per GPU on all three
 // tensor-core efficiencies. On N GPUs the DiT's share shrinks as 1/N while
 // the VAE, decoded on one rank, does not, so the multi-GPU rows tell them
 // apart. The joint fit has one global parameter besides the per-GPU scales:
@@ -104,33 +104,33 @@ StatusOr<ScalingPrediction> PredictScalingRow(const price::DitLatency& row, std:
 //        (cuDNN's 3-D convolutions in eager PyTorch reach a smaller fraction
 //        of the peak than the DiT's GEMMs and attention).
 // For a trial rho every GPU's scale s is fitted on its single-GPU rows
-// exactly as compute_fit.h does (start: the documented efficiencies with the
+// exactly as video_fit.h does (start: the documented efficiencies with the
 // convolution's times rho), the multi-GPU rows are predicted with those
 // calibrations (PredictScalingRow), and rho minimizes the multi-GPU rows'
 // sum of log(predicted / measured)^2 (golden section over log rho in
 // [log 0.02, 0], 30 steps). The single-GPU rows stay fitted in sample; the
 // multi-GPU rows determine rho alone.
 struct ScalingRowFit {
-  price::DitLatency row;
+  fidelity::DitLatency row;
   ScalingPrediction prediction;
   double relative_error = 0;  // (predicted - measured) / measured
 };
 
 struct ScalingReport {
   double convolution_ratio = 1;   // rho; 0 from PredictScaling (nothing fitted)
-  price::DitFitReport single;     // the per-GPU fits under rho (or the shipped predictions)
+  fidelity::DitFitReport single;     // the per-GPU fits under rho (or the shipped predictions)
   std::vector<ScalingRowFit> rows;  // the multi-GPU rows, in file order
   double median_abs_error = 0;      // over `rows`
 };
 
 // The documented efficiencies with the convolution's times `ratio`.
-price::StartCalibration ConvolutionRatioStart(double ratio);
+fidelity::StartCalibration ConvolutionRatioStart(double ratio);
 
 // Fits rho and the per-GPU scales (above). `single` are the single-GPU rows,
 // `multi` the multi-GPU rows (gpus >= 2) of `multi_file`. Fails when a row
 // cannot be priced or a multi-GPU row's GPU has no single-GPU row to fit.
-StatusOr<ScalingReport> FitScaling(const std::vector<price::DitLatency>& single,
-                                   const std::vector<price::DitLatency>& multi, std::string_view multi_file,
+StatusOr<ScalingReport> FitScaling(const std::vector<fidelity::DitLatency>& single,
+                                   const std::vector<fidelity::DitLatency>& multi, std::string_view multi_file,
                                    ScalingCache& cache);
 // Out of sample: the multi-GPU rows split by a key (the GPU, or the model
 // family); each group's rows are predicted with rho fitted on the other
@@ -148,13 +148,13 @@ struct CrossValidation {
   double median_abs_error = 0;  // over every held-out row
 };
 enum class Split { kGpu, kModelFamily };
-StatusOr<CrossValidation> CrossValidate(const std::vector<price::DitLatency>& single,
-                                        const std::vector<price::DitLatency>& multi, std::string_view multi_file,
+StatusOr<CrossValidation> CrossValidate(const std::vector<fidelity::DitLatency>& single,
+                                        const std::vector<fidelity::DitLatency>& multi, std::string_view multi_file,
                                         ScalingCache& cache, Split split);
 
 // Every row priced with `calibration` (the shipped defaults), nothing fitted.
-StatusOr<ScalingReport> PredictScaling(const std::vector<price::DitLatency>& single,
-                                       const std::vector<price::DitLatency>& multi, std::string_view multi_file,
-                                       ScalingCache& cache, const price::StartCalibration& calibration);
+StatusOr<ScalingReport> PredictScaling(const std::vector<fidelity::DitLatency>& single,
+                                       const std::vector<fidelity::DitLatency>& multi, std::string_view multi_file,
+                                       ScalingCache& cache, const fidelity::StartCalibration& calibration);
 
 }  // namespace az::fidelity

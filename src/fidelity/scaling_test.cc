@@ -15,8 +15,8 @@ namespace {
 constexpr const char* kSingleFile = "measurements/dit_single_gpu_latency.csv";
 constexpr const char* kMultiFile = "measurements/dit_multi_gpu_latency.csv";
 
-price::DitLatency Row(const std::string& model, int64_t gpus, const std::string& parallel) {
-  price::DitLatency row;
+fidelity::DitLatency Row(const std::string& model, int64_t gpus, const std::string& parallel) {
+  fidelity::DitLatency row;
   row.model = model;
   row.gpu = "H800";
   row.chip = "h800";
@@ -32,7 +32,7 @@ price::DitLatency Row(const std::string& model, int64_t gpus, const std::string&
   return row;
 }
 
-std::string RecipeError(const price::DitLatency& row) {
+std::string RecipeError(const fidelity::DitLatency& row) {
   auto recipe = RecipeOf(row, "m.csv");
   return recipe.ok() ? "(no error)" : recipe.status().message();
 }
@@ -84,12 +84,12 @@ TEST(DeployedRecipe, ErrorsNameTheLine) {
 TEST(DitLatencies, MultiGpuColumnsAreLocated) {
   const std::string header = "model,variant,gpu,width,height,frames,steps,cfg_passes_per_step,gpus,parallel,seconds\n";
   for (const char* gpus : {"0", "65", "x"}) {
-    auto rows = price::ReadDitLatencies(header + "wan2.1,t2v-14b,H800,1280,720,81,50,2," + gpus + ",ring2,9\n", "m.csv");
+    auto rows = fidelity::ReadDitLatencies(header + "wan2.1,t2v-14b,H800,1280,720,81,50,2," + gpus + ",ring2,9\n", "m.csv");
     ASSERT_FALSE(rows.ok());
     EXPECT_EQ(rows.status().message(),
               std::string("m.csv:2: error: gpus '") + gpus + "' is not an integer in [1, 64]");
   }
-  auto rows = price::ReadDitLatencies(header + "wan2.1,t2v-14b,H800,1280,720,81,50,2,4,ulysses4,9\n", "m.csv");
+  auto rows = fidelity::ReadDitLatencies(header + "wan2.1,t2v-14b,H800,1280,720,81,50,2,4,ulysses4,9\n", "m.csv");
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(rows->at(0).gpus, 4);
   EXPECT_EQ(rows->at(0).parallel, "ulysses4");
@@ -99,7 +99,7 @@ TEST(DitLatencies, MultiGpuColumnsAreLocated) {
 // Wan's T5 under FSDP pays its weights' all-gather; HunyuanVideo gathers nothing.
 TEST(ScalingPrediction, PartsAddUp) {
   ScalingCache cache;
-  price::DitLatency wan = Row("wan2.1-t2v-14b", 4, "ulysses4+fsdp");
+  fidelity::DitLatency wan = Row("wan2.1-t2v-14b", 4, "ulysses4+fsdp");
   auto p = PredictScalingRow(wan, "m.csv", cache, price::DefaultComputeCalibration);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   double stages = 0;
@@ -113,9 +113,9 @@ TEST(ScalingPrediction, PartsAddUp) {
   ASSERT_TRUE(pipeline.ok());
   auto model = price::ComputeModel::Create(**hw::FindChip("h800"), price::DefaultComputeCalibration(**hw::FindChip("h800")));
   ASSERT_TRUE(model.ok());
-  EXPECT_NEAR(p->stages[1].second.value(), price::MixTime(*model, (*pipeline)->stages[1].kernels).value(), 1e-9);
+  EXPECT_NEAR(p->stages[1].second.value(), fidelity::MixTime(*model, (*pipeline)->stages[1].kernels).value(), 1e-9);
   // Twice the GPUs: a forward at least 1.6x faster (compute halves, collectives do not).
-  price::DitLatency eight = Row("wan2.1-t2v-14b", 8, "ulysses8+fsdp");
+  fidelity::DitLatency eight = Row("wan2.1-t2v-14b", 8, "ulysses8+fsdp");
   auto q = PredictScalingRow(eight, "m.csv", cache, price::DefaultComputeCalibration);
   ASSERT_TRUE(q.ok());
   EXPECT_GT(p->forward.value() / q->forward.value(), 1.6);
@@ -136,12 +136,12 @@ TEST(ScalingPrediction, PartsAddUp) {
 // it checks (ctest runs every test in its own process, so nothing is shared
 // across tests).
 struct SharedRows {
-  std::vector<price::DitLatency> single, multi;
+  std::vector<fidelity::DitLatency> single, multi;
 };
 
 SharedRows ReadShared(const std::string& single_path, const std::string& multi_path) {
-  auto single = price::ReadDitLatencies(testing::ReadTextFile(single_path), single_path);
-  auto multi = price::ReadDitLatencies(testing::ReadTextFile(multi_path), multi_path);
+  auto single = fidelity::ReadDitLatencies(testing::ReadTextFile(single_path), single_path);
+  auto multi = fidelity::ReadDitLatencies(testing::ReadTextFile(multi_path), multi_path);
   AZ_CHECK(single.ok() && multi.ok());
   return {*single, *multi};
 }
@@ -195,7 +195,7 @@ TEST(ScalingFit, OutOfSample) {
   }
 }
 
-// compute_defaults.cc ships the joint fit's efficiencies (4 significant digits).
+// The catalog (hw/chip.cc fitted_compute) ships the joint fit's efficiencies (4 significant digits).
 TEST(ScalingFit, ShippedDefaultsAreTheJointFit) {
   AZ_REQUIRE_SHARED_DATA(single_path, kSingleFile);
   AZ_REQUIRE_SHARED_DATA(multi_path, kMultiFile);
@@ -204,11 +204,11 @@ TEST(ScalingFit, ShippedDefaultsAreTheJointFit) {
   auto joint = FitScaling(rows.single, rows.multi, multi_path, cache);
   ASSERT_TRUE(joint.ok()) << joint.status().ToString();
   std::printf("rho %.4f\n", joint->convolution_ratio);
-  for (const price::DitChipFit& fitted : joint->single.chips) {
+  for (const fidelity::DitChipFit& fitted : joint->single.chips) {
     price::ComputeCalibration shipped = price::DefaultComputeCalibration(**hw::FindChip(fitted.chip));
     auto agree = [&](double shipped_value, double fitted_value, const char* what) {
       EXPECT_NEAR(shipped_value / fitted_value, 1.0, 1e-3)
-          << fitted.chip << " " << what << ": compute_defaults.cc has " << shipped_value << ", the joint fit gives "
+          << fitted.chip << " " << what << ": hw/chip.cc has " << shipped_value << ", the joint fit gives "
           << fitted_value << " (refit: aoizora calibrate --dit ../shared/data/" << kSingleFile << " --multi ../shared/data/"
           << kMultiFile << ")";
     };

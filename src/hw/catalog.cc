@@ -84,11 +84,13 @@ bool InList(const std::string& shape, const char* const* begin, const char* cons
 }
 
 // Validates a slice shape for a TPU generation and returns its wrap flags
-// (hardware.md §2.2, §2.3).
+// (hardware.md §2.2, §2.3); the generation's rule is its catalog entry's
+// tpu_slices.
 StatusOr<std::vector<bool>> TpuWrap(const ChipSpec& chip, const std::vector<int>& dims, std::string_view spec) {
   std::string shape = JoinDims(dims);
   std::string prefix = "topology '" + std::string(spec) + "': ";
-  if (chip.name == "v5e" || chip.name == "v6e") {
+  AZ_CHECK(chip.tpu_slices != TpuSlices::kNone);  // every TPU entry names its slice rule
+  if (chip.tpu_slices == TpuSlices::k2dPod16) {
     std::string valid = Joined(std::begin(k2dSlices), std::end(k2dSlices));
     if (dims.size() != 2 || !InList(shape, std::begin(k2dSlices), std::end(k2dSlices))) {
       return InvalidArgument(prefix + shape + " is not a " + chip.name + " slice (a 2D torus; valid: " + valid + ")");
@@ -98,7 +100,7 @@ StatusOr<std::vector<bool>> TpuWrap(const ChipSpec& chip, const std::vector<int>
     return std::vector<bool>{dims[0] == 16, dims[1] == 16};
   }
   // v4 and v5p: 3D; sub-cube slices never wrap, whole-cube slices wrap every axis.
-  bool is_v5p = chip.name == "v5p";
+  bool is_v5p = chip.tpu_slices == TpuSlices::k3dSortedCubes24;
   std::string limits = is_v5p ? "A <= B <= C, at most 16x16x24" : "each at most 16";
   std::string valid = Joined(std::begin(kSubCubeSlices), std::end(kSubCubeSlices)) +
                       ", or AxBxC with A, B, C multiples of 4 (" + limits + ")";
@@ -348,8 +350,9 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
 
 std::vector<std::string> ListTopologies() {
   std::vector<std::string> out;
-  for (const char* gen : {"v5e", "v6e"}) {
-    for (const char* shape : k2dSlices) out.push_back(std::string(gen) + ":" + shape);
+  for (const ChipSpec& chip : ChipCatalog()) {
+    if (chip.tpu_slices != TpuSlices::k2dPod16) continue;  // v5e, v6e
+    for (const char* shape : k2dSlices) out.push_back(chip.name + ":" + shape);
   }
   // v5p: GC's common shapes; v4: XPK's defaults plus the full pod.
   for (const char* shape : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x8", "8x8x8", "8x8x16", "8x16x16",

@@ -14,6 +14,49 @@
 namespace az::hw {
 namespace {
 
+// The traits downstream code reads instead of chip names (chip.h) agree with
+// the family: TPU-only traits on TPUs, GPU-only ones on GPUs; the H100's
+// silicon twins are Hopper parts; a fitted chip says what it was fitted to.
+TEST(ChipTraits, AgreeWithTheFamily) {
+  for (const ChipSpec& chip : ChipCatalog()) {
+    const bool tpu = chip.family == ChipFamily::kTpu;
+    EXPECT_EQ(chip.architecture == Architecture::kTpu, tpu) << chip.name;
+    EXPECT_EQ(chip.mxu > 0, tpu) << chip.name;
+    EXPECT_EQ(chip.tpu_slices != TpuSlices::kNone, tpu) << chip.name;
+    if (!tpu) {
+      EXPECT_EQ(chip.jax_device_order, JaxDeviceOrder::kGeneric) << chip.name;
+      EXPECT_FALSE(chip.jax_make_mesh_splits_axes) << chip.name;
+    } else {
+      EXPECT_FALSE(chip.nvls || chip.h100_silicon) << chip.name;
+      EXPECT_TRUE(chip.fitted_fabric.node.empty() && chip.fitted_compute.matmul == 0) << chip.name;
+    }
+    if (chip.h100_silicon) {
+      EXPECT_EQ(chip.architecture, Architecture::kHopper) << chip.name;
+      EXPECT_EQ(chip.sm_count, 132) << chip.name;
+    }
+    if (chip.nvls) {
+      EXPECT_GT(chip.links_per_chip, 0) << chip.name << ": NVLS needs NVSwitch links";
+    }
+    if (chip.fitted_compute.matmul > 0) {
+      EXPECT_FALSE(chip.fitted_compute.source.empty()) << chip.name;
+    }
+    EXPECT_GT(chip.host_link_bw.value(), 0) << chip.name << ": every catalog entry has a host link row";
+  }
+}
+
+// The host link is a field: a copy of an entry under a new name keeps it, and
+// an entry without one falls back by family, saying so.
+TEST(ChipTraits, HostLinkIsAField) {
+  ChipSpec renamed = **FindChip("v6e");
+  renamed.name = "trillium-copy";
+  std::string source;
+  EXPECT_DOUBLE_EQ(HostLinkBandwidth(renamed, &source).value(), 3.2e10);
+  EXPECT_EQ(source, "hardware.md §2.1 (SB): PCIe host link 3.2e10 B/s per TPU on v6e");
+  renamed.host_link_bw = Bandwidth(0);
+  EXPECT_DOUBLE_EQ(HostLinkBandwidth(renamed, &source).value(), 1.6e10);
+  EXPECT_EQ(source, "chip 'trillium-copy' not in the table: assumed the TPU figure 1.6e10 B/s (SB)");
+}
+
 Topology Make(const std::string& spec) {
   auto t = MakeTopology(spec);
   EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();

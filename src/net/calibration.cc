@@ -52,10 +52,6 @@ AlgorithmParams Calibration::Algorithm(const std::string& name) const {
 Calibration DefaultCalibration(const hw::Topology& topology) {
   Calibration c;
   c.name = "default:" + topology.name;
-  // NCCL all-reduce on 8-GPU NVSwitch nodes, fitted by `aoizora calibrate -t
-  // <gpu>:8 -m <file>` to the public sweeps in data/measurements (median
-  // |error| from 1 MiB up: H100 3.7%, H200 0.5%); docs/calibration.md. A fitted
-  // base may be negative: the intercept is base + steps * step latency.
   if (!topology.dims.empty()) {
     // TPU ICI, derived from the four measured points of the scaling book
     // (data/measurements/tpu_ici_points.csv): a v5e all-gather on a 4-chip
@@ -70,30 +66,24 @@ Calibration DefaultCalibration(const hw::Topology& topology) {
     c.link_efficiency[static_cast<size_t>(hw::LinkClass::kIci)] = 0.905;
     c.other = {Seconds(2.55e-6), Seconds(0), 1.0};
   }
-  if (topology.gpu_nodes > 0 && topology.chip.name == "h100") {
-    // nccl_allreduce_1x8_h100_sxm.csv (aws-samples nccl-tests, 8xH100 SXM)
-    c.source = "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples)";
-    c.algorithms["ring-ll"] = {Seconds(-2.527e-6), Seconds(0.6e-6), 0.001028};
-    c.algorithms["ring-ll128"] = {Seconds(-17.75e-6), Seconds(1.9e-6), 0.4694};
-    c.algorithms["nvls"] = {Seconds(56.44e-6), Seconds(0), 0.7059};
-    if (topology.gpu_nodes > 1) {
-      // The multi-node forms, fitted by `aoizora calibrate -t h100:2x8:efa -m
-      // nccl_allreduce_2x8_h100_efa.csv` (aws-samples nccl-tests, 2 x p5.48xlarge
-      // over EFA; median |error| from 1 MiB up 5.5%). The fabric's per-message
-      // latency is the topology's (catalog.cc), so the same figures serve
-      // InfiniBand clusters with their smaller network latency. The rail rings
-      // and Simple trees keep NCCL's constants: the fit assigns them no range.
-      c.source = "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples) and 2 x 8xH100 over EFA";
-      c.algorithms["tree-ll"] = {Seconds(2.559e-6), Seconds(0.6e-6), 0.003435};
-      c.algorithms["tree-ll128"] = {Seconds(39.96e-6), Seconds(1.25e-6), 0.6658};
-      c.algorithms["nvls-tree"] = {Seconds(384.3e-6), Seconds(0), 0.7813};
+  // NCCL all-reduce on the chip's 8-GPU NVSwitch nodes, fitted by `aoizora
+  // calibrate -t <gpu>:8 -m <file>` to the public sweeps in data/measurements
+  // (docs/calibration.md); the catalog holds the figures (hw/chip.cc:
+  // FittedFabric), the multi-node forms joining on multi-node systems where
+  // the chip has them.
+  const hw::FittedFabric& fit = topology.chip.fitted_fabric;
+  auto add = [&c](const std::vector<hw::FittedCollective>& fitted) {
+    for (const hw::FittedCollective& a : fitted) {
+      c.algorithms[a.algorithm] = {a.base_latency, a.step_latency, a.efficiency};
     }
-  } else if (topology.gpu_nodes > 0 && topology.chip.name == "h200") {
-    // nccl_allreduce_1x8_h200.csv (stas00/ml-engineering, NCCL 2.30.7, 8xH200)
-    c.source = "fitted to nccl-tests all_reduce_perf on 8xH200 (ml-engineering)";
-    c.algorithms["ring-ll"] = {Seconds(0.03667e-6), Seconds(0.6e-6), 0.5411};
-    c.algorithms["ring-ll128"] = {Seconds(5.195e-6), Seconds(1.9e-6), 0.9835};
-    c.algorithms["nvls"] = {Seconds(72.23e-6), Seconds(0), 0.7356};
+  };
+  if (topology.gpu_nodes > 0 && !fit.node.empty()) {
+    c.source = fit.source;
+    add(fit.node);
+    if (topology.gpu_nodes > 1 && !fit.multi_node.empty()) {
+      c.source = fit.multi_node_source;
+      add(fit.multi_node);
+    }
   }
   return c;
 }

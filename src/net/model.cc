@@ -17,8 +17,7 @@ const char* AxisName(int axis) {
 
 bool HasNvls(const hw::Topology& t) {
   // NVLink SHARP: NVSwitch 3 (Hopper) and later (reference/hardware.md §4.2).
-  static const std::set<std::string> kNvls = {"h100", "h200", "h800", "h20", "b200"};
-  return t.gpu_nodes > 0 && kNvls.count(t.chip.name) > 0;
+  return t.gpu_nodes > 0 && t.chip.nvls;
 }
 
 }  // namespace

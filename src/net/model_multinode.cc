@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <initializer_list>
 #include <map>
-#include <set>
 
 #include "net/model.h"
 
@@ -38,8 +37,7 @@ namespace {
 
 bool NvlsFabric(const hw::Topology& t) {
   // NVLink SHARP: NVSwitch 3 (Hopper) and later (reference/hardware.md §4.2).
-  static const std::set<std::string> kNvls = {"h100", "h200", "h800", "h20", "b200"};
-  return t.gpu_nodes > 0 && kNvls.count(t.chip.name) > 0;
+  return t.gpu_nodes > 0 && t.chip.nvls;
 }
 
 int TreeDepth(size_t nodes) {

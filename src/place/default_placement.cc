@@ -52,8 +52,8 @@ std::optional<std::vector<int>> DeviceKindOrder(const hw::Topology& t, const std
   auto as_vector = [](const auto& order) { return std::vector<int>(std::begin(order), std::end(order)); };
   int64_t bx = physical[0], by = physical[1], bz = physical[2];
   int count = t.num_chips();
-  const std::string& kind = t.chip.name;
-  if (kind == "v5e" || kind == "v6e") {
+  const hw::JaxDeviceOrder kind = t.chip.jax_device_order;  // JAX's device_kind dispatch (hw/chip.h)
+  if (kind == hw::JaxDeviceOrder::kTpuTrays) {
     if (bx == 2 && by == 2 && bz == 1 && count == 4) return as_vector(kTray2x2RingOrder);
     if (count == 8) {
       // Unreachable for the catalog's 2D v5e/v6e slices; kept for custom 3D ones.
@@ -67,7 +67,9 @@ std::optional<std::vector<int>> DeviceKindOrder(const hw::Topology& t, const std
     }
     return std::nullopt;
   }
-  if (kind == "v5p" && bx == 2 && by == 2 && bz == 2 && count == 8) return as_vector(kV5p2x2x2Order);
+  if (kind == hw::JaxDeviceOrder::kTpuV5p && bx == 2 && by == 2 && bz == 2 && count == 8) {
+    return as_vector(kV5p2x2x2Order);
+  }
   // TPU v4 (not v4 lite) has no handler.
   return std::nullopt;
 }
@@ -337,8 +339,9 @@ StatusOr<net::Placement> CreateDeviceMesh(const hw::Topology& t, const std::vect
 }
 
 bool MakeMeshAllowsSplit(const hw::Topology& t) {
-  // jax.make_mesh: device kinds "TPU v5 lite" / "TPU v5e" only (§3.1).
-  return t.chip.name == "v5e";
+  // jax.make_mesh: device kinds "TPU v5 lite" / "TPU v5e" only (§3.1), the
+  // catalog's jax_make_mesh_splits_axes.
+  return t.chip.jax_make_mesh_splits_axes;
 }
 
 StatusOr<net::Placement> DefaultPlacement(const hw::Topology& t, const std::vector<int64_t>& mesh_shape) {

@@ -259,6 +259,21 @@ TEST(DefaultPlacement, MakeMeshSplitsOnlyOnV5e) {
   EXPECT_FALSE(MakeMeshAllowsSplit(Make("h100:8")));
 }
 
+// JAX dispatches on the device kind; the model on the catalog's traits
+// (jax_device_order, jax_make_mesh_splits_axes), never the chip's name: the
+// same slice with its chip renamed places every mesh the same way.
+TEST(DefaultPlacement, ReadsTraitsNotNames) {
+  for (const char* spec : {"v5e:2x2", "v5e:4x4", "v6e:2x4", "v5p:2x2x2", "v4:2x2x2", "h100:8"}) {
+    hw::Topology t = Make(spec), renamed = Make(spec);
+    renamed.chip.name = "renamed";
+    EXPECT_EQ(MakeMeshAllowsSplit(renamed), MakeMeshAllowsSplit(t)) << spec;
+    const int64_t n = t.num_chips();
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{n}, std::vector<int64_t>{2, n / 2}}) {
+      EXPECT_EQ(Default(renamed, shape), Default(t, shape)) << spec;
+    }
+  }
+}
+
 TEST(DefaultPlacementErrors, ProductMismatch) {
   hw::Topology t = Make("v5e:2x4");
   auto p = DefaultPlacement(t, {2, 2});

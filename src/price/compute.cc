@@ -29,8 +29,7 @@ ComputeCalibration DefaultComputeCalibration(const hw::ChipSpec& chip) {
   ComputeCalibration c;
   c.chip = chip.name;
   if (chip.family == hw::ChipFamily::kTpu) {
-    // MXU: 128x128 systolic arrays on v4/v5e/v5p, 256x256 on v6e (scaling book, TPU chapter).
-    c.mxu = chip.name == "v6e" ? 256 : 128;
+    c.mxu = chip.mxu;  // the catalog's systolic array side (hw/chip.h)
     c.tile_m = 128;  // the splash-attention block
     c.sms = 0;
     c.kernel_overhead = Seconds(2e-6);
@@ -42,7 +41,15 @@ ComputeCalibration DefaultComputeCalibration(const hw::ChipSpec& chip) {
     // H100 bf16: 133.8 TFLOP/s on CUDA cores vs 989.4 on tensor cores (glennklockwood.com).
     c.vector_fraction = 133.8 / 989.4;
   }
-  ApplyFittedComputeDefaults(chip, &c);
+  // The shipped fit, where the catalog has one (hw/chip.cc: fitted to the
+  // published videos, inherited by a measured chip's silicon twin).
+  const hw::FittedCompute& fitted = chip.fitted_compute;
+  if (fitted.matmul > 0) {
+    c.matmul_efficiency = fitted.matmul;
+    c.attention_efficiency = fitted.attention;
+    c.convolution_efficiency = fitted.convolution;
+    c.source = fitted.source;
+  }
   return c;
 }
 

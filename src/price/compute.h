@@ -54,7 +54,8 @@
 //
 // The parameters are calibration parameters (ComputeCalibration), with
 // documented defaults per chip family (DefaultComputeCalibration) and fitted
-// values where public measurements exist (price/compute_fit.h). A chip whose
+// values where public measurements exist (price/compute_fit.h for kernel
+// timings, fidelity/video_fit.h for whole videos). A chip whose
 // peak or memory bandwidth is not sourced cannot be priced: ComputeModel::Create
 // says so instead of inventing a figure.
 #pragma once
@@ -88,14 +89,12 @@ struct ComputeCalibration {
   int64_t sms = 0;
 };
 
-// Defaults for a chip: TPUs get the MXU side (128 on v4/v5e/v5p, 256 on v6e),
-// GPUs tensor-core tiles and their SM count; fitted efficiencies where the
-// shipped fit covers the chip (compute_fit.h says which and how).
+// Defaults for a chip: TPUs get the catalog's MXU side (128 on v4/v5e/v5p,
+// 256 on v6e), GPUs tensor-core tiles and their SM count; the catalog's fitted
+// efficiencies where the shipped fit covers the chip (hw::ChipSpec::
+// fitted_compute: fitted by fidelity/video_fit.h and fidelity/scaling.h,
+// whose test refits them from the public measurements and checks they agree).
 ComputeCalibration DefaultComputeCalibration(const hw::ChipSpec& chip);
-// The shipped fitted values (compute_defaults.cc; compute_fit_test.cc refits
-// them from the public measurements and checks they agree): overrides the
-// efficiencies of `c` when the fit covers `chip`, else leaves it alone.
-void ApplyFittedComputeDefaults(const hw::ChipSpec& chip, ComputeCalibration* c);
 
 std::string ComputeCalibrationToJson(const ComputeCalibration& c);
 // Reads the object written above; a key that is absent keeps `start`'s value.

@@ -5,7 +5,7 @@
 //
 // Two calibrations are checked, each by its median |relative error| over the
 // file and per kernel kind, so a change to the compute model (compute.h) or
-// the shipped defaults (compute_defaults.cc) that moves these predictions
+// the shipped defaults (hw/chip.cc: fitted_compute) that moves these predictions
 // shows here:
 //   * the shipped default for h200 (h100's DiT-latency fit, inherited:
 //     matmul 0.4461, attention 0.3569, convolution 0.05736: the joint fit of
@@ -110,7 +110,7 @@ TEST(H200Kernels, FileHoldsTheMeasuredKinds) {
 }
 
 TEST(H200Kernels, ShippedDefaultIsSlowOnTensorCores) {
-  // The shipped h200 calibration is h100's video-latency fit (compute_defaults.cc:
+  // The shipped h200 calibration is h100's video-latency fit (hw/chip.cc fitted_compute:
   // matmul 0.4461, attention 0.3569 of the 989 TFLOP/s peak), fitted to two
   // whole-video HunyuanVideo runs on another chip (and the multi-GPU rows).
   // Against real H200 kernels it predicts tensor-core kernels about 1.6x too

@@ -31,14 +31,13 @@ const LibraryInfo& Info(AttentionLibrary library) {
   return kLibraries[0];
 }
 
-// The chips a ratio row covers share the compute silicon it was measured on.
-// H100 SXM5 silicon: the H800 is the H100 with NVLink cut (hardware.md
-// Addendum), the H200 the H100 with more HBM (glennklockwood.com); compute_
-// defaults.cc gives the h200 the h100's fit for the same reason. The H20 is
-// Hopper too, but a cut-down part (148 vs 989 TFLOP/s dense bf16) whose FA2
-// fit already reaches 0.62 of its peak: an H100 ratio does not carry to it.
-constexpr std::array<std::string_view, 3> kH100Silicon = {"h100", "h800", "h200"};
-
+// The chips a ratio row covers share the compute silicon it was measured on:
+// the catalog's h100_silicon (hw/chip.h; the H800 is the H100 with NVLink
+// cut, the H200 the H100 with more HBM, and the h200 inherits the h100's
+// fitted efficiencies for the same reason). The H20 is Hopper too, but a
+// cut-down part (148 vs 989 TFLOP/s dense bf16) whose FA2 fit already
+// reaches 0.62 of its peak: an H100 ratio does not carry to it.
+//
 // One library against the reference on one silicon: throughput of `library`
 // / throughput of the reference, both read from the same benchmark table.
 struct StackRatio {
@@ -67,13 +66,6 @@ constexpr std::array<StackRatio, 2> kH100Ratios = {{
      "FlashAttention-3 paper (arXiv:2407.08608) Fig. 5, H100 SXM5, head dim 128, no causal mask, 16k: cuDNN 595 / FA2 "
      "370 TFLOP/s"},
 }};
-
-bool OnH100Silicon(const hw::ChipSpec& chip) {
-  for (std::string_view name : kH100Silicon) {
-    if (chip.name == name) return true;
-  }
-  return false;
-}
 
 std::string Fixed(double value, int digits) {
   char buffer[32];
@@ -137,7 +129,7 @@ StatusOr<SoftwareStack> ParseSoftwareStack(std::string_view text, std::string_vi
 }
 
 bool HopperGpu(const hw::ChipSpec& chip) {
-  return chip.family == hw::ChipFamily::kGpu && (OnH100Silicon(chip) || chip.name == "h20");
+  return chip.family == hw::ChipFamily::kGpu && chip.architecture == hw::Architecture::kHopper;
 }
 
 AttentionLibrary ReferenceAttentionLibrary(const hw::ChipSpec& chip) {
@@ -159,7 +151,7 @@ StatusOr<AttentionRatio> AttentionSpeedup(const hw::ChipSpec& chip, AttentionLib
     return InvalidArgument("fa3 runs on Hopper (sm90) GPUs only (FlashAttention-3's requirements: H100 / H800); " +
                            chip.name + " is not one");
   }
-  if (OnH100Silicon(chip)) {
+  if (chip.h100_silicon) {
     for (const StackRatio& row : kH100Ratios) {
       if (row.library != library) continue;
       return AttentionRatio{row.library_tflops / row.reference_tflops, std::string(row.source)};

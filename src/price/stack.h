@@ -2,7 +2,7 @@
 // deployed code calls, and whether it runs eagerly or as a compiled graph.
 //
 // Why it is part of the recipe. The shipped compute calibrations
-// (compute_defaults.cc) are whole-video fits of code that calls FlashAttention 2
+// (hw/chip.cc: fitted_compute) are whole-video fits of code that calls FlashAttention 2
 // (Wan 2.1's and HunyuanVideo's reference repositories; diffusers for the L20
 // rows), so their attention efficiency is FA2's on that chip: 0.36 of the
 // bf16 peak on H100 / H800. Code that runs FlashAttention 3 on the same chip

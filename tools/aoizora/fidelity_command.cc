@@ -15,12 +15,12 @@ int RunCalibrateScaling(const std::string& single_file, const std::string& multi
   if (!single_text.ok()) return Fail(single_text.status());
   auto multi_text = ReadFile(multi_file);
   if (!multi_text.ok()) return Fail(multi_text.status());
-  auto single = price::ReadDitLatencies(*single_text, single_file);
+  auto single = fidelity::ReadDitLatencies(*single_text, single_file);
   if (!single.ok()) return Fail(single.status());
-  auto rows = price::ReadDitLatencies(*multi_text, multi_file);
+  auto rows = fidelity::ReadDitLatencies(*multi_text, multi_file);
   if (!rows.ok()) return Fail(rows.status());
-  std::vector<price::DitLatency> multi;
-  for (const price::DitLatency& row : *rows) {
+  std::vector<fidelity::DitLatency> multi;
+  for (const fidelity::DitLatency& row : *rows) {
     if (row.gpus < 2) {
       return Fail(InvalidArgument(multi_file + ":" + std::to_string(row.line) +
                                   ": error: --multi rows run on 2 or more GPUs (single-GPU rows go to --dit)"));
@@ -36,7 +36,7 @@ int RunCalibrateScaling(const std::string& single_file, const std::string& multi
   } else {
     fmt::print("joint fit: convolution efficiency ratio rho = {:.4f}; per-GPU scales on the single-GPU rows:\n",
                report->convolution_ratio);
-    for (const price::DitChipFit& fit : report->single.chips) {
+    for (const fidelity::DitChipFit& fit : report->single.chips) {
       const price::ComputeCalibration& c = fit.calibration;
       fmt::print("  {:<7} scale {:.4f}  matmul {:.4f}  attention {:.4f}  convolution {:.4f}\n", fit.chip, fit.scale,
                  c.matmul_efficiency, c.attention_efficiency, c.convolution_efficiency);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fidelity/video_fit.h"
 #include "hw/topology.h"
 #include "net/fit.h"
 #include "net/model.h"
@@ -201,7 +202,7 @@ Status CheckCalibrateFlags(const CalibrateGiven& given) {
   }
   if (given.multi && given.out) {
     return InvalidArgument("--multi writes no calibration file: the joint fit's values are the shipped defaults "
-                           "(compute_defaults.cc)");
+                           "(hw/chip.cc: fitted_compute)");
   }
   if (given.data && !given.report) return InvalidArgument("--data goes with --report");
   if (given.report && given.shipped) return InvalidArgument("--report always prices with the shipped defaults");
@@ -278,7 +279,7 @@ int RunCalibrateCollective(const CalibrateArgs& args) {
 
 
 // "50x2 fwd 1812.3 s + umt5-xxl 0.1 s + wan-vae-decoder 9.8 s + host 0.8 s".
-std::string DitBreakdown(const price::DitPrediction& p, int64_t steps, int64_t passes) {
+std::string DitBreakdown(const fidelity::DitPrediction& p, int64_t steps, int64_t passes) {
   std::string out = fmt::format("{}x{} forwards {:.1f} s", steps, passes, p.denoising.value());
   for (const auto& [name, time] : p.stages) out += fmt::format(" + {} {:.2f} s", name, time.value());
   if (p.host_transfers.value() > 0) out += fmt::format(" + host transfers {:.2f} s", p.host_transfers.value());
@@ -289,28 +290,28 @@ std::string DitBreakdown(const price::DitPrediction& p, int64_t steps, int64_t p
 int RunCalibrateDit(const CalibrateArgs& args) {
   auto text = ReadFile(args.dit);
   if (!text.ok()) return Fail(text.status());
-  auto rows = price::ReadDitLatencies(*text, args.dit);
+  auto rows = fidelity::ReadDitLatencies(*text, args.dit);
   if (!rows.ok()) return Fail(rows.status());
-  price::PipelineCache cache;
-  auto report = args.shipped ? price::PredictDitLatencies(*rows, cache, price::DefaultComputeCalibration)
-                             : price::FitDitLatencies(*rows, cache);
+  fidelity::PipelineCache cache;
+  auto report = args.shipped ? fidelity::PredictDitLatencies(*rows, cache, price::DefaultComputeCalibration)
+                             : fidelity::FitDitLatencies(*rows, cache);
   if (!report.ok()) return Fail(report.status());
-  for (price::DitChipFit& fit : report->chips) {
+  for (fidelity::DitChipFit& fit : report->chips) {
     fit.calibration.source = "aoizora calibrate --dit " + args.dit + ": " + fit.calibration.source;
   }
   if (!args.out.empty()) {
     ordered_json list = ordered_json::array();
-    for (const price::DitChipFit& fit : report->chips) {
+    for (const fidelity::DitChipFit& fit : report->chips) {
       list.push_back(ordered_json::parse(price::ComputeCalibrationToJson(fit.calibration)));
     }
     std::ofstream out(args.out);
     out << list.dump(1) << "\n";
     if (!out) return Fail(InvalidArgument("cannot write '" + args.out + "'"));
   }
-  auto size = [](const price::DitLatency& r) { return fmt::format("{}x{}x{}", r.width, r.height, r.frames); };
+  auto size = [](const fidelity::DitLatency& r) { return fmt::format("{}x{}x{}", r.width, r.height, r.frames); };
   if (args.json) {
     ordered_json rows_json = ordered_json::array(), skipped = ordered_json::array(), chips = ordered_json::array();
-    for (const price::DitFitRow& r : report->rows) {
+    for (const fidelity::DitFitRow& r : report->rows) {
       ordered_json stages = ordered_json::array();
       for (const auto& [name, time] : r.prediction.stages) stages.push_back({{"name", name}, {"seconds", time.value()}});
       rows_json.push_back({{"line", r.row.line}, {"model", r.row.model}, {"gpu", r.row.gpu}, {"chip", r.row.chip},
@@ -323,11 +324,11 @@ int RunCalibrateDit(const CalibrateArgs& args) {
                            {"host_transfers_s", r.prediction.host_transfers.value()},
                            {"not_priced", r.prediction.not_priced}});
     }
-    for (const price::DitSkippedRow& r : report->skipped) {
+    for (const fidelity::DitSkippedRow& r : report->skipped) {
       skipped.push_back({{"line", r.row.line}, {"model", r.row.model}, {"gpu", r.row.gpu}, {"chip", r.row.chip},
                          {"reason", r.reason}});
     }
-    for (const price::DitChipFit& fit : report->chips) {
+    for (const fidelity::DitChipFit& fit : report->chips) {
       chips.push_back({{"chip", fit.chip}, {"rows", fit.rows}, {"scale", fit.scale},
                        {"rms_log_error", fit.rms_log_error}, {"one_workload", fit.one_workload},
                        {"absorbs_unpriced", fit.absorbs_unpriced}, {"note", fit.note}, {"warning", fit.warning},
@@ -345,18 +346,18 @@ int RunCalibrateDit(const CalibrateArgs& args) {
              "each row end to end: the DiT forwards, the pipeline's other stages, the recipe's host transfers");
   fmt::print("{:<18} {:<8} {:<13} {:>11} {:>11} {:>8}  {}\n", "model", "gpu", "size", "measured", "predicted", "error",
              "breakdown");
-  for (const price::DitFitRow& r : report->rows) {
+  for (const fidelity::DitFitRow& r : report->rows) {
     fmt::print("{:<18} {:<8} {:<13} {:>9.1f} s {:>9.1f} s {:>7.1f}%  {}\n", r.row.model, r.row.gpu, size(r.row),
                r.row.measured.value(), r.predicted.value(), 100 * r.relative_error,
                DitBreakdown(r.prediction, r.row.steps, r.row.cfg_passes));
   }
   if (!report->skipped.empty()) fmt::print("skipped (the compute model cannot price the chip):\n");
-  for (const price::DitSkippedRow& r : report->skipped) {
+  for (const fidelity::DitSkippedRow& r : report->skipped) {
     fmt::print("  {}:{} {} on {}: {}\n", args.dit, r.row.line, r.row.model, r.row.gpu, r.reason);
   }
   fmt::print("median |error| over {} priced rows: {:.1f}%\n", report->rows.size(), 100 * report->median_abs_error);
   if (!report->chips.empty()) fmt::print("fitted tensor-core efficiencies:\n");
-  for (const price::DitChipFit& fit : report->chips) {
+  for (const fidelity::DitChipFit& fit : report->chips) {
     const price::ComputeCalibration& c = fit.calibration;
     fmt::print("  {:<7} {} rows  scale {:.4f}  matmul {:.4f}  attention {:.4f}  convolution {:.4f}  "
                "rms log error {:.3f}\n",
