@@ -315,7 +315,7 @@ run calib_kchip 1 "$bin" calibrate --kernels x.csv && expect calib_kchip err "--
 # The joint fit of single- and multi-GPU videos and the fidelity report (docs/fidelity.md).
 if [[ -d "$data" ]]; then
   if run calib_multi 0 "$bin" calibrate --dit "$data/dit_single_gpu_latency.csv" --multi "$data/dit_multi_gpu_latency.csv"; then
-    # rho and the medians of fidelity/scaling_test.cc (compute_defaults.cc ships them).
+    # rho and the medians of fidelity/scaling_test.cc (hw/chip.cc fitted_compute ships them).
     expect calib_multi out "joint fit: convolution efficiency ratio rho = 0.1607"
     expect calib_multi out "ulysses=8,fsdp=8"
     expect calib_multi out "multi-GPU rows: median |error| 3.4% over 28"

@@ -83,7 +83,7 @@ Status DitSections(const std::string& dir, std::vector<FileFidelity>& files, std
   AZ_ASSIGN_OR_RETURN(ScalingReport shipped,
                       PredictScaling(single, multi, multi_name, cache, price::DefaultComputeCalibration));
 
-  md += "\n## " + single_name + "\n\nEach video predicted end to end on one GPU (compute_fit.h).\n\n";
+  md += "\n## " + single_name + "\n\nEach video predicted end to end on one GPU (fidelity/video_fit.h).\n\n";
   md += "| line | model | GPU | size | published | predicted | error |\n|---:|---|---|---|---:|---:|---:|\n";
   std::vector<double> errors;
   for (const fidelity::DitFitRow& r : shipped.single.rows) {

@@ -4,8 +4,6 @@
 #include <cctype>
 #include <numeric>
 
-#include "compile/pipeline.h"
-#include "compile/spmd/spmd_compiler.h"
 #include "frontend/zoo/zoo.h"
 #include "hw/topology.h"
 #include "net/model.h"
@@ -13,6 +11,7 @@
 #include "price/calibration.h"
 #include "price/simulator.h"
 #include "search/combos.h"
+#include "search/evaluate.h"
 #include "support/golden_section.h"
 
 namespace az::fidelity {
@@ -95,7 +94,7 @@ StatusOr<DeployedRecipe> RecipeOf(const fidelity::DitLatency& row, std::string_v
   return recipe;
 }
 
-StatusOr<const evidence::Evidence*> ScalingCache::Forward(const fidelity::DitLatency& row, const std::string& combo_text) {
+StatusOr<const search::Compiled*> ScalingCache::Forward(const fidelity::DitLatency& row, const std::string& combo_text) {
   auto key = std::make_tuple(row.model, row.width, row.height, row.frames, combo_text);
   if (auto it = forwards_.find(key); it != forwards_.end()) return &it->second;
   zoo::ModelOptions options;
@@ -106,15 +105,15 @@ StatusOr<const evidence::Evidence*> ScalingCache::Forward(const fidelity::DitLat
   options.cfg = zoo::CfgMode::kNone;  // one forward; the row says how many a step runs
   AZ_ASSIGN_OR_RETURN(zoo::ModelConfig config, zoo::ResolveConfig(row.model, options));
   AZ_ASSIGN_OR_RETURN(search::Combo combo, search::ParseCombo(combo_text, row.gpus));
-  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(combo.MeshText()));
+  // The planner's evaluator compiles it (search/evaluate.h), one forward.
+  search::Candidate candidate;
+  AZ_ASSIGN_OR_RETURN(candidate.mesh, shard::Mesh::Parse(combo.MeshText()));
   AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(config));
-  compile::SpmdCompiler compiler;
-  compile::CompileOptions compile_options;
-  compile_options.candidate_id = combo.Id();
-  AZ_ASSIGN_OR_RETURN(cir::Program program,
-                      compile::CompileTemplate(compiler, graph, mesh, combo.Template(), compile_options));
+  candidate.program = std::make_shared<const pir::Graph>(std::move(graph));
+  candidate.strategy.combo = combo;
+  AZ_ASSIGN_OR_RETURN(search::Compiled compiled, search::Compile(candidate, search::EvaluateOptions()));
   ++compiled_;
-  return &forwards_.emplace(key, evidence::Extract(program, compiler.name())).first->second;
+  return &forwards_.emplace(key, std::move(compiled)).first->second;
 }
 
 StatusOr<ScalingPrediction> PredictScalingRow(const fidelity::DitLatency& row, std::string_view file_name,
@@ -125,13 +124,15 @@ StatusOr<ScalingPrediction> PredictScalingRow(const fidelity::DitLatency& row, s
   price::ComputeCalibration compute_calibration = compute(topology.chip);
   net::Calibration network = price::DefaultPriceCalibration(topology).network;
 
-  AZ_ASSIGN_OR_RETURN(const evidence::Evidence* forward, cache.Forward(row, p.recipe.combo));
-  AZ_ASSIGN_OR_RETURN(price::Simulator sim,
-                      price::Simulator::Create(*forward, topology, network, compute_calibration));
+  AZ_ASSIGN_OR_RETURN(const search::Compiled* forward, cache.Forward(row, p.recipe.combo));
   std::string method;
   AZ_ASSIGN_OR_RETURN(net::Placement placement,
                       place::DefaultPlacementFor(topology, {static_cast<int64_t>(row.gpus)}, &method));
-  AZ_ASSIGN_OR_RETURN(price::SimResult result, sim.Simulate(placement, /*timeline=*/false));
+  price::PriceCalibration calibration;
+  calibration.network = network;
+  calibration.compute = compute_calibration;
+  AZ_ASSIGN_OR_RETURN(price::SimResult result,
+                      search::Breakdown(*forward, topology, calibration, placement, /*timeline=*/false));
   p.forward = Seconds(result.latency);
   p.forward_compute = Seconds(result.compute);
   p.forward_exposed = Seconds(result.exposed_communication);

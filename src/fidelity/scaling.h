@@ -44,6 +44,7 @@
 
 #include "evidence/evidence.h"
 #include "fidelity/video_fit.h"
+#include "search/evaluate.h"
 #include "support/status.h"
 #include "support/units.h"
 
@@ -79,12 +80,12 @@ struct ScalingPrediction {
 // stage kernels of video_fit.h's PipelineCache.
 class ScalingCache {
  public:
-  StatusOr<const evidence::Evidence*> Forward(const fidelity::DitLatency& row, const std::string& combo);
+  StatusOr<const search::Compiled*> Forward(const fidelity::DitLatency& row, const std::string& combo);
   fidelity::PipelineCache& pipelines() { return pipelines_; }
   int compiled() const { return compiled_ + pipelines_.compiled(); }
 
  private:
-  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, std::string>, evidence::Evidence> forwards_;
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, std::string>, search::Compiled> forwards_;
   fidelity::PipelineCache pipelines_;
   int compiled_ = 0;
 };

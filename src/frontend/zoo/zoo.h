@@ -166,7 +166,7 @@ DeployedDegrees DeployedParallelism(const ModelConfig& config);
 // library on Hopper GPUs when the deployment says it differs there. TPUs run
 // MaxDiffusion's JAX flash kernel for every model (the planner's TPU default).
 // Imported programs and models whose deployment names no library: fa2, the
-// library the shipped fits were made with (price/compute_defaults.cc).
+// library the shipped fits were made with (hw/chip.cc: fitted_compute).
 struct DeployedAttention {
   std::string_view gpu = "fa2";
   std::string_view hopper = "fa2";
