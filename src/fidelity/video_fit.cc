@@ -28,19 +28,8 @@ using support::CsvTable;
 using support::LineError;
 using support::ReadCsv;
 
-std::optional<double> ParseNumber(const std::string& s) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<int64_t> ParseInteger(const std::string& s) {
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+using support::ParseInteger;
+using support::ParseNumber;
 
 std::string Lower(std::string_view s) {
   std::string out;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "support/csv.h"
+
 namespace az::net {
 
 namespace {
@@ -25,12 +27,7 @@ std::vector<std::string> SplitCsv(std::string_view line) {
   return out;
 }
 
-std::optional<double> ParseNumber(const std::string& s) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
+using support::ParseNumber;
 
 StatusOr<CollectiveKind> KindFromNccl(const std::string& name) {
   std::string dashed = name;

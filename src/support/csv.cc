@@ -1,5 +1,7 @@
 #include "support/csv.h"
 
+#include <charconv>
+#include <cmath>
 #include <optional>
 
 namespace az::support {
@@ -96,6 +98,20 @@ StatusOr<CsvTable> ReadCsv(std::string_view text, std::string_view file, const s
   if (header_size == 0) return InvalidArgument(std::string(file) + ": error: no header line (only comments or blanks)");
   if (table.rows.empty()) return InvalidArgument(std::string(file) + ": error: no data rows");
   return table;
+}
+
+std::optional<double> ParseNumber(const std::string& cell) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ParseInteger(const std::string& cell) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace az::support

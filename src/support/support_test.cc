@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "support/csv.h"
 #include "support/diagnostic.h"
 #include "support/status.h"
 #include "support/units.h"
@@ -64,6 +65,22 @@ TEST(Units, ArithmeticAndConversions) {
   EXPECT_EQ(FormatCount(14'288'491'584), "14.288 B");
   EXPECT_EQ(FormatSeconds(Seconds(0.00125)), "1.250 ms");
   EXPECT_TRUE(Bytes(3) < Bytes(4));
+}
+
+// The measurement readers' cells: the whole cell is the number, or nothing.
+TEST(Csv, CellsAndLocatedErrors) {
+  EXPECT_EQ(support::ParseNumber("2.5e-3"), 2.5e-3);
+  EXPECT_EQ(support::ParseNumber("-4"), -4.0);
+  for (const char* bad : {"", "12x", "nan", "inf", " 1"}) EXPECT_FALSE(support::ParseNumber(bad).has_value()) << bad;
+  EXPECT_EQ(support::ParseInteger("8"), 8);
+  for (const char* bad : {"", "8.0", "1e3", "x"}) EXPECT_FALSE(support::ParseInteger(bad).has_value()) << bad;
+  // "a,b" header, then a row with one cell too few on line 3 (after a comment).
+  auto table = support::ReadCsv("a,b\n# note\n1\n", "m.csv", {"a"});
+  ASSERT_FALSE(table.ok());
+  EXPECT_NE(table.status().message().find("m.csv:3: error:"), std::string::npos) << table.status().message();
+  auto quoted = support::ReadCsv("name,value\n\"a, b\",2\n", "q.csv", {"name", "value"});
+  ASSERT_TRUE(quoted.ok()) << quoted.status().message();
+  EXPECT_EQ(quoted->rows.at(0).cells.at(quoted->column.at("name")), "a, b");
 }
 
 }  // namespace
