@@ -1,3 +1,7 @@
+// HLO -> CIR (hlo_import.h). Size (800 lines): one Lowering whose handlers
+// all mutate the same state (the buffers, the in-flight async collectives,
+// the runs of cheap instructions folded into one kernel, the per-instruction
+// cost cache); it stays in one file so those invariants read in one place.
 #include "compile/xla/hlo_import.h"
 
 #include <algorithm>

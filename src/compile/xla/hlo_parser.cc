@@ -1,5 +1,6 @@
 // The HLO text parser (hlo.h): a streaming lexer with two tokens of
-// lookahead and a recursive-descent parser over it.
+// lookahead and a recursive-descent parser over it. Size (800 lines): one
+// grammar whose productions call each other; split, its pieces would not read.
 #include <algorithm>
 #include <charconv>
 #include <deque>

@@ -1,4 +1,6 @@
 // Manual computations at global shapes (import.h, "Manual computations").
+// Size (630 lines): the two walks below share one union-find and one op
+// dispatch, so they stay together.
 //
 // Two walks over the body. The analysis walk (Mode::kAnalyze) gives every
 // dim of every body value a union-find variable; the in_shardings bind the

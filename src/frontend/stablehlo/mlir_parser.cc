@@ -1,3 +1,5 @@
+// The MLIR text parser (mlir_parser.h). Size (620 lines): one recursive-descent
+// grammar whose productions call each other; split, its pieces would not read.
 #include "frontend/stablehlo/mlir_parser.h"
 
 #include <charconv>
