@@ -24,8 +24,6 @@ using hw_test::Chip;
   return ::testing::AssertionFailure() << "'" << what << "' lacks '" << piece << "'";
 }
 
-constexpr char kDitHeader[] = "model,variant,gpu,width,height,frames,steps,cfg_passes_per_step,seconds,notes\n";
-
 // ---------------------------------------------------------------- calibrations
 
 TEST(FitStart, ScalingCapsEveryEfficiencyAtOne) {
