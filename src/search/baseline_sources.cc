@@ -123,7 +123,7 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
       limit *= 0.95 * hbm / peak;
       continue;
     }
-    Evaluated e = Price(*compiled, topology, options.calibration, PlacementPolicy{});
+    Evaluated e = Price(std::move(*compiled), topology, options.calibration, PlacementPolicy{});
     AZ_RETURN_IF_ERROR(e.status);
     note->clear();
     return std::optional<Evaluated>(std::move(e));
@@ -249,7 +249,7 @@ class Annotated : public Source {
       pick.note = "the program's shardings do not compile: " + compiled.status().message();
       return pick;
     }
-    Evaluated e = Price(*compiled, topology, ctx.options.calibration, PlacementPolicy{});
+    Evaluated e = Price(std::move(*compiled), topology, ctx.options.calibration, PlacementPolicy{});
     if (!e.status.ok()) {
       pick.note = e.status.message();
       return pick;

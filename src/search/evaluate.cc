@@ -1,6 +1,7 @@
 #include "search/evaluate.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "compile/spmd/spmd_compiler.h"
 #include "compile/xla/xla_compiler.h"
@@ -87,10 +88,11 @@ StatusOr<Compiled> Compile(const Candidate& candidate, const EvaluateOptions& op
   return out;
 }
 
-Evaluated Price(const Compiled& compiled, const hw::Topology& topology, const price::PriceCalibration& calibration,
+Evaluated Price(Compiled compiled_in, const hw::Topology& topology, const price::PriceCalibration& calibration,
                 const PlacementPolicy& policy) {
   Evaluated e;
-  e.compiled = compiled;
+  e.compiled = std::move(compiled_in);
+  const Compiled& compiled = e.compiled;
   const evidence::Evidence& evidence = compiled.evidence;
   const StepShape& step_shape = compiled.candidate.step;
   e.noise_experts = ChooseNoiseExperts(step_shape.noise_experts, step_shape.steps, static_cast<double>(evidence.peak_memory.value()),
@@ -165,7 +167,7 @@ Evaluated Evaluate(const Candidate& candidate, const hw::Topology& topology, con
     e.compiled.candidate = candidate;
     return e;
   }
-  return Price(*compiled, topology, options.calibration, policy);
+  return Price(std::move(*compiled), topology, options.calibration, policy);
 }
 
 StatusOr<price::SimResult> Breakdown(const Compiled& compiled, const hw::Topology& topology,

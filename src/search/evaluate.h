@@ -110,7 +110,8 @@ struct Evaluated {
   bool exhaustive = false;  // the search priced every map: nothing left to search
 };
 
-Evaluated Price(const Compiled& compiled, const hw::Topology& topology, const price::PriceCalibration& calibration,
+// `compiled` is moved into the result (callers that keep theirs pass a copy).
+Evaluated Price(Compiled compiled, const hw::Topology& topology, const price::PriceCalibration& calibration,
                 const PlacementPolicy& policy);
 
 // Compile, then Price; a failed compile is the result's status.
