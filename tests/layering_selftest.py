@@ -10,11 +10,13 @@ include and an include of an undeclared sibling fail, a transitive
 dependency passes, declaring the dependency in CMakeLists.txt makes the
 sibling include pass (the graph is read from there, nowhere else), test code
 is held to what its az_tests binary links, and test-only code stays out of
-shipped libraries. Finally the real tree passes.
+shipped libraries. Finally the real tree passes, and a copy of it fails when
+the search includes the zoo or an importer.
 
 Usage: layering_selftest.py [REPO_ROOT]
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -120,6 +122,26 @@ class RealTree(unittest.TestCase):
         code, output = run_check(ROOT)
         self.assertEqual(code, 0, output)
         self.assertIn("check-layering: ok", output)
+
+    def test_the_search_sees_workloads_not_the_zoo(self):
+        # The planner reaches models through workload/ (az_search links
+        # az_workload, not az_frontend): a search file that includes the zoo
+        # or an importer fails on a copy of the real tree; its tests, which
+        # link az_frontend to build real models, may.
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy(os.path.join(ROOT, "CMakeLists.txt"), tmp)
+            shutil.copytree(os.path.join(ROOT, "src"), os.path.join(tmp, "src"))
+            with open(os.path.join(tmp, "src", "search", "leak_test.cc"), "w", encoding="utf-8") as f:
+                f.write('#include "frontend/zoo/zoo.h"\n')
+            code, output = run_check(tmp)
+            self.assertEqual(code, 0, output)
+            for header in ("frontend/zoo/zoo.h", "frontend/import/program_load.h"):
+                with open(os.path.join(tmp, "src", "search", "leak.cc"), "w", encoding="utf-8") as f:
+                    f.write('#include "workload/workload.h"\n#include "' + header + '"\n')
+                code, output = run_check(tmp)
+                self.assertEqual(code, 1, output)
+                self.assertIn("search/leak.cc:2 includes " + header + " (az_frontend), which az_search does not "
+                              "depend on", output)
 
 
 if __name__ == "__main__":

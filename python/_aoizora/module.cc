@@ -28,6 +28,7 @@
 #include "emit/report.h"
 #include "evidence/evidence.h"
 #include "frontend/import/program_load.h"
+#include "frontend/models.h"
 #include "frontend/zoo/zoo.h"
 #include "hw/topology.h"
 #include "pir/analysis/summary.h"
@@ -127,7 +128,7 @@ struct PlanRequest {
   std::string remat;        // empty: chosen per candidate
 };
 
-zoo::ModelConfig ResolveModel(const PlanRequest& r, PlanResult& result) {
+workload::Workload ResolveModel(const PlanRequest& r, PlanResult& result) {
   if (!r.program_format.empty()) {
     frontend::ProgramRequest request;
     request.format = r.program_format == "onnx" ? frontend::ProgramRequest::Format::kOnnx
@@ -146,7 +147,7 @@ zoo::ModelConfig ResolveModel(const PlanRequest& r, PlanResult& result) {
     for (const frontend::ImportedResult& res : loaded.program.results) {
       result.results.emplace_back(ValueName(graph, res.value, res.source_name), res.source_name);
     }
-    return loaded.config;
+    return loaded.workload;
   }
   zoo::ModelOptions options;
   options.width = r.width;
@@ -158,7 +159,7 @@ zoo::ModelConfig ResolveModel(const PlanRequest& r, PlanResult& result) {
   std::optional<pir::DType> dtype = pir::ParseDType(r.dtype);
   if (!dtype) Raise(InvalidArgument("unknown dtype '" + r.dtype + "' (expected bf16, f16 or f32)"));
   options.dtype = *dtype;
-  return Take(zoo::ResolveConfig(r.model, options));
+  return Take(frontend::ZooWorkload(r.model, options));
 }
 
 PlanResult Plan(const PlanRequest& request, const py::object& progress) {
@@ -201,7 +202,7 @@ PlanResult Plan(const PlanRequest& request, const py::object& progress) {
     // Everything from here reads only C++ values: the import and the search
     // run without the GIL.
     py::gil_scoped_release release;
-    zoo::ModelConfig config = ResolveModel(r, result);
+    workload::Workload config = ResolveModel(r, result);
     hw::Topology topology = LoadTopology(r.topology, r.topology_json);
     options.calibration = LoadCalibration(r.calibration_json, r.calibration_name, topology);
     StatusOr<search::Plan> plan = search::MakePlan(config, topology, options);

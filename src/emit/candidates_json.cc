@@ -25,7 +25,7 @@ ordered_json Spec(const shard::ShardingPlan& plan, pir::ValueId id) {
 
 }  // namespace
 
-StatusOr<std::string> CandidatesJson(const zoo::ModelConfig& config, const hw::Topology& topology,
+StatusOr<std::string> CandidatesJson(const workload::Workload& config, const hw::Topology& topology,
                                      const std::string& pinned) {
   const int64_t chips = topology.num_chips();
   AZ_ASSIGN_OR_RETURN(int64_t heads, search::AttentionHeads(config));
@@ -40,9 +40,9 @@ StatusOr<std::string> CandidatesJson(const zoo::ModelConfig& config, const hw::T
   // One block of each kind carries every parameter name up to the block index.
   const std::regex block_index(R"((^|\.)([A-Za-z_]*blocks)\.[0-9]+\.)");
   for (const search::Combo& combo : combos) {
-    zoo::ModelConfig c = search::ConfigFor(config, combo);
+    workload::Workload c = search::ConfigFor(config, combo);
     c.depth_units = 1;
-    AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(c));
+    AZ_ASSIGN_OR_RETURN(pir::Graph graph, c.Forward());
     AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(combo.MeshText()));
     shard::Seeds seeds;
     if (combo.Template() != "replicated") {
@@ -77,7 +77,7 @@ StatusOr<std::string> CandidatesJson(const zoo::ModelConfig& config, const hw::T
                     {"height", config.height},
                     {"frames", config.frames},
                     {"batch", config.batch},
-                    {"cfg_mode", std::string(zoo::CfgModeName(config.cfg))},
+                    {"cfg_mode", std::string(workload::CfgModeName(config.cfg))},
                     {"topology", topology.name},
                     {"chips", chips},
                     {"candidates", candidates}};

@@ -19,14 +19,14 @@
 
 #include <string>
 
-#include "frontend/zoo/zoo.h"
+#include "workload/workload.h"
 #include "hw/topology.h"
 #include "support/status.h"
 
 namespace az::emit {
 
 // `pinned` ("ulysses=4,ring=2") limits the file to that candidate.
-StatusOr<std::string> CandidatesJson(const zoo::ModelConfig& config, const hw::Topology& topology,
+StatusOr<std::string> CandidatesJson(const workload::Workload& config, const hw::Topology& topology,
                                      const std::string& pinned);
 
 }  // namespace az::emit

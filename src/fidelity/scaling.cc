@@ -38,7 +38,7 @@ StatusOr<int64_t> Heads(const fidelity::DitLatency& row) {
   options.frames = row.frames;
   options.cfg = zoo::CfgMode::kNone;
   AZ_ASSIGN_OR_RETURN(zoo::ModelConfig config, zoo::ResolveConfig(row.model, options));
-  return search::AttentionHeads(config);
+  return search::AttentionHeads(zoo::WorkloadOf(config));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "compile/spmd/spmd_compiler.h"
-#include "frontend/zoo/zoo.h"
+#include "frontend/models.h"
 #include "pir/build/graph_builder.h"
 #include "search/alpa_build.h"
 
@@ -292,10 +292,10 @@ AlpaOptions ZooOptions(const shard::Mesh& mesh) {
   return options;
 }
 
-pir::Graph ZooGraph(const std::string& model, zoo::ModelOptions options) {
-  auto config = zoo::ResolveConfig(model, options);
+pir::Graph ZooGraph(const std::string& model, workload::ModelOptions options) {
+  auto config = frontend::ZooWorkload(model, options);
   AZ_CHECK(config.ok());
-  auto graph = zoo::BuildForward(*config);
+  auto graph = config->Forward();
   AZ_CHECK(graph.ok());
   return std::move(graph).value();
 }
@@ -371,7 +371,7 @@ Bytes SolveAndCompile(const std::string& label, const pir::Graph& graph, const s
 }
 
 TEST(AlpaZoo, Wan13bSmallCompiles) {
-  zoo::ModelOptions options;
+  workload::ModelOptions options;
   options.width = 256;
   options.height = 256;
   options.frames = 5;

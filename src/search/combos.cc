@@ -165,10 +165,10 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
   return c;
 }
 
-StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config) {
-  zoo::ModelConfig one = config;
+StatusOr<int64_t> AttentionHeads(const workload::Workload& config) {
+  workload::Workload one = config;
   one.depth_units = 1;
-  AZ_ASSIGN_OR_RETURN(pir::Graph graph, zoo::BuildForward(one));
+  AZ_ASSIGN_OR_RETURN(pir::Graph graph, one.Forward());
   int64_t heads = 0;
   for (const pir::Op& op : graph.ops()) {
     if (op.kind != pir::OpKind::kAttention) continue;
@@ -182,15 +182,15 @@ StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config) {
   return heads;
 }
 
-zoo::ModelConfig ConfigFor(const zoo::ModelConfig& config, const Combo& combo) {
-  zoo::ModelConfig c = config;
-  if (combo.cfg > 1) c.cfg = zoo::CfgMode::kBatch2;
+workload::Workload ConfigFor(const workload::Workload& config, const Combo& combo) {
+  workload::Workload c = config;
+  if (combo.cfg > 1) c.cfg = workload::CfgMode::kBatch2;
   return c;
 }
 
-std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads) {
+std::vector<Combo> EnumerateCombos(const workload::Workload& config, int64_t chips, int64_t heads) {
   std::vector<Combo> out;
-  const bool has_cfg = config.cfg != zoo::CfgMode::kNone;
+  const bool has_cfg = config.cfg != workload::CfgMode::kNone;
   for (int64_t cfg : {int64_t{1}, int64_t{2}}) {
     if (cfg == 2 && (!has_cfg || chips % 2 != 0)) continue;
     // dp splits the per-CFG-half batch.
@@ -277,14 +277,14 @@ bool TrainExpert(const Combo& combo, int64_t chips) {
          (chips == 1 || combo.fsdp == chips);
 }
 
-bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo) {
-  const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
+bool ExpertDegrees(const workload::Workload& config, const Combo& combo) {
+  const workload::DeployedDegrees offered = config.DeployedParallelism();
   // xDiT and the Wan repo have no context attention (MaxDiffusion's, training's expert).
   return combo.dp == 1 && combo.context == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
 }
 
-bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo) {
-  return ExpertDegrees(config, combo) && zoo::DeployedSequenceSplit(config, combo.ulysses * combo.ring).ok();
+bool RunsAsExpert(const workload::Workload& config, const Combo& combo) {
+  return ExpertDegrees(config, combo) && config.DeployedSequenceSplit(combo.ulysses * combo.ring).ok();
 }
 
 }  // namespace az::search

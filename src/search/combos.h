@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/zoo/zoo.h"
+#include "workload/workload.h"
 #include "pir/grad/backward.h"
 #include "support/status.h"
 
@@ -57,11 +57,11 @@ struct Combo {
 };
 
 // Whether the model's deployed code offers the combination's degrees
-// (zoo::DeployedParallelism: xDiT's Ulysses x Ring x CFG, Step-Video's TP x
+// (Workload::DeployedParallelism: xDiT's Ulysses x Ring x CFG, Step-Video's TP x
 // Ulysses; never dp), and whether it also accepts its sequence split
-// (zoo::DeployedSequenceSplit): an expert configuration the planner prices.
-bool ExpertDegrees(const zoo::ModelConfig& config, const Combo& combo);
-bool RunsAsExpert(const zoo::ModelConfig& config, const Combo& combo);
+// (Workload::DeployedSequenceSplit): an expert configuration the planner prices.
+bool ExpertDegrees(const workload::Workload& config, const Combo& combo);
+bool RunsAsExpert(const workload::Workload& config, const Combo& combo);
 
 // "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2"; a training
 // step's may name its remat ("dp=4,fsdp=4,remat=selected"). Errors: an
@@ -76,7 +76,7 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 // over all devices. Every combination whose sequence split is ring alone also
 // comes as context (the same degree, K and V gathered instead of rotated).
 // Deterministic order.
-std::vector<Combo> EnumerateCombos(const zoo::ModelConfig& config, int64_t chips, int64_t heads);
+std::vector<Combo> EnumerateCombos(const workload::Workload& config, int64_t chips, int64_t heads);
 
 // Every combination for a training step of `micro_batch` samples on `chips`
 // devices: no CFG (a training step runs one forward), data parallelism over a
@@ -99,11 +99,11 @@ bool TrainExpert(const Combo& combo, int64_t chips);
 
 // The model's attention head count (Wan 12 / 40, HunyuanVideo 24); 0 for an
 // imported program without attention (EnumerateCombos then splits only the batch).
-StatusOr<int64_t> AttentionHeads(const zoo::ModelConfig& config);
+StatusOr<int64_t> AttentionHeads(const workload::Workload& config);
 
 // The model configuration a combination runs: a CFG-parallel combination
 // needs the batch-2 forward (the two passes as one batch); others keep the
 // model's CFG mode.
-zoo::ModelConfig ConfigFor(const zoo::ModelConfig& config, const Combo& combo);
+workload::Workload ConfigFor(const workload::Workload& config, const Combo& combo);
 
 }  // namespace az::search

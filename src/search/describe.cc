@@ -35,7 +35,7 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
 
 }  // namespace
 
-StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, const zoo::ModelConfig& config,
+StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, const workload::Workload& config,
                                  const hw::Topology& topology, const PlanOptions& options, bool best) {
   const Evaluated& p = *pick.evaluated;
   const Candidate& candidate = p.compiled.candidate;
@@ -85,7 +85,7 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
   if (c.expressible_in_xdit) {
     // The xDiT form may still be one the model's deployed code refuses
     // (AoiZora's compiled program pads where that code would not).
-    Status split = zoo::DeployedSequenceSplit(config, int64_t{c.ulysses} * c.ring);
+    Status split = config.DeployedSequenceSplit(int64_t{c.ulysses} * c.ring);
     if (!split.ok()) c.xdit_refused = split.message();
   }
   return c;

@@ -13,7 +13,7 @@
 namespace az::search {
 
 // `config`: the workload (whether its deployed code accepts the xDiT form).
-StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, const zoo::ModelConfig& config,
+StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, const workload::Workload& config,
                                  const hw::Topology& topology, const PlanOptions& options, bool best);
 
 }  // namespace az::search

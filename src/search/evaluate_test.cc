@@ -24,7 +24,7 @@ PlanOptions Options(const hw::Topology& t) {
   return o;
 }
 
-Evaluated EvaluateCombo(const zoo::ModelConfig& config, const std::string& text, const hw::Topology& t,
+Evaluated EvaluateCombo(const workload::Workload& config, const std::string& text, const hw::Topology& t,
                         const PlacementPolicy& policy) {
   auto combo = ParseCombo(text, t.num_chips());
   EXPECT_TRUE(combo.ok()) << combo.status().message();
@@ -38,7 +38,7 @@ Evaluated EvaluateCombo(const zoo::ModelConfig& config, const std::string& text,
 // expert baseline (the same xDiT combination) too.
 TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   PlanOptions options = Options(t);
   options.pinned = "ulysses=4,cfg=2";
   options.search_placement = false;
@@ -62,7 +62,7 @@ TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
 // placement equal to the default prices the same.
 TEST(Evaluate, PlacementPoliciesOrder) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   for (const std::string combo : {"ulysses=4,cfg=2", "ring=8", "ulysses=2,ring=2,cfg=2", "tp=4,cfg=2"}) {
     Evaluated bound = EvaluateCombo(config, combo, t, PlacementPolicy{PlacementKind::kLowerBound, {}, {}});
     Evaluated fixed = EvaluateCombo(config, combo, t, PlacementPolicy{});
@@ -85,8 +85,8 @@ TEST(Evaluate, PlacementPoliciesOrder) {
 // wrong size is refused with the simulator's reason.
 TEST(Evaluate, StepShapeAndBadPlacement) {
   hw::Topology t = Topo("v5e:2x2");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
-  ASSERT_EQ(config.cfg, zoo::CfgMode::kTwoPass);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  ASSERT_EQ(config.cfg, workload::CfgMode::kTwoPass);
   Evaluated e = EvaluateCombo(config, "ulysses=4", t, PlacementPolicy{});
   ASSERT_TRUE(e.status.ok()) << e.status.message();
   EXPECT_EQ(e.forwards, 2);

@@ -13,9 +13,9 @@ std::string_view NoiseExpertModeName(NoiseExpertMode mode) {
   return "single";
 }
 
-NoiseExperts ChooseNoiseExperts(const zoo::ModelConfig& config, double peak, double expert_bytes,
+NoiseExperts ChooseNoiseExperts(const workload::Workload& config, double peak, double expert_bytes,
                            const hw::ChipSpec& chip) {
-  return ChooseNoiseExperts(config.experts, config.steps, peak, expert_bytes, chip);
+  return ChooseNoiseExperts(config.noise_experts, config.steps, peak, expert_bytes, chip);
 }
 
 NoiseExperts ChooseNoiseExperts(int64_t experts, int64_t steps, double peak, double expert_bytes,

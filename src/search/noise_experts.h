@@ -1,9 +1,9 @@
 // Noise experts (denoising experts: Wan 2.2 A14B's high- and low-noise
 // models) in a plan: hold them all in HBM, or swap them in from host memory.
 // Named "noise experts" in the code so that "expert" is only the xDiT
-// baseline (sources.h); plan.json and zoo::ModelConfig keep "experts".
+// baseline (sources.h); plan.json and the zoo's ModelConfig keep "experts".
 //
-// A model with E > 1 experts (zoo.h: ModelConfig::experts; Wan 2.2 A14B: a
+// A model with E > 1 experts (workload.h: Workload::noise_experts; Wan 2.2 A14B: a
 // high-noise and a low-noise 14B expert) runs exactly one expert per step, all
 // of identical structure: a step costs one expert's forwards, but the weights
 // of all E exist. The planner compiles one expert; per device the compiled
@@ -38,7 +38,7 @@
 #include <cstdint>
 #include <string>
 
-#include "frontend/zoo/zoo.h"
+#include "workload/workload.h"
 #include "hw/chip.h"
 #include "support/units.h"
 
@@ -63,7 +63,7 @@ struct NoiseExperts {
 
 // `peak`: the compiled forward's peak per device (one expert resident);
 // `expert_bytes`: its parameter bytes per device.
-NoiseExperts ChooseNoiseExperts(const zoo::ModelConfig& config, double peak, double expert_bytes, const hw::ChipSpec& chip);
+NoiseExperts ChooseNoiseExperts(const workload::Workload& config, double peak, double expert_bytes, const hw::ChipSpec& chip);
 // The same for `experts` experts over `steps` denoising steps.
 NoiseExperts ChooseNoiseExperts(int64_t experts, int64_t steps, double peak, double expert_bytes, const hw::ChipSpec& chip);
 

@@ -67,7 +67,7 @@ struct Configuration {
   int ulysses = 1, ring = 1, cfg = 1, tp = 1, dp = 1, fsdp = 0;
   bool expressible_in_xdit = false;
   // Why the model's deployed code (xDiT, the official repository) would refuse
-  // these degrees (zoo.h: DeployedSequenceSplit); empty when it runs them.
+  // these degrees (workload.h: WorkloadBuilder::DeployedSequenceSplit); empty when it runs them.
   std::string xdit_refused;
   // Per mesh axis (the order of `mesh`), the strategy bound to it: "ulysses",
   // "ring", "cfg", "tp", "dp" or "fsdp"; "" for an axis nothing binds. xDiT
@@ -98,7 +98,7 @@ struct Plan {
   std::string program_format; // "onnx" / "stablehlo" for an imported program, else empty
   int64_t width = 0, height = 0, frames = 0, steps = 0, batch = 1;
   // With denoising experts (Configuration::experts > 1): the step the second
-  // takes over at (zoo.h: ModelConfig::expert_switch_step); else 0.
+  // takes over at (workload.h: Workload::noise_switch_step); else 0.
   int64_t expert_switch_step = 0;
   std::string cfg_mode;       // "two-pass", "batch2", "none"
   // A training step (search/planner.h: TrainPlanOptions) instead of a

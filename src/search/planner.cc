@@ -43,14 +43,14 @@ void Say(const SearchContext& ctx, const std::string& line) {
 // The request checked and adjusted (a training step's batch and CFG, the
 // software stack in the calibration), and the grid of combinations: the
 // pinned one, or every one the workload admits on these chips.
-StatusOr<SearchContext> Prepare(const zoo::ModelConfig& model_config, const hw::Topology& topology,
+StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw::Topology& topology,
                                 const PlanOptions& plan_options, StackChoice& stack) {
   SearchContext ctx;
   ctx.topology = &topology;
   ctx.options = plan_options;
   ctx.config = model_config;
   PlanOptions& options = ctx.options;
-  zoo::ModelConfig& config = ctx.config;
+  workload::Workload& config = ctx.config;
   const int64_t chips = topology.num_chips();
   if (options.train) {
     if (config.program) {
@@ -60,11 +60,11 @@ StatusOr<SearchContext> Prepare(const zoo::ModelConfig& model_config, const hw::
       return InvalidArgument("--compiler xla prices inference candidates; a training plan uses the built-in compiler");
     }
     if (options.train->micro_batch == 0) options.train->micro_batch = chips;
-    // The step's own batch and no CFG (zoo.h: BuildTrainStep); a model with
+    // The step's own batch and no CFG (workload.h: TrainOptions); a model with
     // several denoising experts trains one of them per run.
     config.batch = options.train->micro_batch;
-    config.cfg = zoo::CfgMode::kNone;
-    config.experts = 1;
+    config.cfg = workload::CfgMode::kNone;
+    config.noise_experts = 1;
   }
   for (const hw::Node& node : topology.nodes) {
     if (node.kind == hw::NodeKind::kChip && node.failed) {
@@ -146,7 +146,7 @@ StatusOr<SearchContext> Prepare(const zoo::ModelConfig& model_config, const hw::
 
 // The plan's inputs: the request, the chips, the stack.
 Plan Header(const SearchContext& ctx, const StackChoice& stack) {
-  const zoo::ModelConfig& config = ctx.config;
+  const workload::Workload& config = ctx.config;
   const PlanOptions& options = ctx.options;
   const hw::Topology& topology = *ctx.topology;
   Plan plan;
@@ -157,8 +157,8 @@ Plan Header(const SearchContext& ctx, const StackChoice& stack) {
   plan.frames = config.frames;
   plan.steps = config.steps;
   plan.batch = config.batch;
-  if (config.experts > 1) plan.expert_switch_step = config.expert_switch_step;
-  plan.cfg_mode = std::string(zoo::CfgModeName(config.cfg));
+  if (config.noise_experts > 1) plan.expert_switch_step = config.noise_switch_step;
+  plan.cfg_mode = std::string(workload::CfgModeName(config.cfg));
   plan.train = options.train.has_value();
   plan.topology = topology.name;
   plan.chip = topology.chip.name;
@@ -247,7 +247,7 @@ double Latency(const Pick& pick) {
 // The totals: a training step's throughput, or (inference) the pipeline's
 // other stages and the video's latency end to end; the roofline.
 Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_options) {
-  const zoo::ModelConfig& config = ctx.config;
+  const workload::Workload& config = ctx.config;
   const hw::Topology& topology = *ctx.topology;
   if (ctx.options.train) {
     plan.samples_per_s = plan.best.step_latency_s > 0 ? static_cast<double>(ctx.options.train->micro_batch) /
@@ -281,7 +281,7 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
 
 }  // namespace
 
-StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology& topology,
+StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topology& topology,
                         const PlanOptions& plan_options) {
   const Clock::time_point start = Clock::now();
   StackChoice stack;
@@ -324,10 +324,10 @@ StatusOr<Plan> MakePlan(const zoo::ModelConfig& model_config, const hw::Topology
   return plan;
 }
 
-double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology) {
-  zoo::ModelConfig c = config;
+double RooflineBound(const workload::Workload& config, const hw::Topology& topology) {
+  workload::Workload c = config;
   c.depth_units = 0;
-  auto graph = zoo::BuildForward(c);
+  auto graph = c.Forward();
   if (!graph.ok()) return 0;
   pir::OpCost cost = pir::ComputeGraphCost(*graph);
   double forwards = static_cast<double>(c.forwards_per_step());
@@ -342,13 +342,13 @@ double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topolog
   return std::max(compute, memory);
 }
 
-double TrainRooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology, const TrainPlanOptions& train) {
-  zoo::ModelConfig c = config;
+double TrainRooflineBound(const workload::Workload& config, const hw::Topology& topology, const TrainPlanOptions& train) {
+  workload::Workload c = config;
   c.depth_units = 0;
-  zoo::TrainOptions options;
+  workload::TrainOptions options;
   options.micro_batch = train.micro_batch;
   options.adamw = train.adamw;
-  auto graph = zoo::BuildTrainStep(c, options);  // remat none: the fewest FLOPs
+  auto graph = c.TrainStep(options);  // remat none: the fewest FLOPs
   if (!graph.ok()) return 0;
   pir::OpCost cost = pir::ComputeGraphCost(*graph);
   double chips = static_cast<double>(topology.num_chips());

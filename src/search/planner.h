@@ -40,7 +40,7 @@
 #include <optional>
 #include <string>
 
-#include "frontend/zoo/zoo.h"
+#include "workload/workload.h"
 #include "hw/topology.h"
 #include "price/calibration.h"
 #include "price/stack.h"
@@ -49,7 +49,7 @@
 
 namespace az::search {
 
-// A training step instead of a denoising step (zoo::BuildTrainStep): the
+// A training step instead of a denoising step (Workload::TrainStep): the
 // forward and backward of `micro_batch` samples and one AdamW update.
 // Candidates come from EnumerateTrainCombos (DP, FSDP/ZeRO-3, TP, Ulysses,
 // Ring, context and their combinations); each candidate's remat is the
@@ -101,26 +101,26 @@ struct PlanOptions {
 // it is, or refused when the chip has no sourced figure for it, or for a
 // training step with another library than the chip's reference (the sourced
 // ratios are forward-pass figures). Unset: TPUs run jax-flash (MaxDiffusion's
-// kernel); GPUs the model's deployed library (zoo.h: DeployedAttentionLibrary),
+// kernel); GPUs the model's deployed library (workload.h: DeployedAttention),
 // its Hopper one on Hopper chips, falling back to fa2 with the reason when the
 // chip has no figure for it (or the plan is a training step).
 struct StackChoice {
   price::SoftwareStack stack;
   std::string reason;
 };
-StatusOr<StackChoice> ChooseStack(const zoo::ModelConfig& config, const hw::ChipSpec& chip, bool train,
+StatusOr<StackChoice> ChooseStack(const workload::Workload& config, const hw::ChipSpec& chip, bool train,
                                   const std::optional<price::SoftwareStack>& pinned);
 
-StatusOr<Plan> MakePlan(const zoo::ModelConfig& config, const hw::Topology& topology, const PlanOptions& options);
+StatusOr<Plan> MakePlan(const workload::Workload& config, const hw::Topology& topology, const PlanOptions& options);
 
 // The step's lower bound on these chips: max(FLOPs per step / (chips x peak),
 // bytes every step must move through HBM / (chips x HBM bandwidth)), the
 // bytes being every weight read once per forward.
-double RooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology);
+double RooflineBound(const workload::Workload& config, const hw::Topology& topology);
 // Of a training step: max(its FLOPs / (chips x peak), the bytes it must move
 // through HBM / (chips x HBM bandwidth)), the bytes being the weights read by
 // the forward and the backward, the gradients written and read once, and the
 // optimizer's master weights and moments read and written once.
-double TrainRooflineBound(const zoo::ModelConfig& config, const hw::Topology& topology, const TrainPlanOptions& train);
+double TrainRooflineBound(const workload::Workload& config, const hw::Topology& topology, const TrainPlanOptions& train);
 
 }  // namespace az::search

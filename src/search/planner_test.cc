@@ -27,7 +27,7 @@ using search_test::Topo;
 //   {1, 2, 4} (ring 8, 4, 2), cfg = 2 with t in {1, 2} (ring 4, 2): 5, each
 //   without and with FSDP: 10 more, 42.
 TEST(Combos, EnumerationOfWan14BOn8Chips) {
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   auto heads = AttentionHeads(config);
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, 40);
@@ -46,7 +46,7 @@ TEST(Combos, EnumerationOfWan14BOn8Chips) {
   }
   EXPECT_EQ(context, 10);
   // HunyuanVideo embeds guidance: no CFG parallelism.
-  zoo::ModelConfig hunyuan = Config("hunyuanvideo-13b", 960, 544, 129);
+  workload::Workload hunyuan = Config("hunyuanvideo-13b", 960, 544, 129);
   auto hunyuan_heads = AttentionHeads(hunyuan);
   ASSERT_TRUE(hunyuan_heads.ok());
   EXPECT_EQ(*hunyuan_heads, 24);
@@ -88,7 +88,7 @@ TEST(Combos, ParseTheExpertVocabulary) {
 TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
   for (const char* spec : {"v5e:2x4", "h100:8"}) {
     hw::Topology t = Topo(spec);
-    zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 33);
+    workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 33);
     auto plan = MakePlan(config, t, Options(t));
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     ASSERT_NE(plan->Find("expert"), nullptr) << spec;
@@ -124,7 +124,7 @@ TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
 
 TEST(Planner, Deterministic) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   PlanOptions options = Options(t);
   options.threads = 2;
   auto a = MakePlan(config, t, options);
@@ -146,7 +146,7 @@ TEST(Planner, Deterministic) {
 // --template and --placement default together price one fixed configuration.
 TEST(Planner, PinnedConfiguration) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   PlanOptions options = Options(t);
   options.pinned = "ulysses=4,cfg=2";
   options.search_placement = false;
@@ -174,7 +174,7 @@ TEST(Planner, PinnedConfiguration) {
 // none runs, and the largest count it runs on is 6 = cfg 2 x ring 3. On 6
 // GPUs cfg=2,ring=3 is an expert again.
 TEST(Planner, NoExpertWhereTheDeployedCodeRefusesTheSplit) {
-  zoo::ModelConfig config = Config("cogvideox-5b", 720, 480, 49);
+  workload::Workload config = Config("cogvideox-5b", 720, 480, 49);
   hw::Topology eight = Topo("l40:8");
   PlanOptions options = Options(eight);
   options.pinned = "ring=4,cfg=2";
@@ -206,7 +206,7 @@ TEST(Planner, NoExpertWhereTheDeployedCodeRefusesTheSplit) {
 // for xDiT-only models), cfg=2,ulysses=4 is not. 75,888 tokens / 4: the split
 // is even.
 TEST(Planner, ExpertDegreesFollowTheModelsCode) {
-  zoo::ModelConfig config = Config("step-video-t2v", 992, 544, 204);
+  workload::Workload config = Config("step-video-t2v", 992, 544, 204);
   hw::Topology t = Topo("h100:8");
   PlanOptions options = Options(t);
   options.search_placement = false;
@@ -225,7 +225,7 @@ TEST(Planner, ExpertDegreesFollowTheModelsCode) {
 }
 TEST(Planner, TooLargeNamesTheSmallestSliceThatFits) {
   hw::Topology t = Topo("v5e:2x2");
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 641);
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 641);
   auto plan = MakePlan(config, t, Options(t));
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
@@ -253,7 +253,7 @@ namespace {
 TEST(Planner, PricesXlaDumpsByCandidateId) {
   hw::Topology t = Topo("v5e:2x4");
   const hw::Topology* topology = &t;
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   std::string dir = ::testing::TempDir() + "/az_xla_dumps";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -299,8 +299,8 @@ namespace {
 // search/noise_experts.h on hand-picked figures: Wan 2.2 T2V-A14B (2 experts, 40
 // steps) on a v5e chip, 16 GB = 16e9 B of HBM, host link 1.6e10 B/s (SB).
 TEST(Experts, HoldBothWhenItFitsElseSwapPriced) {
-  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 832, 480, 17);
-  ASSERT_EQ(config.experts, 2);
+  workload::Workload config = Config("wan2.2-t2v-a14b", 832, 480, 17);
+  ASSERT_EQ(config.noise_experts, 2);
   ASSERT_EQ(config.steps, 40);
   const hw::ChipSpec v5e = Topo("v5e:2x2").chip;
   // Peak 6e9 with a 3.6e9 expert shard: both resident 6e9 + 3.6e9 = 9.6e9 <= 16e9.
@@ -340,7 +340,7 @@ TEST(Experts, HoldBothWhenItFitsElseSwapPriced) {
 // below the one-expert peak fails with an error that names the experts.
 TEST(Planner, HoldsBothExpertsOrSwapsThem) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 832, 480, 17);
+  workload::Workload config = Config("wan2.2-t2v-a14b", 832, 480, 17);
   PlanOptions options = Options(t);
   options.pinned = "ulysses=8,fsdp=8";
   options.search_placement = false;
@@ -386,7 +386,7 @@ TEST(Planner, HoldsBothExpertsOrSwapsThem) {
 // = 0.89 s per video, 22 ms per step of 40.
 TEST(Planner, SwapsExpertsOnASmallSlice) {
   hw::Topology t = Topo("v5e:2x2");
-  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 1280, 720, 81);
+  workload::Workload config = Config("wan2.2-t2v-a14b", 1280, 720, 81);
   PlanOptions options = Options(t);
   options.pinned = "ring=4,fsdp=4";
   options.search_placement = false;

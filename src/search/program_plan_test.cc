@@ -1,9 +1,11 @@
-// Planning a program that did not come from the zoo (zoo::ModelConfig::program):
+// Planning a program that did not come from the zoo (frontend/import/program_load.h):
 // the zoo's own Wan block, stripped of everything the zoo records about it,
 // must be recognized (frontend/import/dit.h) and planned like the zoo model.
 #include <gtest/gtest.h>
 
 #include "frontend/import/dit.h"
+#include "frontend/import/program_load.h"
+#include "frontend/models.h"
 #include "search/combos.h"
 #include "search/planner.h"
 
@@ -14,14 +16,14 @@ namespace {
 // importer would hand it over: no zoo attributes, the latent under a user's
 // name. 21 x 30 x 52 = 32,760 video tokens.
 StatusOr<pir::Graph> AnonymousWanForward() {
-  zoo::ModelOptions options;
+  workload::ModelOptions options;
   options.width = 832;
   options.height = 480;
   options.frames = 81;
-  options.cfg = zoo::CfgMode::kNone;
-  AZ_ASSIGN_OR_RETURN(zoo::ModelConfig config, zoo::ResolveConfig("wan2.1-t2v-1.3b", options));
+  options.cfg = workload::CfgMode::kNone;
+  AZ_ASSIGN_OR_RETURN(workload::Workload config, frontend::ZooWorkload("wan2.1-t2v-1.3b", options));
   config.depth_units = 1;
-  AZ_ASSIGN_OR_RETURN(pir::Graph zoo_graph, zoo::BuildForward(config));
+  AZ_ASSIGN_OR_RETURN(pir::Graph zoo_graph, config.Forward());
   pir::Graph g(zoo_graph.name());
   g = zoo_graph;
   g.attrs() = pir::Attributes();
@@ -48,10 +50,7 @@ TEST(ProgramPlan, ImportedBlockPlansLikeTheZooModel) {
   ASSERT_TRUE(frontend::AnnotateDit(*g, "").ok());
   auto topology = hw::MakeTopology("h100:8");
   ASSERT_TRUE(topology.ok());
-  zoo::ModelConfig config;
-  config.model = "wan_block.mlir";
-  config.steps = 1;
-  config.program = std::make_shared<const pir::Graph>(*g);
+  workload::Workload config = frontend::ProgramWorkload("wan_block.mlir", *g, 1);
   // 12 heads: Ulysses x TP must divide 12 (and 8): u*t in {1, 2, 4}; no CFG
   // (an imported program runs one pass).
   auto heads = AttentionHeads(config);
@@ -69,18 +68,17 @@ TEST(ProgramPlan, ImportedBlockPlansLikeTheZooModel) {
   EXPECT_EQ(plan->program_format, "imported");
   EXPECT_EQ(plan->Find("annotated"), nullptr);  // the zoo graph carries no shardings
   // The same block from the zoo, one block unit, no CFG: the same pick.
-  zoo::ModelOptions zoo_options;
+  workload::ModelOptions zoo_options;
   zoo_options.width = 832;
   zoo_options.height = 480;
   zoo_options.frames = 81;
-  zoo_options.cfg = zoo::CfgMode::kNone;
-  auto zoo_config = zoo::ResolveConfig("wan2.1-t2v-1.3b", zoo_options);
+  zoo_options.cfg = workload::CfgMode::kNone;
+  auto zoo_config = frontend::ZooWorkload("wan2.1-t2v-1.3b", zoo_options);
   ASSERT_TRUE(zoo_config.ok());
   zoo_config->depth_units = 1;
-  auto zoo_graph = zoo::BuildForward(*zoo_config);
+  auto zoo_graph = zoo_config->Forward();
   ASSERT_TRUE(zoo_graph.ok());
-  zoo::ModelConfig zoo_as_program = *zoo_config;
-  zoo_as_program.program = std::make_shared<const pir::Graph>(*zoo_graph);
+  workload::Workload zoo_as_program = frontend::ProgramWorkload("wan2.1-t2v-1.3b", *zoo_graph, 1);
   auto zoo_plan = MakePlan(zoo_as_program, *topology, options);
   ASSERT_TRUE(zoo_plan.ok()) << zoo_plan.status().message();
   EXPECT_EQ(plan->best.description, zoo_plan->best.description);

@@ -17,9 +17,9 @@ struct Score {
 
 // The placement-oblivious score of a combination from two truncated evaluations.
 Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
-  const zoo::ModelConfig& config = ctx.config;
+  const workload::Workload& config = ctx.config;
   Score out;
-  const int64_t units = zoo::DepthUnits(config);
+  const int64_t units = config.DepthUnits();
   double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0};
   // Units 2 and 3, not 1 and 2: a value made before the blocks and read by
   // every block (Wan 2.2's per-token modulation e0, [B, L, 6, d] f32) dies
@@ -121,7 +121,7 @@ Status Prune(SearchContext& ctx) {
   }
   if (feasible.empty()) {
     if (!std::isfinite(ctx.frugal_peak)) return ctx.first_error;
-    const zoo::ModelConfig& config = ctx.config;
+    const workload::Workload& config = ctx.config;
     return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
                              std::to_string(config.height) + "x" + std::to_string(config.frames) +
                              (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
@@ -129,7 +129,7 @@ Status Prune(SearchContext& ctx) {
                                             : std::string()) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
                              FormatBytes(Bytes(static_cast<int64_t>(ctx.frugal_peak))) + " per chip" +
-                             (config.experts > 1 ? " with one of its " + std::to_string(config.experts) +
+                             (config.noise_experts > 1 ? " with one of its " + std::to_string(config.noise_experts) +
                                                        " experts resident (neither holding them all nor swapping fits)"
                                                  : std::string()) +
                              ", the chip has " + FormatBytes(topology.chip.hbm) +

@@ -1,6 +1,6 @@
 // Pruning: a placement-oblivious score of every combination of the grid,
 // cheap enough to run on all of them. The model truncated to 2 and 3 block
-// units (zoo depth_units) is evaluated (evaluate.h) with every collective at
+// units (Workload::depth_units) is evaluated (evaluate.h) with every collective at
 // its placement-free lower bound (PlacementKind::kLowerBound), so the score
 // includes the collectives the compiler inserts; score and peak memory are
 // extrapolated linearly to the full depth (exact for parameters, zoo_test.cc).

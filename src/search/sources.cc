@@ -10,22 +10,22 @@
 
 namespace az::search {
 
-StatusOr<pir::Graph> BuildProgram(const zoo::ModelConfig& config, const Combo& combo, const PlanOptions& options) {
-  if (!options.train) return zoo::BuildForward(config);
-  zoo::TrainOptions train;
+StatusOr<pir::Graph> BuildProgram(const workload::Workload& config, const Combo& combo, const PlanOptions& options) {
+  if (!options.train) return config.Forward();
+  workload::TrainOptions train;
   train.micro_batch = options.train->micro_batch;
   train.remat = combo.remat.value_or(pir::RematPolicy::kNone);
   train.adamw = options.train->adamw;
-  return zoo::BuildTrainStep(config, train);
+  return config.TrainStep(train);
 }
 
-StepShape StepOf(const zoo::ModelConfig& config) {
-  return {config.forwards_per_step(), std::max<int64_t>(1, config.experts), config.steps};
+StepShape StepOf(const workload::Workload& config) {
+  return {config.forwards_per_step(), std::max<int64_t>(1, config.noise_experts), config.steps};
 }
 
-StatusOr<Candidate> ComboCandidate(const zoo::ModelConfig& config, const Combo& combo, int64_t depth_units,
+StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,
                                    const PlanOptions& options) {
-  zoo::ModelConfig run = ConfigFor(config, combo);
+  workload::Workload run = ConfigFor(config, combo);
   run.depth_units = depth_units;
   Candidate c;
   c.step = StepOf(run);
@@ -119,13 +119,13 @@ std::string NoTrainExpertNote(const std::vector<Combo>& combos, int64_t chips, i
 
 // Why no expert configuration was priced: the deployed code's split rule
 // (with the most chips it would run on), or that none fit or compiled.
-std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo>& combos, int64_t chips) {
+std::string NoExpertNote(const workload::Workload& config, const std::vector<Combo>& combos, int64_t chips) {
   Status refused = Status::Ok();
   bool any_expert = false;
   for (const Combo& c : combos) {
     if (!ExpertDegrees(config, c)) continue;
     any_expert = true;
-    Status split = zoo::DeployedSequenceSplit(config, c.ulysses * c.ring);
+    Status split = config.DeployedSequenceSplit(c.ulysses * c.ring);
     if (!split.ok()) {
       if (refused.ok()) refused = split;
     } else {
@@ -133,17 +133,17 @@ std::string NoExpertNote(const zoo::ModelConfig& config, const std::vector<Combo
     }
   }
   if (!any_expert) {
-    const zoo::DeployedDegrees offered = zoo::DeployedParallelism(config);
+    const workload::DeployedDegrees offered = config.DeployedParallelism();
     return "no configuration priced uses only the degrees " + config.model + "'s deployed code offers (Ulysses, Ring" +
            (offered.cfg ? ", CFG" : "") + (offered.tp ? ", TP" : "") + "; no data parallelism)";
   }
   // Every expert combination was refused: the largest chip count the code
   // runs on (CFG 2 x ring sp, or ring sp alone; ring takes any head count).
-  const bool has_cfg = config.cfg != zoo::CfgMode::kNone && zoo::DeployedParallelism(config).cfg;
+  const bool has_cfg = config.cfg != workload::CfgMode::kNone && config.DeployedParallelism().cfg;
   for (int64_t k = chips - 1; k >= 1; --k) {
     for (int64_t cfg : {int64_t{2}, int64_t{1}}) {
       if ((cfg == 2 && !has_cfg) || k % cfg != 0) continue;
-      if (!zoo::DeployedSequenceSplit(config, k / cfg).ok()) continue;
+      if (!config.DeployedSequenceSplit(k / cfg).ok()) continue;
       Combo c;
       c.cfg = cfg;
       c.ring = k / cfg;

@@ -35,7 +35,7 @@ namespace az::search {
 // calibration already carries the chosen software stack), the grid of
 // combinations and, once ranked, the grid's survivors priced.
 struct SearchContext {
-  zoo::ModelConfig config;
+  workload::Workload config;
   const hw::Topology* topology = nullptr;
   PlanOptions options;
   EvaluateOptions evaluate;
@@ -84,13 +84,13 @@ std::vector<std::unique_ptr<Source>> BaselineSources();
 // CFG mode, combos.h: ConfigFor), or its training step under the
 // combination's remat, at `depth_units` block units (0: the full model), on
 // the combination's mesh.
-StatusOr<Candidate> ComboCandidate(const zoo::ModelConfig& config, const Combo& combo, int64_t depth_units,
+StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,
                                    const PlanOptions& options);
 
 // The step of a model configuration (evaluate.h).
-StepShape StepOf(const zoo::ModelConfig& config);
+StepShape StepOf(const workload::Workload& config);
 
 // The program a configuration runs (the forward, or the training step).
-StatusOr<pir::Graph> BuildProgram(const zoo::ModelConfig& config, const Combo& combo, const PlanOptions& options);
+StatusOr<pir::Graph> BuildProgram(const workload::Workload& config, const Combo& combo, const PlanOptions& options);
 
 }  // namespace az::search

@@ -4,7 +4,7 @@
 
 namespace az::search {
 
-StatusOr<StackChoice> ChooseStack(const zoo::ModelConfig& config, const hw::ChipSpec& chip, bool train,
+StatusOr<StackChoice> ChooseStack(const workload::Workload& config, const hw::ChipSpec& chip, bool train,
                                   const std::optional<price::SoftwareStack>& pinned) {
   const price::AttentionLibrary reference = price::ReferenceAttentionLibrary(chip);
   if (pinned) {
@@ -22,7 +22,7 @@ StatusOr<StackChoice> ChooseStack(const zoo::ModelConfig& config, const hw::Chip
     return StackChoice{{price::AttentionLibrary::kJaxFlash, price::ExecutionMode::kCompiled},
                        "TPU: MaxDiffusion's JAX flash kernel, the library the TPU calibration describes"};
   }
-  const zoo::DeployedAttention deployed = zoo::DeployedAttentionLibrary(config);
+  const workload::DeployedAttention deployed = config.DeployedAttentionLibrary();
   const std::string_view wanted = price::HopperGpu(chip) ? deployed.hopper : deployed.gpu;
   AZ_ASSIGN_OR_RETURN(price::SoftwareStack stack, price::ParseSoftwareStack(wanted, "deployed attention library"));
   if (stack.attention == reference) return StackChoice{stack, std::string(deployed.source)};

@@ -22,9 +22,9 @@ std::string Name(const StatusOr<StackChoice>& choice) {
 }
 
 TEST(ChooseStack, DeployedDefaults) {
-  zoo::ModelConfig wan21 = Config("wan2.1-t2v-14b", 832, 480, 17);
-  zoo::ModelConfig wan22 = Config("wan2.2-t2v-a14b", 832, 480, 17);
-  zoo::ModelConfig hunyuan = Config("hunyuanvideo-13b", 960, 544, 33);
+  workload::Workload wan21 = Config("wan2.1-t2v-14b", 832, 480, 17);
+  workload::Workload wan22 = Config("wan2.2-t2v-a14b", 832, 480, 17);
+  workload::Workload hunyuan = Config("hunyuanvideo-13b", 960, 544, 33);
   // Wan 2.1 and HunyuanVideo: fa2 everywhere on GPUs (their reference code's flash_attn).
   EXPECT_EQ(Name(ChooseStack(wan21, Chip("h100"), false, {})), "fa2");
   EXPECT_EQ(Name(ChooseStack(hunyuan, Chip("h800"), false, {})), "fa2");
@@ -49,7 +49,7 @@ TEST(ChooseStack, DeployedDefaults) {
 }
 
 TEST(ChooseStack, PinnedStacks) {
-  zoo::ModelConfig wan21 = Config("wan2.1-t2v-14b", 832, 480, 17);
+  workload::Workload wan21 = Config("wan2.1-t2v-14b", 832, 480, 17);
   const price::SoftwareStack fa3{price::AttentionLibrary::kFlashAttention3};
   EXPECT_EQ(Name(ChooseStack(wan21, Chip("h100"), false, fa3)), "fa3");
   auto ampere = ChooseStack(wan21, Chip("a100"), false, fa3);
@@ -71,7 +71,7 @@ TEST(ChooseStack, PinnedStacks) {
 // a little less; the step shrinks by the attention's gain alone.
 TEST(Planner, Wan22OnH100IsPricedWithFa3) {
   hw::Topology t = Topo("h100:8");
-  zoo::ModelConfig config = Config("wan2.2-t2v-a14b", 832, 480, 17);
+  workload::Workload config = Config("wan2.2-t2v-a14b", 832, 480, 17);
   PlanOptions options;
   options.calibration = price::DefaultPriceCalibration(t);
   options.pinned = "ulysses=8";

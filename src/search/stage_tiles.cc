@@ -45,14 +45,14 @@ int64_t LargestParameter(const pir::Graph& graph) {
 
 }  // namespace
 
-StatusOr<TiledDecode> PriceTiledDecode(const zoo::ModelConfig& config, const std::string& stage,
+StatusOr<TiledDecode> PriceTiledDecode(const workload::Workload& config, const std::string& stage,
                                        const hw::Topology& topology, const price::PriceCalibration& calibration,
                                        int threads) {
   TiledDecode out;
-  AZ_ASSIGN_OR_RETURN(out.runs, zoo::StageTileRuns(config, stage));
-  AZ_ASSIGN_OR_RETURN(pir::Graph built_blend, zoo::BuildStageBlend(config, stage));
+  AZ_ASSIGN_OR_RETURN(out.runs, config.StageTileRuns(stage));
+  AZ_ASSIGN_OR_RETURN(pir::Graph built_blend, config.StageBlend(stage));
   const auto blend = std::make_shared<const pir::Graph>(std::move(built_blend));
-  for (const zoo::DecoderTileRun& run : out.runs) {
+  for (const workload::DecoderTileRun& run : out.runs) {
     auto same = [&](const TileProgram& p) { return p.latent == run.latent; };
     auto it = std::find_if(out.programs.begin(), out.programs.end(), same);
     if (it == out.programs.end()) {
@@ -75,7 +75,7 @@ StatusOr<TiledDecode> PriceTiledDecode(const zoo::ModelConfig& config, const std
       return;
     }
     TileProgram& p = out.programs[static_cast<size_t>(i)];
-    StatusOr<pir::Graph> built = zoo::BuildStageTile(config, stage, p.latent);
+    StatusOr<pir::Graph> built = config.StageTile(stage, p.latent);
     if (!built.ok()) {
       status[static_cast<size_t>(i)] = built.status();
       return;

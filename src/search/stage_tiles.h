@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/zoo/stages.h"
+#include "workload/workload.h"
 #include "hw/topology.h"
 #include "net/collective.h"
 #include "price/calibration.h"
@@ -45,7 +45,7 @@ struct TileProgram {
 // A stage's runs with their programs, and the blend, all priced once per
 // stage and shared by its tiles=G candidates.
 struct TiledDecode {
-  std::vector<zoo::DecoderTileRun> runs;  // the pipeline's order
+  std::vector<workload::DecoderTileRun> runs;  // the pipeline's order
   std::vector<int> program_of_run;        // index into programs
   std::vector<TileProgram> programs;      // distinct latent shapes, in order of first run
   double blend_s = 0;                     // the blend graph (zoo/stages.h) on one device
@@ -59,7 +59,7 @@ struct TiledDecode {
 // device, no collectives: any chip of the topology prices the same).
 // Errors: the stage is not a tiled decoder; a program fails to compile or
 // price.
-StatusOr<TiledDecode> PriceTiledDecode(const zoo::ModelConfig& config, const std::string& stage,
+StatusOr<TiledDecode> PriceTiledDecode(const workload::Workload& config, const std::string& stage,
                                        const hw::Topology& topology, const price::PriceCalibration& calibration,
                                        int threads);
 

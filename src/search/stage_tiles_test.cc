@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <numeric>
 
-#include "frontend/zoo/zoo.h"
+#include "frontend/models.h"
 #include "net/model.h"
 #include "search/planner.h"
 #include "search/stage_candidates.h"
@@ -22,11 +22,11 @@ namespace {
 using search_test::StageOptions;
 using search_test::Topo;
 
-zoo::ModelConfig Config(int64_t width, int64_t height, int64_t frames) {
+workload::Workload Config(int64_t width, int64_t height, int64_t frames) {
   return search_test::Config("hunyuanvideo-13b", width, height, frames);
 }
 
-StagePlan VaePlan(const zoo::ModelConfig& config, const hw::Topology& t, const StagePlanOptions& o) {
+StagePlan VaePlan(const workload::Workload& config, const hw::Topology& t, const StagePlanOptions& o) {
   auto plans = PlanStages(config, t, o);
   EXPECT_TRUE(plans.ok()) << plans.status().message();
   if (!plans.ok() || plans->empty()) return StagePlan();
@@ -121,7 +121,7 @@ TEST(StageTiles, GatherInLevelsByHand) {
 // [.., 64, 128], in f16: 3 x 33 x 2 = 198 B per pixel of a tile, so 12,976,128,
 // 6,488,064, 3,244,032 and 1,622,016 B. Each shape is its own program.
 TEST(StageTiles, SmallDecodeByHand) {
-  const zoo::ModelConfig config = Config(320, 256, 33);
+  const workload::Workload config = Config(320, 256, 33);
   hw::Topology t = Topo("h100:8");
   const price::PriceCalibration calibration = price::DefaultPriceCalibration(t);
   auto decode = PriceTiledDecode(config, "hunyuan-vae-decoder", t, calibration, 2);
@@ -192,7 +192,7 @@ TEST(StageTiles, SmallDecodeByHand) {
 // read the overlaps. All of it but the first chip's own share is sent.
 TEST(StageTiles, HunyuanVideo720pOnH100x8) {
   hw::Topology t = Topo("h100:8");
-  const zoo::ModelConfig config = Config(1280, 720, 129);
+  const workload::Workload config = Config(1280, 720, 129);
   const StagePlan vae = VaePlan(config, t, StageOptions(t));
   const StageCandidateCost& single = Candidate(vae, "single device");
   const StageCandidateCost& two = Candidate(vae, "tiles=2");
@@ -251,7 +251,7 @@ TEST(StageTiles, HunyuanVideo720pOnH100x8) {
 // and the planner says so and streams the weights (stages.h's offload rule).
 TEST(StageTiles, HunyuanVideo720pBesideTheDitOnV5e2x4) {
   hw::Topology t = Topo("v5e:2x4");
-  const zoo::ModelConfig config = Config(1280, 720, 129);
+  const workload::Workload config = Config(1280, 720, 129);
   PlanOptions options;
   options.calibration = price::DefaultPriceCalibration(t);
   options.alpa = false;
@@ -281,7 +281,7 @@ TEST(StageTiles, HunyuanVideo720pBesideTheDitOnV5e2x4) {
 // priced, tiles=8 refused with the reason.
 TEST(StageTiles, DeterministicAcrossThreads) {
   hw::Topology t = Topo("v5e:2x4");
-  const zoo::ModelConfig config = Config(320, 256, 33);
+  const workload::Workload config = Config(320, 256, 33);
   const StagePlan a = VaePlan(config, t, StageOptions(t, 0, 1));
   EXPECT_TRUE(Candidate(a, "tiles=2").ok);
   EXPECT_TRUE(Candidate(a, "tiles=4").ok);
@@ -312,7 +312,7 @@ TEST(StageTiles, OfferedOnlyForADecodeInTiles) {
   hw::Topology t = Topo("h100:8");
   const StagePlan one = VaePlan(Config(256, 256, 5), t, StageOptions(t));
   for (const StageCandidateCost& c : one.candidates) EXPECT_EQ(c.sharding.find("tiles"), std::string::npos);
-  auto wan = PlanStages(*zoo::ResolveConfig("wan2.1-t2v-1.3b", {}), t, StageOptions(t));
+  auto wan = PlanStages(*frontend::ZooWorkload("wan2.1-t2v-1.3b", {}), t, StageOptions(t));
   ASSERT_TRUE(wan.ok());
   for (const StageCandidateCost& c : wan->back().candidates) EXPECT_EQ(c.sharding.find("tiles"), std::string::npos);
 }

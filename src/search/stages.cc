@@ -138,7 +138,7 @@ std::vector<int> AllChips(const hw::Topology& topology) {
 }
 
 // stages.h's transfers; `plan` is filled but for transfer_s and transfer.
-Status PriceTransfer(zoo::StageKind kind, const pir::Graph& graph, const hw::Topology& topology,
+Status PriceTransfer(workload::StageKind kind, const pir::Graph& graph, const hw::Topology& topology,
                      const StagePlanOptions& options, StagePlan& plan) {
   if (topology.num_chips() < 2) {
     plan.transfer = "one chip: nothing moves";
@@ -149,7 +149,7 @@ Status PriceTransfer(zoo::StageKind kind, const pir::Graph& graph, const hw::Top
   net::Collective c;
   c.groups.groups.push_back(AllChips(topology));
   const std::string chips = std::to_string(topology.num_chips());
-  if (kind == zoo::StageKind::kVaeDecoder) {
+  if (kind == workload::StageKind::kVaeDecoder) {
     c.kind = net::CollectiveKind::kAllGather;
     c.bytes = Bytes(InputBytes(graph) * plan.invocations);
     AZ_ASSIGN_OR_RETURN(net::CollectiveResult r, model.Price(c, identity));
@@ -228,22 +228,22 @@ int Choose(const std::vector<StageCandidateCost>& costs) {
 
 }  // namespace
 
-StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, const hw::Topology& topology,
+StatusOr<std::vector<StagePlan>> PlanStages(const workload::Workload& config, const hw::Topology& topology,
                                             const StagePlanOptions& options) {
   std::vector<StagePlan> plans;
   AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
   const Bandwidth host = hw::HostLinkBandwidth(topology.chip);
   const int64_t hbm = topology.chip.hbm.value();
-  for (const zoo::StageInfo& info : zoo::StagesOf(config)) {
+  for (const workload::StageInfo& info : config.Stages()) {
     const Clock::time_point start = Clock::now();
-    AZ_ASSIGN_OR_RETURN(pir::Graph built, zoo::BuildStage(config, info.name));
+    AZ_ASSIGN_OR_RETURN(pir::Graph built, config.Stage(info.name));
     const auto program = std::make_shared<const pir::Graph>(std::move(built));
     const pir::Graph& graph = *program;
     const bool tensor_parallel = !ColumnLinears(graph).empty();
-    const bool vae = info.kind == zoo::StageKind::kVaeDecoder || info.kind == zoo::StageKind::kVaeEncoder;
+    const bool vae = info.kind == workload::StageKind::kVaeDecoder || info.kind == workload::StageKind::kVaeEncoder;
     // A decode in >= 2 tile runs can spread them (tiles=G); its runs and
     // blend are compiled and priced once, for every G.
-    AZ_ASSIGN_OR_RETURN(const std::vector<zoo::DecoderTileRun> runs, zoo::StageTileRuns(config, info.name));
+    AZ_ASSIGN_OR_RETURN(const std::vector<workload::DecoderTileRun> runs, config.StageTileRuns(info.name));
     const bool tiles = runs.size() >= 2 && topology.num_chips() >= 2;
     std::vector<StageCandidate> candidates =
         EnumerateStageCandidates(topology.num_chips(), info.invocations, tensor_parallel, vae, tiles);
@@ -268,7 +268,7 @@ StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, cons
     });
     StagePlan plan;
     plan.name = info.name;
-    plan.kind = std::string(zoo::StageKindName(info.kind));
+    plan.kind = std::string(workload::StageKindName(info.kind));
     plan.invocations = info.invocations;
     plan.flops = static_cast<double>(pir::ComputeGraphCost(graph).total_flops().value());
     for (const Priced& p : priced) plan.candidates.push_back(p.cost);

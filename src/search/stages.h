@@ -5,7 +5,7 @@
 //                     + steps x the denoising step (planner.h).
 // This file prices the first term; docs/stages.md is the full contract.
 //
-// For every stage zoo::StagesOf(config) returns, in that order (none for an
+// For every stage config.Stages() returns, in that order (none for an
 // imported program or a model whose stages are not built):
 //   candidates  `replicas` copies ("dp=R") of one group program on G devices:
 //               single device, fsdp=G (weights stored sharded, computation
@@ -37,7 +37,7 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/zoo/stages.h"
+#include "workload/workload.h"
 #include "hw/topology.h"
 #include "net/collective.h"
 #include "price/calibration.h"
@@ -102,7 +102,7 @@ struct StagePlan {
   std::vector<StageCandidateCost> candidates;  // every candidate, in candidate order
 };
 
-StatusOr<std::vector<StagePlan>> PlanStages(const zoo::ModelConfig& config, const hw::Topology& topology,
+StatusOr<std::vector<StagePlan>> PlanStages(const workload::Workload& config, const hw::Topology& topology,
                                             const StagePlanOptions& options);
 
 }  // namespace az::search

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "compile/spmd/spmd_compiler.h"
+#include "frontend/import/program_load.h"
 #include "net/model.h"
 #include "pir/rules/cost.h"
 #include "search/stage_candidates.h"
@@ -20,7 +21,7 @@ using search_test::Config;
 using search_test::StageOptions;
 using search_test::Topo;
 
-std::vector<StagePlan> Plan(const zoo::ModelConfig& config, const hw::Topology& t, const StagePlanOptions& o) {
+std::vector<StagePlan> Plan(const workload::Workload& config, const hw::Topology& t, const StagePlanOptions& o) {
   auto plans = PlanStages(config, t, o);
   EXPECT_TRUE(plans.ok()) << plans.status().message();
   return plans.ok() ? *plans : std::vector<StagePlan>();
@@ -61,10 +62,10 @@ TEST(StageCandidates, EnumerationDerivedByHand) {
 // is viewed [B, L, 3, 16, 80] (two more dims: fused, left whole), so only the
 // MLP's first linear counts: 31. The VAE decoder has no einsum linears: 0.
 TEST(StageCandidates, ColumnLinearsOfEachStage) {
-  zoo::ModelConfig i2v = Config("wan2.1-i2v-14b", 1280, 720, 81);
-  auto t5 = zoo::BuildStage(i2v, "umt5-xxl");
-  auto clip = zoo::BuildStage(i2v, "clip-vit-h-14");
-  auto vae = zoo::BuildStage(i2v, "wan-vae-decoder");
+  workload::Workload i2v = Config("wan2.1-i2v-14b", 1280, 720, 81);
+  auto t5 = i2v.Stage("umt5-xxl");
+  auto clip = i2v.Stage("clip-vit-h-14");
+  auto vae = i2v.Stage("wan-vae-decoder");
   ASSERT_TRUE(t5.ok() && clip.ok() && vae.ok());
   EXPECT_EQ(ColumnLinears(*t5).size(), 120u);
   EXPECT_EQ(ColumnLinears(*clip).size(), 31u);
@@ -74,7 +75,7 @@ TEST(StageCandidates, ColumnLinearsOfEachStage) {
 
 // CLIP-L's 12 heads do not split 8 ways: the error names the attention.
 TEST(StageCandidates, TpDegreeMustDivideTheHeads) {
-  auto clip = zoo::BuildStage(Config("hunyuanvideo-13b", 1280, 720, 129), "clip-l-text");
+  auto clip = Config("hunyuanvideo-13b", 1280, 720, 129).Stage("clip-l-text");
   ASSERT_TRUE(clip.ok());
   EXPECT_TRUE(StageTpSeeds(*clip, 0, 4).ok());
   auto seeds = StageTpSeeds(*clip, 0, 8);
@@ -89,9 +90,9 @@ TEST(StageCandidates, TpDegreeMustDivideTheHeads) {
 // peak), the fastest a perfectly split stage could run: no candidate splits
 // the work more than over all chips); the pick the fastest candidate that
 // fits (within the 0.1% tie), and rounds x invocation + offload + transfer.
-void CheckPlans(const zoo::ModelConfig& config, const hw::Topology& t) {
+void CheckPlans(const workload::Workload& config, const hw::Topology& t) {
   std::vector<StagePlan> plans = Plan(config, t, StageOptions(t));
-  std::vector<zoo::StageInfo> stages = zoo::StagesOf(config);
+  std::vector<workload::StageInfo> stages = config.Stages();
   ASSERT_EQ(plans.size(), stages.size());
   const double peak = std::max({t.chip.bf16.value(), t.chip.fp16.value(), t.chip.fp32.value()});
   for (size_t i = 0; i < plans.size(); ++i) {
@@ -162,7 +163,7 @@ TEST(PlanStages, TransfersArePricedWithTheCollectiveModel) {
 // than 1 MiB: FSDP fits where a single device does not.
 TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
   hw::Topology t = Topo("h100:8");
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(0);
   ASSERT_EQ(free.name, "umt5-xxl");
   const int64_t single = Candidate(free, "single device").peak_memory_bytes;
@@ -187,7 +188,7 @@ TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
 // host link, experts.h).
 TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
   hw::Topology t = Topo("h100:8");
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(0);
   int64_t smallest = free.candidates.front().peak_memory_bytes;
   for (const StageCandidateCost& c : free.candidates) {
@@ -222,7 +223,7 @@ TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
 // spatial=8.
 TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(1);
   ASSERT_EQ(free.name, "wan-vae-decoder");
   int64_t smallest = INT64_MAX;
@@ -249,7 +250,7 @@ TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
 // The same plans twice, on one thread and on two.
 TEST(PlanStages, Deterministic) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-i2v-14b", 832, 480, 33);
+  workload::Workload config = Config("wan2.1-i2v-14b", 832, 480, 33);
   std::vector<StagePlan> a = Plan(config, t, StageOptions(t, 0, 1));
   std::vector<StagePlan> b = Plan(config, t, StageOptions(t, 0, 2));
   std::vector<StagePlan> c = Plan(config, t, StageOptions(t, 0, 2));
@@ -280,8 +281,13 @@ TEST(PlanStages, ModelsWithoutBuiltStagesGiveAnEmptyList) {
   auto none = PlanStages(Config("cogvideox-5b", 720, 480, 49), t, StageOptions(t));
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_TRUE(none->empty());
-  zoo::ModelConfig imported = Config("wan2.1-t2v-1.3b", 832, 480, 17);
-  imported.model = "model.stablehlo";
+  // An imported program (here the zoo's one-block forward as a program) is
+  // one graph: no stages around it.
+  workload::Workload block = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  block.depth_units = 1;
+  auto graph = block.Forward();
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  const workload::Workload imported = frontend::ProgramWorkload("model.stablehlo", *graph, 1);
   auto empty = PlanStages(imported, t, StageOptions(t));
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_TRUE(empty->empty());
@@ -292,10 +298,10 @@ TEST(PlanStages, ModelsWithoutBuiltStagesGiveAnEmptyList) {
 // columns, 7 neither. The I2V encoder reads 720 x 1280 and writes the same
 // latent: its smallest extents are the latent's too.
 TEST(StageCandidates, SpatialSplitsTheRowsElseTheColumns) {
-  zoo::ModelConfig i2v = Config("wan2.1-i2v-14b", 1280, 720, 81);
+  workload::Workload i2v = Config("wan2.1-i2v-14b", 1280, 720, 81);
   for (const char* stage : {"wan-vae-decoder", "wan-vae-encoder"}) {
     SCOPED_TRACE(stage);
-    auto vae = zoo::BuildStage(i2v, stage);
+    auto vae = i2v.Stage(stage);
     ASSERT_TRUE(vae.ok());
     for (const auto& [n, dim] : std::vector<std::pair<int64_t, int>>{{2, 3}, {3, 3}, {4, 4}, {8, 4}}) {
       auto got = SpatialSplitDim(*vae, n);
@@ -307,7 +313,7 @@ TEST(StageCandidates, SpatialSplitsTheRowsElseTheColumns) {
     EXPECT_NE(seven.status().message().find("7 divides neither the 90 rows nor the 160 columns"), std::string::npos)
         << seven.status().message();
   }
-  auto t5 = zoo::BuildStage(i2v, "umt5-xxl");
+  auto t5 = i2v.Stage("umt5-xxl");
   ASSERT_TRUE(t5.ok());
   EXPECT_FALSE(SpatialSplitDim(*t5, 2).ok());  // tokens, not a video
 }
@@ -366,8 +372,8 @@ StatusOr<cir::Program> CompileSpatial(const pir::Graph& graph, int64_t n) {
 }
 
 TEST(PlanStages, WanVaeDecoderHaloTrafficByHand) {
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
-  auto vae = zoo::BuildStage(config, "wan-vae-decoder");
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  auto vae = config.Stage("wan-vae-decoder");
   ASSERT_TRUE(vae.ok());
   // 8 bands of columns: a column is H rows tall (90 at the latent).
   auto eight = CompileSpatial(*vae, 8);
@@ -421,7 +427,7 @@ TEST(PlanStages, WanVaeDecoderSplitsOnH100x8) {
 // activations) no longer fits beside the DiT; the bands do, resident.
 TEST(PlanStages, SpatialFitsWhereASingleDeviceDoesNot) {
   hw::Topology t = Topo("v5e:2x4");
-  zoo::ModelConfig config = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(1);
   const int64_t resident = t.chip.hbm.value() - Candidate(free, "single device").peak_memory_bytes + MiB(1).value();
   const StagePlan tight = Plan(config, t, StageOptions(t, resident)).at(1);
@@ -438,7 +444,7 @@ TEST(PlanStages, SpatialFitsWhereASingleDeviceDoesNot) {
 // too, every op after it is split again (seeded at the input alone, they
 // would all run whole on every device).
 TEST(StageCandidates, SpatialSeedsSplitBothSidesOfAGatheredAttention) {
-  auto vae = zoo::BuildStage(Config("hunyuanvideo-13b", 256, 256, 5), "hunyuan-vae-decoder");
+  auto vae = Config("hunyuanvideo-13b", 256, 256, 5).Stage("hunyuan-vae-decoder");
   ASSERT_TRUE(vae.ok());
   auto seeds = StageSpatialSeeds(*vae, 0, 3);
   ASSERT_TRUE(seeds.ok());

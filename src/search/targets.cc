@@ -33,7 +33,7 @@ std::optional<std::string> MaxDiffusionConfigFile(std::string_view model) {
   return it->second;
 }
 
-Status TargetRuns(Target target, const zoo::ModelConfig& config, bool tpu) {
+Status TargetRuns(Target target, const workload::Workload& config, bool tpu) {
   switch (target) {
     case Target::kAny:
     case Target::kJax: return Status::Ok();
@@ -52,7 +52,7 @@ Status TargetRuns(Target target, const zoo::ModelConfig& config, bool tpu) {
   return Status::Ok();
 }
 
-Status TargetAdmits(Target target, const zoo::ModelConfig& config, const Combo& combo) {
+Status TargetAdmits(Target target, const workload::Workload& config, const Combo& combo) {
   switch (target) {
     case Target::kAny: return Status::Ok();
     case Target::kJax:
@@ -63,7 +63,7 @@ Status TargetAdmits(Target target, const zoo::ModelConfig& config, const Combo& 
       return Status::Ok();
     case Target::kMaxDiffusion: {
       // MaxDiffusion runs CFG as one batch-2 forward over its data axis.
-      const int64_t rows = config.batch * (config.cfg == zoo::CfgMode::kNone ? 1 : 2);
+      const int64_t rows = config.batch * (config.cfg == workload::CfgMode::kNone ? 1 : 2);
       const int64_t data = combo.dp * combo.cfg;
       if (rows % data != 0) {
         return InvalidArgument("MaxDiffusion's data axis of " + std::to_string(data) + " does not divide the " +

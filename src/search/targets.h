@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "frontend/zoo/zoo.h"
+#include "workload/workload.h"
 #include "search/combos.h"
 #include "support/status.h"
 
@@ -40,11 +40,11 @@ StatusOr<Target> ParseTarget(std::string_view name);
 std::optional<std::string> MaxDiffusionConfigFile(std::string_view model);
 
 // Whether the target can run the model on these chips at all, else why not.
-Status TargetRuns(Target target, const zoo::ModelConfig& config, bool tpu);
+Status TargetRuns(Target target, const workload::Workload& config, bool tpu);
 
 // Whether the target runs the combination as the built-in compiler prices
 // it, else why not (one sentence). `config` is the workload as planned.
-Status TargetAdmits(Target target, const zoo::ModelConfig& config, const Combo& combo);
+Status TargetAdmits(Target target, const workload::Workload& config, const Combo& combo);
 
 // Whether the target runs a sharding given as per-tensor seeds (Alpa's pick,
 // a program's own annotations): jax and any do (with_sharding_constraint).

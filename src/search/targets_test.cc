@@ -26,7 +26,7 @@ TEST(Targets, ParseAndName) {
 }
 
 TEST(Targets, Admits) {
-  zoo::ModelConfig wan = Config("wan2.1-t2v-14b", 1280, 720, 81);  // two-pass CFG, batch 1, 40 heads
+  workload::Workload wan = Config("wan2.1-t2v-14b", 1280, 720, 81);  // two-pass CFG, batch 1, 40 heads
   auto combo = [](const char* text) { return *ParseCombo(text, 8); };
   // JAX: no ring (GSPMD all-gathers K and V: the context form), the rest runs.
   EXPECT_FALSE(TargetAdmits(Target::kJax, wan, combo("ring=8")).ok());
@@ -38,11 +38,11 @@ TEST(Targets, Admits) {
   // (dp 2 x cfg 2) does not; ring, Ulysses and TP run.
   EXPECT_TRUE(TargetAdmits(Target::kMaxDiffusion, wan, combo("ring=4,cfg=2")).ok());
   EXPECT_TRUE(TargetAdmits(Target::kMaxDiffusion, wan, combo("tp=8")).ok());
-  zoo::ModelConfig two = wan;
+  workload::Workload two = wan;
   two.batch = 2;
   EXPECT_TRUE(TargetAdmits(Target::kMaxDiffusion, two, *ParseCombo("dp=2,cfg=2,ring=2", 8)).ok());
-  zoo::ModelConfig unguided = two;
-  unguided.cfg = zoo::CfgMode::kNone;
+  workload::Workload unguided = two;
+  unguided.cfg = workload::CfgMode::kNone;
   unguided.batch = 1;
   EXPECT_FALSE(TargetAdmits(Target::kMaxDiffusion, unguided, *ParseCombo("cfg=2,ring=4", 8)).ok());
   // xDiT: the deployed vocabulary (no TP, no dp, no context for Wan).
@@ -56,11 +56,11 @@ TEST(Targets, Admits) {
 }
 
 TEST(Targets, Runs) {
-  zoo::ModelConfig wan = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload wan = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   EXPECT_FALSE(TargetRuns(Target::kMaxDiffusion, wan, /*tpu=*/false).ok());
   EXPECT_TRUE(TargetRuns(Target::kMaxDiffusion, wan, /*tpu=*/true).ok());
   EXPECT_FALSE(TargetRuns(Target::kXdit, wan, /*tpu=*/true).ok());
-  zoo::ModelConfig hunyuan = Config("hunyuanvideo-13b", 960, 544, 33);
+  workload::Workload hunyuan = Config("hunyuanvideo-13b", 960, 544, 33);
   Status none = TargetRuns(Target::kMaxDiffusion, hunyuan, /*tpu=*/true);
   EXPECT_NE(none.message().find("no text-to-video config for hunyuanvideo-13b"), std::string::npos);
   EXPECT_EQ(MaxDiffusionConfigFile("wan2.1-t2v-14b"), "src/maxdiffusion/configs/base_wan_14b.yml");
@@ -72,7 +72,7 @@ TEST(Targets, Runs) {
 // records the target; the baselines are still reported.
 TEST(Targets, ThePlanRunsOnItsTarget) {
   hw::Topology v5e = Topo("v5e:2x4");
-  zoo::ModelConfig wan = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  workload::Workload wan = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   PlanOptions options = search_test::Options(v5e);
   options.stages = false;
   options.alpa = false;

@@ -1,5 +1,5 @@
-// Helpers the planner and stage-planner tests share: a zoo configuration at a
-// size, a named topology, and planning and stage-planning options.
+// Helpers the planner and stage-planner tests share: a zoo model's workload at
+// a size, a named topology, and planning and stage-planning options.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "frontend/zoo/zoo.h"
+#include "frontend/models.h"
 #include "hw/topology.h"
 #include "price/calibration.h"
 #include "search/planner.h"
@@ -15,12 +15,12 @@
 
 namespace az::search::search_test {
 
-inline zoo::ModelConfig Config(const std::string& model, int64_t width, int64_t height, int64_t frames) {
-  zoo::ModelOptions options;
+inline workload::Workload Config(const std::string& model, int64_t width, int64_t height, int64_t frames) {
+  workload::ModelOptions options;
   options.width = width;
   options.height = height;
   options.frames = frames;
-  auto config = zoo::ResolveConfig(model, options);
+  auto config = frontend::ZooWorkload(model, options);
   EXPECT_TRUE(config.ok()) << config.status().message();
   return *config;
 }

@@ -100,7 +100,7 @@ TEST(TrainCombos, RematInTheVocabulary) {
 // activations by their length, would take the text's backward for tokens.
 TEST(TrainPlanner, NeverSlowerThanTheBaselinesAndFits) {
   hw::Topology t = Topo("v5p:2x2x1");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
   auto plan = MakePlan(config, t, TrainOptions(t));
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_TRUE(plan->train);
@@ -131,7 +131,7 @@ TEST(TrainPlanner, NeverSlowerThanTheBaselinesAndFits) {
 // the planner recomputes; pinning none is the user's choice and does not fit.
 TEST(TrainPlanner, RematChosenByMemory) {
   hw::Topology t = Topo("v5p:2x2x1");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
   PlanOptions options = TrainOptions(t);
   options.pinned = "dp=4,fsdp=4";
   options.search_placement = false;
@@ -158,7 +158,7 @@ TEST(TrainPlanner, RematChosenByMemory) {
 //   v5e's 1.6e10 B/s host link: 0.7606872 s.
 TEST(TrainPlanner, OffloadIsWhatFits) {
   hw::Topology t = Topo("v5e:2x2");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
   PlanOptions options = TrainOptions(t, 4);
   options.pinned = "context=4,fsdp=4";
   options.search_placement = false;
@@ -180,7 +180,7 @@ TEST(TrainPlanner, OffloadIsWhatFits) {
 
 TEST(TrainPlanner, Errors) {
   hw::Topology t = Topo("v5p:2x2x1");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
   PlanOptions options = TrainOptions(t, 2);
   options.pinned = "dp=4";  // does not divide the 2 samples
   auto bad = MakePlan(config, t, options);
@@ -200,7 +200,7 @@ TEST(TrainPlanner, Errors) {
 // test compares the plan.json bytes; here the fields that make it).
 TEST(TrainPlanner, DeterministicAcrossThreads) {
   hw::Topology t = Topo("h100:8");
-  zoo::ModelConfig config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
   PlanOptions options = TrainOptions(t);
   options.alpa = false;  // the ILP stops at a wall-clock limit on 2D meshes; the CLI test covers it
   std::optional<Plan> reference;

@@ -92,7 +92,7 @@ int RunBench(const BenchArgs& args) {
       plan_options.threads = args.threads;
       plan_options.calibration = price::DefaultPriceCalibration(*topology);
       if (!args.quiet) fmt::print(stderr, "bench: {} {} on {}\n", row.model, row.resolution, row.topology);
-      auto plan = search::MakePlan(*config, *topology, plan_options);
+      auto plan = search::MakePlan(zoo::WorkloadOf(*config), *topology, plan_options);
       if (plan.ok()) {
         row.planned = true;
         row.plan = std::move(*plan);

@@ -36,13 +36,16 @@ StatusOr<price::PriceCalibration> LoadPriceCalibration(const std::string& path, 
 
 // --model and the video flags, and their resolution against the zoo.
 CLI::Option* AddModelFlags(CLI::App* cmd, ModelFlags* flags);
-// With --stablehlo or --onnx the config holds the imported program (zoo.h).
-StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags);
+// The workload the flags name: the zoo model, or with --stablehlo or --onnx
+// the imported program (workload/workload.h).
+StatusOr<workload::Workload> ResolveModelFlags(const ModelFlags& flags);
+// The zoo model the flags name (no program flags).
+StatusOr<zoo::ModelConfig> ResolveZooFlags(const ModelFlags& flags);
 
 // --stablehlo / --onnx (program_flags.cc).
 struct ImportedModel {
   frontend::ImportedProgram program;
-  zoo::ModelConfig config;  // config.program is the program's graph
+  az::workload::Workload workload;  // workload.program is the program's graph
 };
 bool HasProgram(const ModelFlags& flags);
 // Imports the file; warnings go to stderr.

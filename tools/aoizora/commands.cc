@@ -157,7 +157,7 @@ int RunModels(const ModelsArgs& args) {
 int RunInspect(const InspectArgs& args) {
   if (!args.pir_file.empty()) return InspectPirFile(args);
   if (HasProgram(args)) return InspectProgram(args);
-  auto config = ResolveModelFlags(args);
+  auto config = ResolveZooFlags(args);
   if (!config.ok()) return Fail(config.status());
   if (!args.stage.empty()) return InspectStage(args, *config);
 
@@ -284,11 +284,16 @@ StatusOr<price::PriceCalibration> LoadPriceCalibration(const std::string& path, 
   return price::LoadPriceCalibration(text, path, topology);
 }
 
-StatusOr<zoo::ModelConfig> ResolveModelFlags(const ModelFlags& flags) {
+StatusOr<workload::Workload> ResolveModelFlags(const ModelFlags& flags) {
   if (HasProgram(flags)) {
     AZ_ASSIGN_OR_RETURN(ImportedModel imported, ResolveProgram(flags));
-    return imported.config;
+    return imported.workload;
   }
+  AZ_ASSIGN_OR_RETURN(zoo::ModelConfig config, ResolveZooFlags(flags));
+  return zoo::WorkloadOf(config);
+}
+
+StatusOr<zoo::ModelConfig> ResolveZooFlags(const ModelFlags& flags) {
   zoo::ModelOptions options;
   options.width = flags.width;
   options.height = flags.height;

@@ -31,13 +31,13 @@ struct CompileArgs : ModelFlags {
   std::string remat = "none";
 };
 
-StatusOr<pir::Graph> BuildGraph(const CompileArgs& args, const zoo::ModelConfig& config) {
-  if (args.graph == "step") return zoo::BuildStep(config);
-  if (args.graph != "train") return zoo::BuildForward(config);
-  zoo::TrainOptions train;
+StatusOr<pir::Graph> BuildGraph(const CompileArgs& args, const workload::Workload& workload) {
+  if (args.graph == "step") return workload.Step();
+  if (args.graph != "train") return workload.Forward();
+  workload::TrainOptions train;
   train.micro_batch = args.micro_batch;
   AZ_ASSIGN_OR_RETURN(train.remat, pir::ParseRematPolicy(args.remat));
-  return zoo::BuildTrainStep(config, train);
+  return workload.TrainStep(train);
 }
 
 int RunCompile(const CompileArgs& args) {

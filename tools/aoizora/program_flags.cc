@@ -39,7 +39,7 @@ StatusOr<ImportedModel> ResolveProgram(const ModelFlags& flags) {
   }
   AZ_ASSIGN_OR_RETURN(frontend::LoadedProgram loaded, frontend::LoadProgram(request));
   for (const std::string& warning : loaded.program.warnings) fmt::print(stderr, "aoizora: {}\n", warning);
-  return ImportedModel{std::move(loaded.program), std::move(loaded.config)};
+  return ImportedModel{std::move(loaded.program), std::move(loaded.workload)};
 }
 
 int InspectProgram(const InspectArgs& args) {
@@ -78,10 +78,10 @@ int InspectProgram(const InspectArgs& args) {
     nlohmann::ordered_json meshes = nlohmann::ordered_json::array();
     for (const pir::Mesh& m : g.meshes()) meshes.push_back(pir::PrintMesh(m));
     nlohmann::ordered_json j = {
-        {"model", imported->config.model},
+        {"model", imported->workload.model},
         {"format", p.format},
-        {"batch", imported->config.batch},
-        {"steps", imported->config.steps},
+        {"batch", imported->workload.batch},
+        {"steps", imported->workload.steps},
         {"params", s.num_params},
         {"param_bytes", s.param_bytes.value()},
         {"video_tokens", video},
@@ -90,7 +90,7 @@ int InspectProgram(const InspectArgs& args) {
         {"forwards_per_step", 1},
         {"flops_per_forward", s.model_flops().value()},
         {"flops_per_step", s.model_flops().value()},
-        {"flops_per_video", s.model_flops().value() * imported->config.steps},
+        {"flops_per_video", s.model_flops().value() * imported->workload.steps},
         {"forward_cost", CostJson(s.cost)},
         {"activation_peak_bytes", s.activation_peak_bytes.value()},
         {"activation_total_bytes", s.activation_total_bytes.value()},
@@ -107,7 +107,7 @@ int InspectProgram(const InspectArgs& args) {
     return 0;
   }
   Flops f = s.model_flops();
-  fmt::print("program          {} ({}), {} ops, {} attention\n", imported->config.model, p.format, s.num_ops,
+  fmt::print("program          {} ({}), {} ops, {} attention\n", imported->workload.model, p.format, s.num_ops,
              attention_ops);
   for (const std::string& note : p.notes) fmt::print("                 {}\n", note);
   fmt::print("tokens           video {}, text {}\n", WithCommas(video), WithCommas(text));

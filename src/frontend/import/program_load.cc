@@ -9,6 +9,23 @@
 
 namespace az::frontend {
 
+namespace {
+
+class ImportedBuilder final : public workload::WorkloadBuilder {
+ public:
+  explicit ImportedBuilder(std::shared_ptr<const pir::Graph> program) : program_(std::move(program)) {}
+  int64_t DepthUnits() const override { return 1; }
+  workload::TokenCounts Tokens(const workload::Workload&) const override {
+    return {program_->attrs().GetInt("video_tokens").value_or(0), program_->attrs().GetInt("text_tokens").value_or(0)};
+  }
+  StatusOr<pir::Graph> Forward(const workload::Workload&) const override { return *program_; }
+
+ private:
+  std::shared_ptr<const pir::Graph> program_;
+};
+
+}  // namespace
+
 StatusOr<std::pair<std::string, int64_t>> ParseDimBinding(std::string_view text) {
   size_t eq = text.find('=');
   int64_t size = 0;
@@ -41,21 +58,26 @@ StatusOr<LoadedProgram> LoadProgram(const ProgramRequest& request) {
   } else {
     AZ_ASSIGN_OR_RETURN(out.program, ImportOnnxFile(request.file, options));
   }
-  const pir::Graph& graph = out.program.graph;
-  zoo::ModelConfig& c = out.config;
-  c.model = request.file;
-  c.batch = graph.attrs().GetInt("batch").value_or(1);
-  c.steps = request.steps.value_or(1);
-  c.cfg = zoo::CfgMode::kNone;
+  out.workload = ProgramWorkload(request.file, out.program.graph, request.steps.value_or(1));
+  return out;
+}
+
+workload::Workload ProgramWorkload(std::string name, pir::Graph graph, int64_t steps) {
+  workload::Workload w;
+  w.model = std::move(name);
+  w.batch = graph.attrs().GetInt("batch").value_or(1);
+  w.steps = steps;
+  w.cfg = workload::CfgMode::kNone;
   // The dtype the program's matmuls run in (the first einsum's), for reports.
   for (const pir::Op& op : graph.ops()) {
     if (op.kind == pir::OpKind::kEinsum) {
-      c.dtype = graph.type(op.operands[0]).dtype;
+      w.dtype = graph.type(op.operands[0]).dtype;
       break;
     }
   }
-  c.program = std::make_shared<const pir::Graph>(graph);
-  return out;
+  w.program = std::make_shared<const pir::Graph>(std::move(graph));
+  w.builder = std::make_shared<const ImportedBuilder>(w.program);
+  return w;
 }
 
 }  // namespace az::frontend

@@ -4,10 +4,14 @@
 //
 // LoadProgram imports the file (or its contents, when the caller holds them
 // in memory) with the symbolic dims bound and the latent input named, and
-// builds the zoo::ModelConfig the planner takes: `program` is the imported
-// graph, `model` names the file, batch is the graph's `batch` attribute (1
-// when absent), steps the request's (1 when absent), CFG none, dtype the one
-// the first einsum runs in. Import warnings are left in
+// builds the workload the planner takes (workload/workload.h): `program` is
+// the imported graph, `model` names the file, width, height and frames are 0,
+// batch is the graph's `batch` attribute (1 when absent), steps the
+// request's (1 when absent), CFG none, dtype the one the first einsum runs
+// in. Its forward is the program as it is, whatever the workload's depth and
+// CFG mode: one block unit, and the token counts are the graph's attributes
+// (frontend/import/dit.h); it has no denoising step, training step or
+// stages, and no deployment rule. Import warnings are left in
 // `program.warnings` for the caller to show (the CLI prints them on stderr).
 #pragma once
 
@@ -19,7 +23,7 @@
 #include <vector>
 
 #include "frontend/import/imported.h"
-#include "frontend/zoo/zoo.h"
+#include "workload/workload.h"
 #include "support/status.h"
 
 namespace az::frontend {
@@ -42,9 +46,13 @@ StatusOr<std::pair<std::string, int64_t>> ParseDimBinding(std::string_view text)
 
 struct LoadedProgram {
   ImportedProgram program;
-  zoo::ModelConfig config;  // config.program is the program's graph
+  az::workload::Workload workload;  // workload.program is the program's graph
 };
 
 StatusOr<LoadedProgram> LoadProgram(const ProgramRequest& request);
+
+// The workload of an already imported graph (what LoadProgram builds, above):
+// `name` is its file, `steps` the steps per video.
+workload::Workload ProgramWorkload(std::string name, pir::Graph graph, int64_t steps);
 
 }  // namespace az::frontend

@@ -5,16 +5,6 @@
 
 namespace az::zoo {
 
-std::string_view StageKindName(StageKind kind) {
-  switch (kind) {
-    case StageKind::kTextEncoder: return "text-encoder";
-    case StageKind::kImageEncoder: return "image-encoder";
-    case StageKind::kVaeEncoder: return "vae-encoder";
-    case StageKind::kVaeDecoder: return "vae-decoder";
-  }
-  return "text-encoder";
-}
-
 namespace {
 
 bool IsWan21Vae(const std::string& model) {

@@ -43,19 +43,9 @@
 
 namespace az::zoo {
 
-enum class StageKind { kTextEncoder, kImageEncoder, kVaeEncoder, kVaeDecoder };
-std::string_view StageKindName(StageKind kind);  // "text-encoder", ...
-
-struct StageInfo {
-  std::string name;  // "umt5-xxl"
-  StageKind kind;
-  pir::DType dtype;  // what the pipeline runs it in
-  // Invocations per video: a text encoder runs on the prompt and, with CFG,
-  // on the negative prompt; the image encoder and the VAEs once per video
-  // (the graph of a Wan VAE is one video; HunyuanVideo's the whole batch).
-  int64_t invocations = 1;
-  std::string description;  // one line
-};
+using workload::StageInfo;
+using workload::StageKind;
+using workload::StageKindName;
 
 // The stages a model's pipeline runs besides the DiT, in pipeline order;
 // empty for models whose stages are not built (stages.h's header lists them).
@@ -87,12 +77,7 @@ StatusOr<pir::Graph> BuildStage(const ModelConfig& config, std::string_view stag
 // latent's slices are layout ops: no FLOPs). A run whose decoded tile the
 // tiler drops (a one-frame temporal tile after the first) still runs: its
 // input is left unread.
-struct DecoderTileRun {
-  std::string name;  // its op scope in BuildStage's graph: "ttile_1.tile_2_3"; "" for an untiled decode
-  pir::Shape latent;                       // [B, C, f, h, w]: the latent slice it decodes
-  int64_t frame = 0, row = 0, column = 0;  // where the slice starts in the latent
-  pir::Shape decoded;                      // its output: [B, 3, 1 + 4 (f - 1), 8 h, 8 w]
-};
+using workload::DecoderTileRun;
 
 // The runs of `stage`; empty for a stage that is not a tiled decoder. An
 // untiled decode (a latent within one tile) is one run. Error: an unknown

@@ -82,9 +82,6 @@ std::vector<pir::RematSegment> BlockSegments(const pir::Graph& graph, pir::OpId 
 }  // namespace
 
 StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOptions& options) {
-  if (config.program) {
-    return InvalidArgument("'" + config.model + "' is an imported program: training steps are built for zoo models");
-  }
   constexpr int64_t kMaxMicroBatch = 1024;
   if (options.micro_batch < 1 || options.micro_batch > kMaxMicroBatch) {
     return InvalidArgument("micro-batch must be in 1.." + std::to_string(kMaxMicroBatch) + ", got " +

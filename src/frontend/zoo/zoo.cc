@@ -5,22 +5,6 @@
 
 namespace az::zoo {
 
-std::string_view CfgModeName(CfgMode mode) {
-  switch (mode) {
-    case CfgMode::kTwoPass: return "two-pass";
-    case CfgMode::kBatch2: return "batch2";
-    case CfgMode::kNone: return "none";
-  }
-  return "none";
-}
-
-StatusOr<CfgMode> ParseCfgMode(std::string_view name) {
-  if (name == "two-pass") return CfgMode::kTwoPass;
-  if (name == "batch2") return CfgMode::kBatch2;
-  if (name == "none") return CfgMode::kNone;
-  return InvalidArgument("unknown CFG mode '" + std::string(name) + "' (expected two-pass, batch2 or none)");
-}
-
 namespace {
 
 // The attention libraries the deployed code calls (zoo.h: DeployedAttention).
@@ -219,27 +203,23 @@ StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& 
 }
 
 TokenCounts CountTokens(const ModelConfig& config) {
-  if (config.program) {
-    return {config.program->attrs().GetInt("video_tokens").value_or(0),
-            config.program->attrs().GetInt("text_tokens").value_or(0)};
-  }
   return FamilyOf(config.model).Tokens(config);
 }
 
 Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) {
-  if (config.program || sp <= 1) return Status::Ok();
+  if (sp <= 1) return Status::Ok();
   return FamilyOf(config.model).DeployedSequenceSplit(config, sp);
 }
 
 DeployedDegrees DeployedParallelism(const ModelConfig& config) {
-  return config.program ? DeployedDegrees{} : FamilyOf(config.model).deployed_degrees();
+  return FamilyOf(config.model).deployed_degrees();
 }
 
 DeployedAttention DeployedAttentionLibrary(const ModelConfig& config) {
-  return config.program ? DeployedAttention{} : RegistrationOf(config.model).attention;
+  return RegistrationOf(config.model).attention;
 }
 
-int64_t DepthUnits(const ModelConfig& config) { return config.program ? 1 : FamilyOf(config.model).depth_units(); }
+int64_t DepthUnits(const ModelConfig& config) { return FamilyOf(config.model).depth_units(); }
 
 void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   TokenCounts tokens = CountTokens(c);
@@ -266,7 +246,6 @@ static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t chann
 }
 
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
-  if (config.program) return *config.program;
   const DitFamily& family = FamilyOf(config.model);
   AZ_RETURN_IF_ERROR(family.Validate(config));
   if (config.depth_units < 0 || config.depth_units > family.depth_units()) {
@@ -290,9 +269,6 @@ StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
 //   v   = v_uncond + g * (v_cond - v_uncond)   (two-pass, batch2)
 //   x'  = x + dt * v                          (flow matching Euler step)
 StatusOr<pir::Graph> BuildStep(const ModelConfig& config) {
-  if (config.program) {
-    return InvalidArgument("'" + config.model + "' is an imported program: it has a forward, not a denoising step");
-  }
   const DitFamily& family = FamilyOf(config.model);
   AZ_RETURN_IF_ERROR(family.Validate(config));
   GraphBuilder b(config.model + ".step");

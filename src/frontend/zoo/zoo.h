@@ -24,23 +24,21 @@
 #include <string>
 #include <vector>
 
-#include "pir/grad/adamw.h"
+#include "workload/workload.h"
 #include "pir/ir/graph.h"
 #include "support/status.h"
 
 namespace az::zoo {
 
-enum class CfgMode { kTwoPass, kBatch2, kNone };
-std::string_view CfgModeName(CfgMode mode);
-StatusOr<CfgMode> ParseCfgMode(std::string_view name);
-
-// What a user asks for; unset fields take the model's defaults.
-struct ModelOptions {
-  std::optional<int64_t> width, height, frames, steps;
-  int64_t batch = 1;
-  std::optional<CfgMode> cfg;
-  pir::DType dtype = pir::DType::kBF16;
-};
+// The types the zoo shares with every frontend (workload/workload.h).
+using workload::CfgMode;
+using workload::CfgModeName;
+using workload::DeployedAttention;
+using workload::DeployedDegrees;
+using workload::ModelOptions;
+using workload::ParseCfgMode;
+using workload::TokenCounts;
+using workload::TrainOptions;
 
 // The VAE's temporal compression. A causal VAE encodes the first frame alone
 // and every `frames_per_group` frames after it into `latents_per_group` latent
@@ -94,12 +92,6 @@ struct ModelConfig {
   // units (DepthUnits gives the full count); parameter counts and FLOPs of a
   // truncated model are not the model's.
   int64_t depth_units = 0;
-  // A program imported from a file (frontend/import: StableHLO, ONNX) instead
-  // of a zoo model. BuildForward then returns it as it is: it is one block
-  // unit (DepthUnits 1, depth_units ignored), its CFG mode is none, `model`
-  // names the file, and width/height/frames are 0. The latent input and the
-  // token counts are the graph's attributes (frontend/import/dit.h).
-  std::shared_ptr<const pir::Graph> program;
 };
 
 // The number of block units of the full model (see ModelConfig::depth_units).
@@ -121,57 +113,26 @@ StatusOr<const ModelEntry*> FindModel(std::string_view name);
 StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options);
 
 // Tokens of one sample: video (patch grid) and text (what the DiT attends to).
-struct TokenCounts {
-  int64_t video = 0;
-  int64_t text = 0;
-};
 TokenCounts CountTokens(const ModelConfig& config);
 
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config);
 StatusOr<pir::Graph> BuildStep(const ModelConfig& config);
 
-// A training step (train.cc documents the graph): the forward at micro_batch
-// (CFG does not apply: config.cfg and config.batch are ignored), the
-// flow-matching loss, the backward with per-block rematerialization, and
-// AdamW with fp32 master weights and moments.
-struct TrainOptions {
-  int64_t micro_batch = 1;
-  pir::RematPolicy remat = pir::RematPolicy::kNone;
-  pir::AdamWOptions adamw;
-};
+// A training step (train.cc documents the graph; workload.h: TrainOptions).
 StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOptions& options);
 
-// Whether the code people deploy the model with runs sequence parallelism of
-// degree sp = ulysses x ring at this configuration: Ok, or an error saying
-// which rule of that code refuses it. Wan's code pads the sequence (any sp);
-// HunyuanVideo's splits the latent along patch rows or columns
-// (models.md §4.2); xDiT's CogVideoX runner splits every frame's latent rows
-// (xfuser/core/distributed/runtime_state.py). It bounds the expert baseline
-// (search/planner.cc), not AoiZora's own plans, whose compiled programs split
-// the flattened tokens and pad. Imported programs: Ok.
+// The rules of the code people deploy the model with (workload.h:
+// WorkloadBuilder). DeployedSequenceSplit: whether it runs sequence
+// parallelism of degree sp = ulysses x ring at this configuration. Wan's code
+// pads the sequence (any sp); HunyuanVideo's splits the latent along patch
+// rows or columns (models.md §4.2); xDiT's CogVideoX runner splits every
+// frame's latent rows (xfuser/core/distributed/runtime_state.py).
 Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp);
-
-// The degrees the deployed code offers besides Ulysses x Ring: xDiT's CFG
-// parallelism (--use_cfg_parallel), and tensor parallelism where the model's
-// own code runs it (Step-Video: tp_degree x ulysses_degree, no CFG degree;
-// models.md §4.6). Imported programs: the default.
-struct DeployedDegrees {
-  bool cfg = true;
-  bool tp = false;
-};
 DeployedDegrees DeployedParallelism(const ModelConfig& config);
-
-// The attention library the model's deployed code calls on GPUs (a name of
-// price/stack.h), and where the README or code says so. `hopper` is the
-// library on Hopper GPUs when the deployment says it differs there. TPUs run
-// MaxDiffusion's JAX flash kernel for every model (the planner's TPU default).
-// Imported programs and models whose deployment names no library: fa2, the
-// library the shipped fits were made with (hw/chip.cc: fitted_compute).
-struct DeployedAttention {
-  std::string_view gpu = "fa2";
-  std::string_view hopper = "fa2";
-  std::string_view source = "no deployment source names another library: fa2, the library the shipped fits saw";
-};
 DeployedAttention DeployedAttentionLibrary(const ModelConfig& config);
+
+// The workload of a configuration: what the planner sees of it
+// (workload/workload.h); its graphs are this file's builders.
+workload::Workload WorkloadOf(const ModelConfig& config);
 
 }  // namespace az::zoo
