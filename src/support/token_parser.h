@@ -5,7 +5,8 @@
 // A format provides an enum TokenKind with at least kEof, kError, kIdent,
 // kInt and kString; a Lexer with `Token Next()`; and a free function
 // `std::string DescribeToken(const Token&)` (found by argument lookup) for
-// "expected X, found Y" messages.
+// "expected X, found Y" messages, which DescribeBasicToken writes for the kinds
+// every format has.
 #pragma once
 
 #include <charconv>
@@ -26,6 +27,21 @@ struct BasicToken {
   int line = 1;
   int col = 1;
 };
+
+// "end of input", "identifier 'foo'", "integer 12", "float 1.5" (a format with
+// kFloat), "a string"; any other token as its spelling in quotes: "'}'".
+template <typename Kind>
+std::string DescribeBasicToken(const BasicToken<Kind>& token) {
+  if (token.kind == Kind::kEof) return "end of input";
+  if (token.kind == Kind::kError) return "an invalid token";
+  if (token.kind == Kind::kIdent) return "identifier '" + token.text + "'";
+  if (token.kind == Kind::kString) return "a string";
+  if (token.kind == Kind::kInt) return "integer " + std::string(token.spelling);
+  if constexpr (requires { Kind::kFloat; }) {
+    if (token.kind == Kind::kFloat) return "float " + std::string(token.spelling);
+  }
+  return "'" + std::string(token.spelling) + "'";
+}
 
 template <typename Lexer, typename Token>
 class TokenParser {
