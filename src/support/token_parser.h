@@ -10,6 +10,7 @@
 #pragma once
 
 #include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,17 @@ struct BasicToken {
   int line = 1;
   int col = 1;
 };
+
+// `spelling` read whole as a T (an integer, a double) by std::from_chars, so
+// in the C locale; nullopt when it is not one or is out of T's range.
+template <typename T>
+std::optional<T> FromChars(std::string_view spelling) {
+  T value{};
+  const char* end = spelling.data() + spelling.size();
+  auto [ptr, ec] = std::from_chars(spelling.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
 
 // "end of input", "identifier 'foo'", "integer 12", "float 1.5" (a format with
 // kFloat), "a string"; any other token as its spelling in quotes: "'}'".
@@ -97,13 +109,17 @@ class TokenParser {
   }
   StatusOr<int64_t> ParseInt(const char* what) {
     if (!At(Kind::kInt)) return Expected(what);
-    int64_t value = 0;
-    const char* begin = tok_.spelling.data();
-    const char* end = begin + tok_.spelling.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "integer literal out of range");
+    std::optional<int64_t> value = FromChars<int64_t>(tok_.spelling);
+    if (!value) return ErrorAt(tok_, "integer literal out of range");
     Advance();
-    return value;
+    return *value;
+  }
+  // The number of the current %N reference token (its text is the digits);
+  // `out_of_range` is the error for one past int64.
+  StatusOr<int64_t> RefNumber(const char* out_of_range) const {
+    std::optional<int64_t> number = FromChars<int64_t>(tok_.text);
+    if (!number) return ErrorAt(tok_, out_of_range);
+    return *number;
   }
   StatusOr<std::string> ParseString(const char* what) {
     if (!At(Kind::kString)) return Expected(what);
