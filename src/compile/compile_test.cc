@@ -5,6 +5,7 @@
 #include "compile/spmd/spmd_compiler.h"
 #include "frontend/zoo/zoo.h"
 #include "pir/build/graph_builder.h"
+#include "pir/build/testing.h"
 #include "shard/templates.h"
 
 namespace az::compile {
@@ -66,12 +67,7 @@ int Count(const std::vector<Found>& found, cir::CollectiveKind kind) {
 // row-parallel W2 (contraction on t) leaves a partial sum: exactly one
 // all-reduce of the output, batch * seq * d * 2 bytes = 2 * 128 * 256 * 2 = 131,072.
 TEST(SpmdCompiler, MegatronMlpNeedsOneAllReduce) {
-  pir::GraphBuilder b("mlp");
-  pir::ValueId x = b.Input("x", pir::DType::kBF16, {2, 128, 256});
-  pir::ValueId h = b.Linear("fc1", x, 1024, /*bias=*/false);
-  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
-  b.Output(b.Linear("fc2", g, 256, /*bias=*/false));
-  pir::Graph graph = b.Finish();
+  pir::Graph graph = pir_test::MlpGraph();
   auto mesh = shard::Mesh::Parse("t=4");
   ASSERT_TRUE(mesh.ok());
   shard::Seeds seeds;

@@ -18,14 +18,7 @@ using search::Plan;
 
 void Line(std::string& out, const std::string& text = "") { out += text + "\n"; }
 
-std::string CoordsText(const std::vector<int>& coords) {
-  std::string out = "(";
-  for (size_t k = 0; k < coords.size(); ++k) {
-    if (k > 0) out += ", ";
-    out += std::to_string(coords[k]);
-  }
-  return out + ")";
-}
+std::string CoordsText(const std::vector<int>& coords) { return IntList(coords, "(", ")"); }
 
 // The specs of the tensors whose role is one of `roles` (empty: every role
 // not in `others`).
@@ -50,26 +43,11 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
                "mesh " + MeshText(config) + " has " + std::to_string(devices) + " devices, the placement " +
                    std::to_string(config.placement.size()));
 
-  std::string axes = "(", shape = "(", order = "[";
-  for (size_t k = 0; k < config.mesh.size(); ++k) {
-    if (k > 0) {
-      axes += ", ";
-      shape += ", ";
-    }
-    axes += PyString(config.mesh[k].first);
-    shape += std::to_string(config.mesh[k].second);
-  }
-  if (config.mesh.size() == 1) {  // (8) is an int, (8,) a tuple
-    axes += ",";
-    shape += ",";
-  }
-  axes += ")";
-  shape += ")";
-  for (size_t k = 0; k < config.placement.size(); ++k) {
-    if (k > 0) order += ", ";
-    order += std::to_string(config.placement[k]);
-  }
-  order += "]";
+  const std::string axes =
+      JoinList(config.mesh, [](const auto& axis) { return PyString(axis.first); }, "(", ")", /*python_tuple=*/true);
+  const std::string shape = JoinList(
+      config.mesh, [](const auto& axis) { return std::to_string(axis.second); }, "(", ")", /*python_tuple=*/true);
+  const std::string order = IntList(config.placement);
 
   std::string out;
   Line(out, "\"\"\"JAX mesh and shardings of an AoiZora plan.");

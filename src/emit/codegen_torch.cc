@@ -255,34 +255,11 @@ void AssignNodes(const Plan& plan, XditLaunch& launch) {
 
 void Line(std::string& out, const std::string& text = "") { out += text + "\n"; }
 
-std::string PyIntList(const std::vector<int64_t>& values) {
-  std::string out = "[";
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (k > 0) out += ", ";
-    out += std::to_string(values[k]);
-  }
-  return out + "]";
-}
-
 std::string PyStrTuple(const std::vector<std::string>& values) {
-  std::string out = "(";
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (k > 0) out += ", ";
-    out += PyString(values[k]);
-  }
-  if (values.size() == 1) out += ",";
-  return out + ")";
+  return JoinList(values, PyString, "(", ")", /*python_tuple=*/true);
 }
 
-std::string PyIntTuple(const std::vector<int64_t>& values) {
-  std::string out = "(";
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (k > 0) out += ", ";
-    out += std::to_string(values[k]);
-  }
-  if (values.size() == 1) out += ",";
-  return out + ")";
-}
+std::string PyIntTuple(const std::vector<int64_t>& values) { return IntList(values, "(", ")", /*python_tuple=*/true); }
 
 // DTensor placements of one tensor, one per mesh dimension, and a comment
 // when they need _StridedShard.
@@ -431,9 +408,9 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out, "MESH_DIM_NAMES = " + PyStrTuple(names));
   Line(out, "MESH_SHAPE = " + PyIntTuple(shape));
   Line(out, "# Global rank of each logical rank (row-major mesh position, the last dim fastest).");
-  Line(out, "RANK_LAYOUT = " + PyIntList(rank_layout));
+  Line(out, "RANK_LAYOUT = " + IntList(rank_layout));
   Line(out, "# Device id (chip id) of each logical rank: the plan's placement.");
-  Line(out, "DEVICE_IDS = " + PyIntList(device_ids));
+  Line(out, "DEVICE_IDS = " + IntList(device_ids));
   Line(out, "# Logical rank -> GPU:");
   for (size_t k = 0; k < config.placement.size(); ++k) {
     int chip = config.placement[k];
@@ -520,7 +497,7 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
                   ", cfg " + std::to_string(config.cfg) + ", tp " + std::to_string(config.tp) + ", dp " +
                   std::to_string(config.dp) + (config.fsdp > 0 ? ", fsdp " + std::to_string(config.fsdp) : "") + ".");
     Line(out, "# Device (chip id) of each xDiT rank:");
-    Line(out, "XDIT_RANK_DEVICES = " + PyIntList(order));
+    Line(out, "XDIT_RANK_DEVICES = " + IntList(order));
     for (size_t node_rank = 0; launch.placement_expressible && node_rank < launch.node_of_node_rank.size();
          ++node_rank) {
       const std::string& devices = launch.cuda_visible_devices[node_rank];

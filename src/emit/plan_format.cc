@@ -268,33 +268,14 @@ std::string ChipName(const search::Plan& plan, int chip) {
 std::string PySpecEntry(const std::vector<std::string>& axes) {
   if (axes.empty()) return "None";
   if (axes.size() == 1) return PyString(axes[0]);
-  std::string out = "(";
-  for (size_t k = 0; k < axes.size(); ++k) {
-    if (k > 0) out += ", ";
-    out += PyString(axes[k]);
-  }
-  return out + ")";
+  return JoinList(axes, PyString, "(", ")");
 }
 
 std::string PySpecTuple(const std::vector<std::vector<std::string>>& spec) {
-  std::string out = "(";
-  for (size_t d = 0; d < spec.size(); ++d) {
-    if (d > 0) out += ", ";
-    out += PySpecEntry(spec[d]);
-  }
-  // A one-element tuple needs its comma: (None) is just None.
-  if (spec.size() == 1) out += ",";
-  return out + ")";
+  return JoinList(spec, PySpecEntry, "(", ")", /*python_tuple=*/true);
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (d > 0) out += ", ";
-    out += std::to_string(shape[d]);
-  }
-  return out + "]";
-}
+std::string ShapeText(const std::vector<int64_t>& shape) { return IntList(shape); }
 
 std::vector<KindCost> CostByKind(const price::SimResult& result) {
   std::vector<KindCost> kinds;

@@ -91,6 +91,27 @@ const search::ChipInfo* FindChip(const search::Plan& plan, int chip);
 // The chip's name, or "chip<N>" when the plan does not list it.
 std::string ChipName(const search::Plan& plan, int chip);
 
+// `items`, each written by `text`, joined by ", " between `open` and `close`:
+// "[a, b]"; a Python tuple (`python_tuple`) gets the comma one element needs,
+// "(a,)", since (a) is just a.
+template <typename Item, typename Text>
+std::string JoinList(const std::vector<Item>& items, Text text, std::string_view open = "[",
+                     std::string_view close = "]", bool python_tuple = false) {
+  std::string out(open);
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (k > 0) out += ", ";
+    out += text(items[k]);
+  }
+  if (python_tuple && items.size() == 1) out += ",";
+  return out.append(close);
+}
+// Integers the same way: "[1, 2]", or "(1, 2)" with the brackets given.
+template <typename Int>
+std::string IntList(const std::vector<Int>& values, std::string_view open = "[", std::string_view close = "]",
+                    bool python_tuple = false) {
+  return JoinList(values, [](Int value) { return std::to_string(value); }, open, close, python_tuple);
+}
+
 // One PartitionSpec entry as Python: None, "x" or ("x", "y").
 std::string PySpecEntry(const std::vector<std::string>& axes);
 // A whole PartitionSpec as a Python tuple: (None, "x"), (None,) or ().

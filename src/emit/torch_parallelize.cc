@@ -53,12 +53,9 @@ std::string StridedComment(const Configuration& config, const search::TensorSpec
 }
 
 std::string PlacementList(const std::vector<int>& dims) {
-  std::string list = "[";
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (k > 0) list += ", ";
-    list += dims[k] < 0 ? "(\"replicate\",)" : "(\"shard\", " + std::to_string(dims[k]) + ")";
-  }
-  return list + "]";
+  return JoinList(dims, [](int dim) {
+    return dim < 0 ? std::string("(\"replicate\",)") : "(\"shard\", " + std::to_string(dim) + ")";
+  });
 }
 
 namespace {

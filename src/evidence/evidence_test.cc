@@ -5,6 +5,7 @@
 #include "compile/spmd/spmd_compiler.h"
 #include "compile/xla/hlo_import.h"
 #include "pir/build/graph_builder.h"
+#include "pir/build/testing.h"
 #include "shard/propagation.h"
 #include "support/test_files.h"
 
@@ -13,12 +14,7 @@ namespace {
 
 // A tp=4 MLP (see compile_test.cc): one all-reduce, two matmul kernels.
 cir::Program CompiledMlp() {
-  pir::GraphBuilder b("mlp");
-  pir::ValueId x = b.Input("x", pir::DType::kBF16, {2, 128, 256});
-  pir::ValueId h = b.Linear("fc1", x, 1024, /*bias=*/false);
-  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
-  b.Output(b.Linear("fc2", g, 256, /*bias=*/false));
-  pir::Graph graph = b.Finish();
+  pir::Graph graph = pir_test::MlpGraph();
   auto mesh = shard::Mesh::Parse("t=4");
   shard::Seeds seeds;
   seeds.op_factors[0]["y"] = {0};

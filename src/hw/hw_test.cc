@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hw/chip.h"
+#include "hw/testing.h"
 #include "hw/topology.h"
 
 namespace az::hw {
@@ -57,11 +58,7 @@ TEST(ChipTraits, HostLinkIsAField) {
   EXPECT_EQ(source, "chip 'trillium-copy' not in the table: assumed the TPU figure 1.6e10 B/s (SB)");
 }
 
-Topology Make(const std::string& spec) {
-  auto t = MakeTopology(spec);
-  EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
-  return t.ok() ? std::move(t).value() : Topology();
-}
+using hw_test::Topo;
 
 int Node(const Topology& t, const std::string& name) {
   int id = t.FindNode(name);
@@ -161,7 +158,7 @@ TEST(Catalog, UnknownChipListsTheKnownOnes) {
 }
 
 TEST(Torus, V5e2x4IsAGridWithoutWraps) {
-  Topology t = Make("v5e:2x4");
+  Topology t = Topo("v5e:2x4");
   EXPECT_EQ(t.num_chips(), 8);
   // GC's "2x4" is JAX's 4x2 host: x has 4 chips, y 2 (catalog.cc).
   EXPECT_EQ(t.dims, (std::vector<int>{4, 2}));
@@ -181,7 +178,7 @@ TEST(Torus, V5e2x4IsAGridWithoutWraps) {
 }
 
 TEST(Torus, V5e16x16WrapsBothAxes) {
-  Topology t = Make("v5e:16x16");
+  Topology t = Topo("v5e:16x16");
   EXPECT_EQ(t.wrap, (std::vector<bool>{true, true}));
   // Per axis 16 rings of 16 links; 2 axes: 512 links, of which 2 x 16 close the rings.
   EXPECT_EQ(t.links.size(), 512u);
@@ -200,7 +197,7 @@ TEST(Torus, V5e16x16WrapsBothAxes) {
 }
 
 TEST(Torus, V5e8x16WrapsOnlyTheAxisOf16) {
-  Topology t = Make("v5e:8x16");  // x has 16 chips (wrapped), y 8
+  Topology t = Topo("v5e:8x16");  // x has 16 chips (wrapped), y 8
   EXPECT_EQ(t.wrap, (std::vector<bool>{true, false}));
   // x (wrapped): 8 rings x 16 links = 128; y: 16 columns x 7 links = 112; 240 in all, 8 of them wraps.
   EXPECT_EQ(t.links.size(), 240u);
@@ -208,33 +205,33 @@ TEST(Torus, V5e8x16WrapsOnlyTheAxisOf16) {
 }
 
 TEST(Torus, V5pWholeCubesWrapEveryAxisSubCubesNone) {
-  Topology cube = Make("v5p:4x4x4");
+  Topology cube = Topo("v5p:4x4x4");
   EXPECT_EQ(cube.wrap, (std::vector<bool>{true, true, true}));
   // 3 axes x 16 rings x 4 links.
   EXPECT_EQ(cube.links.size(), 192u);
-  Topology small = Make("v5p:2x2x2");
+  Topology small = Topo("v5p:2x2x2");
   EXPECT_EQ(small.wrap, (std::vector<bool>{false, false, false}));
   // 3 axes x 4 lines x 1 link.
   EXPECT_EQ(small.links.size(), 12u);
   // 2x2x4 is below a cube: even its length-4 axis has no wrap.
   // x: 8 lines x 1, y: 8 x 1, z: 4 lines x 3 = 28.
-  Topology bar = Make("v5p:2x2x4");
+  Topology bar = Topo("v5p:2x2x4");
   EXPECT_EQ(bar.wrap, (std::vector<bool>{false, false, false}));
   EXPECT_EQ(bar.links.size(), 28u);
   // v4 follows the same rule; 4x4x8 is two cubes: 2 axes x 32 rings x 4 + 16 rings x 8 = 384.
-  Topology v4 = Make("v4:4x4x8");
+  Topology v4 = Topo("v4:4x4x8");
   EXPECT_EQ(v4.wrap, (std::vector<bool>{true, true, true}));
   EXPECT_EQ(v4.links.size(), 384u);
   ExpectRoutesConnect(cube);
 }
 
 TEST(Torus, RouteLengthsAndDimensionOrder) {
-  Topology grid = Make("v5e:4x4");
+  Topology grid = Topo("v5e:4x4");
   // SB: "six hops between chips (0, 0) and (3, 3)" on a 4x4 without wraps.
   EXPECT_EQ(grid.Hops(Node(grid, "(0,0)"), Node(grid, "(3,3)")), 6);
   // Dimension order: x first.
   EXPECT_EQ(RouteNames(grid, "(0,0)", "(1,1)"), (std::vector<std::string>{"(0,0)->(1,0)", "(1,0)->(1,1)"}));
-  Topology pod = Make("v5e:16x16");
+  Topology pod = Topo("v5e:16x16");
   // The wrap link makes (15,0) a neighbour of (0,0).
   EXPECT_EQ(RouteNames(pod, "(0,0)", "(15,0)"), (std::vector<std::string>{"(0,0)->(15,0)"}));
   // Halfway round a ring of 16 both ways are 8 hops: the tie goes the positive way.
@@ -249,7 +246,7 @@ TEST(Torus, RouteLengthsAndDimensionOrder) {
 
 TEST(Torus, LargeSlicesRouteWithoutTheCache) {
   // 6144 chips: over kRouteCacheMaxChips, so routes are computed on demand.
-  Topology t = Make("v5p:16x16x24");
+  Topology t = Topo("v5p:16x16x24");
   EXPECT_EQ(t.num_chips(), 6144);
   EXPECT_EQ(t.links.size(), 3u * 6144u);  // every axis wraps: one link per chip per axis
   // (0,0,0) -> (8,8,12): halfway on every axis: 8 + 8 + 12 hops.
@@ -260,7 +257,7 @@ TEST(Torus, LargeSlicesRouteWithoutTheCache) {
 }
 
 TEST(Gpu, SingleNodeGoesThroughTheNvswitch) {
-  Topology t = Make("h100:8");
+  Topology t = Topo("h100:8");
   EXPECT_EQ(t.num_chips(), 8);
   EXPECT_EQ(t.num_nodes(), 9);  // 8 GPUs + nvswitch0
   EXPECT_EQ(t.links.size(), 8u);
@@ -273,7 +270,7 @@ TEST(Gpu, SingleNodeGoesThroughTheNvswitch) {
 }
 
 TEST(Gpu, MultiNodeUsesRailsAndPxn) {
-  Topology t = Make("h100:2x8");
+  Topology t = Topo("h100:2x8");
   // 16 GPUs, 2 NVSwitch nodes, 8 rails; 16 NVLink + 16 NIC links.
   EXPECT_EQ(t.num_chips(), 16);
   EXPECT_EQ(t.num_nodes(), 26);
@@ -294,7 +291,7 @@ TEST(Gpu, MultiNodeUsesRailsAndPxn) {
 // A PCIe node is the two-socket tree of catalog.cc: l40s:8 has GPUs 0-3 on
 // cpu0 (pcie0: gpu0, gpu1; pcie1: gpu2, gpu3) and 4-7 on cpu1 (pcie2, pcie3).
 TEST(Gpu, PcieNodesAndNoPeerToPeer) {
-  Topology l40s = Make("l40s:8");
+  Topology l40s = Topo("l40s:8");
   // Nodes: 8 GPUs, cpu0, cpu1, 4 switches. Links: the socket link, 4 uplinks, 8 GPU ports.
   EXPECT_EQ(l40s.num_nodes(), 14);
   EXPECT_EQ(l40s.links.size(), 13u);
@@ -316,17 +313,17 @@ TEST(Gpu, PcieNodesAndNoPeerToPeer) {
   ExpectRoutesConnect(l40s);
   // RTX 4090: no P2P, so even GPUs under one switch stage through their socket's
   // memory; across sockets the route is the same tree path as with P2P.
-  Topology rtx = Make("rtx4090:4");
+  Topology rtx = Topo("rtx4090:4");
   EXPECT_FALSE(rtx.peer_to_peer);
   EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu1"),
             (std::vector<std::string>{"gpu0->pcie0", "pcie0->cpu0", "cpu0->pcie0", "pcie0->gpu1"}));
   EXPECT_EQ(RouteNames(rtx, "gpu0", "gpu3"), (std::vector<std::string>{"gpu0->pcie0", "pcie0->cpu0", "cpu0->cpu1",
                                                                        "cpu1->pcie1", "pcie1->gpu3"}));
   // Odd counts: the first socket takes the extra GPU (l20:3: gpu0, gpu1 on cpu0).
-  Topology three = Make("l20:3");
+  Topology three = Topo("l20:3");
   EXPECT_EQ(RouteNames(three, "gpu1", "gpu2"), (std::vector<std::string>{"gpu1->pcie0", "pcie0->cpu0", "cpu0->cpu1",
                                                                          "cpu1->pcie1", "pcie1->gpu2"}));
-  Topology one = Make("l40s:1");
+  Topology one = Topo("l40s:1");
   EXPECT_EQ(one.FindNode("cpu1"), -1);  // one GPU: one socket
   // L40 (hardware.md §1.2, NV): half the L40S's bf16 (181.05 dense), the same
   // 48 GB GDDR6 at 864 GB/s and PCIe Gen4 x16 node; listed as "l40:8".
@@ -334,12 +331,12 @@ TEST(Gpu, PcieNodesAndNoPeerToPeer) {
   EXPECT_DOUBLE_EQ(l40_chip.bf16.value(), 181.05e12);
   EXPECT_EQ(l40_chip.hbm.value(), 48'000'000'000);
   EXPECT_DOUBLE_EQ(l40_chip.hbm_bw.value(), 864e9);
-  Topology l40 = Make("l40:8");
+  Topology l40 = Topo("l40:8");
   EXPECT_EQ(l40.num_chips(), 8);
   EXPECT_GE(l40.FindNode("pcie3"), 0);
   std::vector<std::string> listed = ListTopologies();
   EXPECT_NE(std::find(listed.begin(), listed.end(), "l40:8"), listed.end());
-  Topology cluster = Make("l40s:2x4");
+  Topology cluster = Topo("l40s:2x4");
   EXPECT_EQ(cluster.links.back().cls, LinkClass::kNetwork);
   EXPECT_DOUBLE_EQ(cluster.links.back().bw.value(), 50e9);
   // Across nodes on different rails: the tree inside the node to the GPU on the
@@ -386,7 +383,7 @@ TEST(Specs, EveryListedTopologyBuilds) {
 }
 
 TEST(Failures, AFailedLinkIsDetoured) {
-  Topology t = Make("v5e:2x4");
+  Topology t = Topo("v5e:2x4");
   ASSERT_TRUE(ApplyFailures(t, {"(0,0)-(1,0)"}, {}).ok());
   // The only other way: down y, across x, back up: 3 hops.
   EXPECT_EQ(RouteNames(t, "(0,0)", "(1,0)"),
@@ -396,7 +393,7 @@ TEST(Failures, AFailedLinkIsDetoured) {
 }
 
 TEST(Failures, AFailedChipIsUnreachableAndAvoided) {
-  Topology t = Make("v5e:2x4");
+  Topology t = Topo("v5e:2x4");
   ASSERT_TRUE(ApplyFailures(t, {}, {"5"}).ok());  // chip 5 = (1,1)
   auto route = t.Route(0, 5);
   ASSERT_FALSE(route.ok());
@@ -409,7 +406,7 @@ TEST(Failures, AFailedChipIsUnreachableAndAvoided) {
 }
 
 TEST(Failures, DisconnectedChipsAreErrors) {
-  Topology t = Make("v5e:2x4");
+  Topology t = Topo("v5e:2x4");
   ASSERT_TRUE(ApplyFailures(t, {"0-1", "0-4"}, {}).ok());  // (0,0) loses both its links
   auto route = t.Route(0, 7);
   ASSERT_FALSE(route.ok());
@@ -419,7 +416,7 @@ TEST(Failures, DisconnectedChipsAreErrors) {
 }
 
 TEST(Failures, GpuLinksAndSyntax) {
-  Topology t = Make("h100:2x8");
+  Topology t = Topo("h100:2x8");
   ASSERT_TRUE(ApplyFailures(t, {"node0/gpu1-rail1"}, {"node1/gpu3"}).ok());
   // The NIC of node0/gpu1 is gone. Breadth-first, neighbours in link-id order (NVLink links
   // come first): over nvswitch0 to node0/gpu0, rail 0, node1/gpu0, then nvswitch1: 6 hops.
@@ -429,7 +426,7 @@ TEST(Failures, GpuLinksAndSyntax) {
   EXPECT_FALSE(t.Route(Node(t, "node0/gpu0"), Node(t, "node1/gpu3")).ok());
   ExpectRoutesConnect(t);
 
-  Topology u = Make("h100:2x8");
+  Topology u = Topo("h100:2x8");
   Status unknown = ApplyFailures(u, {"foo-bar"}, {});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.message().find("give A-B"), std::string::npos);
@@ -442,7 +439,7 @@ TEST(Failures, GpuLinksAndSyntax) {
   Status no_chip = ApplyFailures(u, {}, {"99"});
   ASSERT_FALSE(no_chip.ok());
 
-  Topology v = Make("v5e:2x4");
+  Topology v = Topo("v5e:2x4");
   ASSERT_TRUE(ApplyFailures(v, {"(0, 0)-(1, 0)"}, {}).ok());  // spaces are fine
   EXPECT_TRUE(v.links[0].failed);
   EXPECT_FALSE(ApplyFailures(v, {"(0,0)-(1,1)"}, {}).ok());  // diagonal: no such link

@@ -7,20 +7,18 @@
 
 #include <string>
 
+#include "hw/testing.h"
+
 namespace az::net {
 namespace {
 
-hw::Topology Make(const std::string& spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
-  return t.ok() ? std::move(t).value() : hw::Topology();
-}
+using hw_test::Topo;
 
 // A system whose chip is renamed gets the same figures: the fitted nodes
 // (h100, h200), the EFA cluster's multi-node forms and NCCL's constants alike.
 TEST(DefaultCalibration, ReadsTheCatalogNotTheName) {
   for (const char* spec : {"h100:8", "h100:2x8:efa", "h200:8", "h200:2x8", "h800:8", "b200:8", "l40s:8", "v5e:4x4"}) {
-    hw::Topology t = Make(spec), renamed = Make(spec);
+    hw::Topology t = Topo(spec), renamed = Topo(spec);
     renamed.chip.name = "renamed";
     EXPECT_EQ(CalibrationToJson(DefaultCalibration(renamed)), CalibrationToJson(DefaultCalibration(t))) << spec;
   }
@@ -29,18 +27,18 @@ TEST(DefaultCalibration, ReadsTheCatalogNotTheName) {
 // Which systems carry a fit: the single-node figures on every system of a
 // fitted chip, the multi-node ones only where they were measured (h100).
 TEST(DefaultCalibration, FittedNodesAndClusters) {
-  EXPECT_EQ(DefaultCalibration(Make("h100:8")).source,
+  EXPECT_EQ(DefaultCalibration(Topo("h100:8")).source,
             "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples)");
-  const Calibration cluster = DefaultCalibration(Make("h100:2x8:efa"));
+  const Calibration cluster = DefaultCalibration(Topo("h100:2x8:efa"));
   EXPECT_EQ(cluster.source,
             "fitted to nccl-tests all_reduce_perf on 8xH100 SXM (aws-samples) and 2 x 8xH100 over EFA");
   EXPECT_EQ(cluster.algorithms.count("nvls-tree"), 1u);
   EXPECT_DOUBLE_EQ(cluster.algorithms.at("ring-ll").base_latency.value(), -2.527e-6);
-  const Calibration h200 = DefaultCalibration(Make("h200:2x8"));
+  const Calibration h200 = DefaultCalibration(Topo("h200:2x8"));
   EXPECT_EQ(h200.source, "fitted to nccl-tests all_reduce_perf on 8xH200 (ml-engineering)");
   EXPECT_EQ(h200.algorithms.count("tree-ll"), 0u);
   EXPECT_DOUBLE_EQ(h200.algorithms.at("nvls").efficiency, 0.7356);
-  EXPECT_TRUE(DefaultCalibration(Make("h800:8")).algorithms.empty());
+  EXPECT_TRUE(DefaultCalibration(Topo("h800:8")).algorithms.empty());
 }
 
 }  // namespace

@@ -4,14 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "hw/testing.h"
+
 namespace az::net {
 namespace {
 
-hw::Topology Topo(const char* spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok()) << t.status().ToString();
-  return std::move(t).value();
-}
+using hw_test::Topo;
 
 Collective Make(CollectiveKind kind, int64_t bytes, const char* groups, int devices) {
   Collective c;

@@ -10,14 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "hw/testing.h"
+
 namespace az::place {
 namespace {
 
-hw::Topology Make(const std::string& spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
-  return t.ok() ? std::move(t).value() : hw::Topology();
-}
+using hw_test::Topo;
 
 net::Placement Identity(int n) {
   net::Placement p(static_cast<size_t>(n));
@@ -46,7 +44,7 @@ net::Placement Default(const hw::Topology& t, const std::vector<int64_t>& shape)
 // The catalog's "v5e:2x4" is JAX's 4x2 host, X = 4, Y = 2: chip 2 is (2,0).
 // The ring orders below are applied to chip ids whatever the geometry.
 TEST(DefaultPlacement, AxisOrderOfTheCatalog) {
-  hw::Topology t = Make("v5e:2x4");
+  hw::Topology t = Topo("v5e:2x4");
   EXPECT_EQ(t.dims, (std::vector<int>{4, 2}));
   EXPECT_EQ(t.nodes[2].name, "(2,0)");
 }
@@ -54,7 +52,7 @@ TEST(DefaultPlacement, AxisOrderOfTheCatalog) {
 // §3.2, v5e/v6e, bounds 2x2x1 and 4 devices: (0,1,3,2) for any mesh shape.
 TEST(DefaultPlacement, V5e2x2RingOrder) {
   for (const char* spec : {"v5e:2x2", "v6e:2x2"}) {
-    hw::Topology t = Make(spec);
+    hw::Topology t = Topo(spec);
     DeviceMesh mesh = Explained(t, {2, 2}, false);
     EXPECT_EQ(mesh.method, MeshMethod::kRingOrder);
     EXPECT_EQ(mesh.placement, (net::Placement{0, 1, 3, 2}));
@@ -69,7 +67,7 @@ TEST(DefaultPlacement, V5e2x2RingOrder) {
 TEST(DefaultPlacement, V5eHostRingOrder) {
   const net::Placement ring{0, 1, 2, 3, 7, 6, 5, 4};
   for (const char* spec : {"v5e:2x4", "v6e:2x4"}) {
-    hw::Topology t = Make(spec);
+    hw::Topology t = Topo(spec);
     EXPECT_EQ(Default(t, {8}), ring);
     EXPECT_EQ(Default(t, {2, 4}), ring);
     EXPECT_EQ(Default(t, {4, 2}), ring);
@@ -84,7 +82,7 @@ TEST(DefaultPlacement, V5eHostRingOrder) {
 
 // §3.2, v5e 4x4 and 16 devices: the listed ring only when max(mesh_shape) == 16.
 TEST(DefaultPlacement, V5e4x4RingOnlyForOneGroup) {
-  hw::Topology t = Make("v5e:4x4");
+  hw::Topology t = Topo("v5e:4x4");
   const net::Placement ring{0, 1, 2, 3, 7, 6, 5, 9, 10, 11, 15, 14, 13, 12, 8, 4};
   EXPECT_EQ(Default(t, {16}), ring);
   EXPECT_EQ(Default(t, {1, 16}), ring);
@@ -102,12 +100,12 @@ TEST(DefaultPlacement, V5e4x4RingOnlyForOneGroup) {
 // §3.2, v5p bounds 2x2x2: the Gray-code cycle (0,1,3,2,6,7,5,4). v4 has no
 // handler: generic.
 TEST(DefaultPlacement, V5p2x2x2GrayCodeButNotV4) {
-  hw::Topology v5p = Make("v5p:2x2x2");
+  hw::Topology v5p = Topo("v5p:2x2x2");
   const net::Placement gray{0, 1, 3, 2, 6, 7, 5, 4};
   EXPECT_EQ(Default(v5p, {8}), gray);
   EXPECT_EQ(Default(v5p, {2, 4}), gray);
   for (size_t i = 0; i < gray.size(); ++i) EXPECT_EQ(v5p.Hops(gray[i], gray[(i + 1) % gray.size()]), 1);
-  hw::Topology v4 = Make("v4:2x2x2");
+  hw::Topology v4 = Topo("v4:2x2x2");
   // (8): the one 3-subset, all axes. Along the axis the index is the
   // mixed-radix (x, y, z), x major (numpy's row-major flattening of the
   // (X, Y, Z) array): logical 1 = (0,0,1) = chip 4. This is z-fastest order,
@@ -123,7 +121,7 @@ TEST(DefaultPlacement, V5p2x2x2GrayCodeButNotV4) {
 // the size-1 z (first 2-subset with product 16 is (x,z)), axis 0 = y. Index
 // i0*16 + i1 -> (x = i1, y = i0): the identity.
 TEST(DefaultPlacement, V5e16x16WholeAxes) {
-  hw::Topology t = Make("v5e:16x16");
+  hw::Topology t = Topo("v5e:16x16");
   DeviceMesh mesh = Explained(t, {16, 16}, true);
   EXPECT_EQ(mesh.method, MeshMethod::kWholeAxes);
   EXPECT_EQ(mesh.assignment, (std::vector<std::vector<int64_t>>{{1, 16}, {16, 1}, {1, 1}}));
@@ -135,7 +133,7 @@ TEST(DefaultPlacement, V5e16x16WholeAxes) {
 // §3.3 trace: v4 4x4x4 with (4,16): axis 1 = 16 = (x,y), x major; axis 0 = z.
 // Logical i0*16 + i1 -> x = i1 / 4, y = i1 % 4, z = i0.
 TEST(DefaultPlacement, V4Cube4By16) {
-  hw::Topology t = Make("v4:4x4x4");
+  hw::Topology t = Topo("v4:4x4x4");
   net::Placement p = Default(t, {4, 16});
   ASSERT_EQ(p.size(), 64u);
   EXPECT_EQ(p[1], 4);    // (0,1,0)
@@ -160,7 +158,7 @@ TEST(DefaultPlacement, V4Cube4By16) {
 // the major digit; along axis 1 the index is x*2 + d1.
 // Logical i0*32 + i1 -> x = i1 / 2, y = 2*i0 + i1 % 2.
 TEST(DefaultPlacement, V5e16x16Split8By32) {
-  hw::Topology t = Make("v5e:16x16");
+  hw::Topology t = Topo("v5e:16x16");
   DeviceMesh mesh = Explained(t, {8, 32}, true);
   EXPECT_EQ(mesh.method, MeshMethod::kSplitAxes);
   EXPECT_EQ(mesh.assignment, (std::vector<std::vector<int64_t>>{{1, 16}, {8, 2}, {1, 1}}));
@@ -183,7 +181,7 @@ TEST(DefaultPlacement, V5e16x16Split8By32) {
 // (4,1,1) = x. Axis 1 = 2: (1,2,1); axis 0 = 2: (1,2,1). y = d0*2 + d1, so
 // logical i0*8 + i1*4 + i2 -> x = i2, y = 2*i0 + i1: the identity.
 TEST(DefaultPlacement, V5e4x4Split2x2x4) {
-  hw::Topology t = Make("v5e:4x4");
+  hw::Topology t = Topo("v5e:4x4");
   DeviceMesh mesh = Explained(t, {2, 2, 4}, true);
   EXPECT_EQ(mesh.method, MeshMethod::kSplitAxes);
   EXPECT_EQ(mesh.placement, Identity(16));
@@ -195,7 +193,7 @@ TEST(DefaultPlacement, V5e4x4Split2x2x4) {
 // lexicographic (8,2,1). Axes 1, 0 = 2 each take y: y = d0*4 + d1*2 + d2.
 // Logical i0*32 + i1*16 + i2 -> x = i2 / 2, y = 4*i0 + 2*i1 + i2 % 2.
 TEST(DefaultPlacement, V5e8x8Split2x2x16) {
-  hw::Topology t = Make("v5e:8x8");
+  hw::Topology t = Topo("v5e:8x8");
   net::Placement p = Default(t, {2, 2, 16});
   ASSERT_EQ(p.size(), 64u);
   EXPECT_EQ(p[1], 8);    // (0,1)
@@ -215,7 +213,7 @@ TEST(DefaultPlacement, V5e8x8Split2x2x16) {
 // x:[1,4], y:[2,2], z:[4,1]. Logical i0*8 + i1 -> x = i1 / 2,
 // y = 2*(i0 / 4) + i1 % 2, z = i0 % 4.
 TEST(DefaultPlacement, V5pSplitWhenAsked) {
-  hw::Topology t = Make("v5p:4x4x4");
+  hw::Topology t = Topo("v5p:4x4x4");
   DeviceMesh mesh = Explained(t, {8, 8}, true);
   EXPECT_EQ(mesh.assignment, (std::vector<std::vector<int64_t>>{{1, 4}, {2, 2}, {4, 1}}));
   for (int logical = 0; logical < 64; ++logical) {
@@ -243,7 +241,7 @@ TEST(DefaultPlacement, SplitComparatorPrefersOverlapAsCoded) {
 // GPUs: sorted by id, row-major: the identity for every shape.
 TEST(DefaultPlacement, GpusAreIdentity) {
   for (const char* spec : {"h100:8", "h100:2x8", "l40s:8"}) {
-    hw::Topology t = Make(spec);
+    hw::Topology t = Topo(spec);
     DeviceMesh mesh = Explained(t, {2, t.num_chips() / 2}, false);
     EXPECT_EQ(mesh.method, MeshMethod::kDeviceOrder);
     EXPECT_EQ(mesh.placement, Identity(t.num_chips()));
@@ -252,11 +250,11 @@ TEST(DefaultPlacement, GpusAreIdentity) {
 }
 
 TEST(DefaultPlacement, MakeMeshSplitsOnlyOnV5e) {
-  EXPECT_TRUE(MakeMeshAllowsSplit(Make("v5e:4x4")));
-  EXPECT_FALSE(MakeMeshAllowsSplit(Make("v6e:4x4")));
-  EXPECT_FALSE(MakeMeshAllowsSplit(Make("v5p:4x4x4")));
-  EXPECT_FALSE(MakeMeshAllowsSplit(Make("v4:4x4x4")));
-  EXPECT_FALSE(MakeMeshAllowsSplit(Make("h100:8")));
+  EXPECT_TRUE(MakeMeshAllowsSplit(Topo("v5e:4x4")));
+  EXPECT_FALSE(MakeMeshAllowsSplit(Topo("v6e:4x4")));
+  EXPECT_FALSE(MakeMeshAllowsSplit(Topo("v5p:4x4x4")));
+  EXPECT_FALSE(MakeMeshAllowsSplit(Topo("v4:4x4x4")));
+  EXPECT_FALSE(MakeMeshAllowsSplit(Topo("h100:8")));
 }
 
 // JAX dispatches on the device kind; the model on the catalog's traits
@@ -264,7 +262,7 @@ TEST(DefaultPlacement, MakeMeshSplitsOnlyOnV5e) {
 // same slice with its chip renamed places every mesh the same way.
 TEST(DefaultPlacement, ReadsTraitsNotNames) {
   for (const char* spec : {"v5e:2x2", "v5e:4x4", "v6e:2x4", "v5p:2x2x2", "v4:2x2x2", "h100:8"}) {
-    hw::Topology t = Make(spec), renamed = Make(spec);
+    hw::Topology t = Topo(spec), renamed = Topo(spec);
     renamed.chip.name = "renamed";
     EXPECT_EQ(MakeMeshAllowsSplit(renamed), MakeMeshAllowsSplit(t)) << spec;
     const int64_t n = t.num_chips();
@@ -275,7 +273,7 @@ TEST(DefaultPlacement, ReadsTraitsNotNames) {
 }
 
 TEST(DefaultPlacementErrors, ProductMismatch) {
-  hw::Topology t = Make("v5e:2x4");
+  hw::Topology t = Topo("v5e:2x4");
   auto p = DefaultPlacement(t, {2, 2});
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().message(),
@@ -286,7 +284,7 @@ TEST(DefaultPlacementErrors, ProductMismatch) {
 }
 
 TEST(DefaultPlacementErrors, BadShapes) {
-  hw::Topology t = Make("v5e:2x4");
+  hw::Topology t = Topo("v5e:2x4");
   EXPECT_EQ(DefaultPlacement(t, {}).status().message(), "mesh shape is empty: give at least one axis size");
   EXPECT_EQ(DefaultPlacement(t, {0, 8}).status().message(), "mesh [0,8]: axis sizes must be at least 1");
   EXPECT_EQ(DefaultPlacement(t, {-2, -4}).status().message(), "mesh [-2,-4]: axis sizes must be at least 1");
@@ -296,7 +294,7 @@ TEST(DefaultPlacementErrors, BadShapes) {
 // v6e 4x4 with (2,2,4): the ring declines, axis 2 takes (x,z), axis 1 = 2
 // finds nothing in [0,4,0]; make_mesh does not split on v6e.
 TEST(DefaultPlacementErrors, V6eWillNotSplit) {
-  hw::Topology t = Make("v6e:4x4");
+  hw::Topology t = Topo("v6e:4x4");
   auto p = DefaultPlacement(t, {2, 2, 4});
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
@@ -305,12 +303,12 @@ TEST(DefaultPlacementErrors, V6eWillNotSplit) {
             "size 2 is no product of the remaining physical axes [0,4,0] (taken axes shown as 0); JAX splits axes "
             "only with allow_split_physical_axes, which jax.make_mesh turns on for v5e alone");
   // The same mesh on v5e with splitting off fails the same way.
-  EXPECT_FALSE(CreateDeviceMesh(Make("v5e:4x4"), {2, 2, 4}, false).ok());
+  EXPECT_FALSE(CreateDeviceMesh(Topo("v5e:4x4"), {2, 2, 4}, false).ok());
 }
 
 // v5p 4x4x4 with (8,8): 8 is no product of 4s; v5p does not split.
 TEST(DefaultPlacementErrors, V5pWillNotSplit) {
-  hw::Topology t = Make("v5p:4x4x4");
+  hw::Topology t = Topo("v5p:4x4x4");
   auto p = DefaultPlacement(t, {8, 8});
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find("cannot map mesh [8,8] onto v5p:4x4x4 (physical 4x4x4) without splitting"),

@@ -11,17 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "hw/testing.h"
 #include "net/calibration.h"
 #include "net/model.h"
 
 namespace az::place {
 namespace {
 
-hw::Topology Make(const std::string& spec) {
-  auto t = hw::MakeTopology(spec);
-  EXPECT_TRUE(t.ok()) << spec << ": " << t.status().ToString();
-  return t.ok() ? std::move(t).value() : hw::Topology();
-}
+using hw_test::Topo;
 
 std::vector<int> Identity(int n) {
   std::vector<int> p(static_cast<size_t>(n));
@@ -62,7 +59,7 @@ std::vector<int> ByCoords(const hw::Topology& t, Move move) {
 // reflection (lines: every route is unique, so both preserve routes) and no
 // swap (unequal axes). Group: {id, rx, ry, rx*ry} = 4. Chip id = x + 4y.
 TEST(Symmetry, V5e2x4HasFourAutomorphisms) {
-  hw::Topology t = Make("v5e:2x4");
+  hw::Topology t = Topo("v5e:2x4");
   Symmetry s = FindSymmetry(t);
   ExpectWellFormed(t, s);
   EXPECT_FALSE(s.all_permutations);
@@ -79,7 +76,7 @@ TEST(Symmetry, V5e2x4HasFourAutomorphisms) {
 // crosses (1,0) (x first), its image would cross (0,1), yet Route((0,0),
 // (1,1)) is the same x-first path. So 4, not the square's 8.
 TEST(Symmetry, V5e4x4RejectsTheAxisSwap) {
-  hw::Topology t = Make("v5e:4x4");
+  hw::Topology t = Topo("v5e:4x4");
   Symmetry s = FindSymmetry(t);
   ExpectWellFormed(t, s);
   EXPECT_EQ(s.automorphisms.size(), 4u);
@@ -95,7 +92,7 @@ TEST(Symmetry, V5e4x4RejectsTheAxisSwap) {
 // goes + (tie), its mirror image would go -, but Route(0 -> 8) from the
 // mirrored pair (0, 8) still goes +. The swap fails as on 4x4. So 256.
 TEST(Symmetry, V5e16x16IsTheTranslations) {
-  hw::Topology t = Make("v5e:16x16");
+  hw::Topology t = Topo("v5e:16x16");
   Symmetry s = FindSymmetry(t);
   EXPECT_FALSE(s.truncated);
   EXPECT_EQ(s.automorphisms.size(), 256u);
@@ -109,7 +106,7 @@ TEST(Symmetry, V5e16x16IsTheTranslations) {
 // v5e:8x16: x (8) is a line, y (16) wraps: x reflection (2) times the 16 y
 // rotations = 32; the y reflection fails on the tie as above.
 TEST(Symmetry, V5e8x16MixesLineAndRing) {
-  hw::Topology t = Make("v5e:8x16");
+  hw::Topology t = Topo("v5e:8x16");
   Symmetry s = FindSymmetry(t);
   ExpectWellFormed(t, s);
   EXPECT_EQ(s.automorphisms.size(), 32u);
@@ -125,7 +122,7 @@ TEST(Symmetry, Cubes) {
     size_t order;
   };
   for (const Case& c : {Case{"v5p:2x2x2", 8}, Case{"v4:2x2x1", 4}, Case{"v4:2x2x4", 8}, Case{"v4:4x4x4", 64}}) {
-    hw::Topology t = Make(c.spec);
+    hw::Topology t = Topo(c.spec);
     Symmetry s = FindSymmetry(t);
     ExpectWellFormed(t, s);
     EXPECT_EQ(s.automorphisms.size(), c.order) << c.spec;
@@ -136,13 +133,13 @@ TEST(Symmetry, Cubes) {
 // permutation (with the switch fixed) maps routes onto routes.
 TEST(Symmetry, OneSwitchNodeIsFullySymmetric) {
   for (const char* spec : {"h100:8", "h100:4"}) {
-    hw::Topology t = Make(spec);
+    hw::Topology t = Topo(spec);
     Symmetry s = FindSymmetry(t);
     EXPECT_TRUE(s.all_permutations) << spec;
     EXPECT_EQ(s.automorphisms, std::vector<std::vector<int>>{Identity(t.num_chips())});
     ExpectWellFormed(t, s);
   }
-  hw::Topology t = Make("h100:8");
+  hw::Topology t = Topo("h100:8");
   EXPECT_TRUE(IsAutomorphism(t, {3, 7, 0, 5, 1, 2, 6, 4}));
   Symmetry s = FindSymmetry(t);
   EXPECT_EQ(CanonicalPlacement(s, {3, 7, 0, 5}), (net::Placement{0, 1, 2, 3}));
@@ -152,7 +149,7 @@ TEST(Symmetry, OneSwitchNodeIsFullySymmetric) {
 // switches, the switches under two CPU sockets), not one switch: not every
 // permutation keeps routes, but the swap of a pair under one switch does.
 TEST(Symmetry, PcieTreeIsNotFullySymmetric) {
-  hw::Topology t = Make("l40s:8");
+  hw::Topology t = Topo("l40s:8");
   Symmetry s = FindSymmetry(t);
   EXPECT_FALSE(s.all_permutations);
   ExpectWellFormed(t, s);
@@ -171,7 +168,7 @@ TEST(Symmetry, PcieTreeIsNotFullySymmetric) {
 // 80640 elements. PXN routes (src -> nvswitch -> proxy on dst's rail -> rail
 // -> dst) map onto PXN routes under both.
 TEST(Symmetry, RailsAndNodeSwaps) {
-  hw::Topology t = Make("h100:2x8");
+  hw::Topology t = Topo("h100:2x8");
   std::vector<int> node_swap(16), rail_swap = Identity(16), one_node_only = Identity(16);
   for (int i = 0; i < 16; ++i) node_swap[static_cast<size_t>(i)] = (i + 8) % 16;
   std::swap(rail_swap[0], rail_swap[1]);
@@ -202,7 +199,7 @@ TEST(Symmetry, RailsAndNodeSwaps) {
 // (breadth-first) mirror: (0,0) -> (0,1) goes (0,0),(1,0),(1,1),(0,1) and
 // (0,1) -> (0,0) goes (0,1),(1,1),(1,0),(0,0). So 2.
 TEST(Symmetry, FailedLinkReducesTheGroup) {
-  hw::Topology t = Make("v5e:2x4");
+  hw::Topology t = Topo("v5e:2x4");
   ASSERT_TRUE(hw::ApplyFailures(t, {"(0,0)-(0,1)"}, {}).ok());
   Symmetry s = FindSymmetry(t);
   ExpectWellFormed(t, s);
@@ -214,13 +211,13 @@ TEST(Symmetry, FailedLinkReducesTheGroup) {
 // identity (every reflection moves the corner). h100:4 without gpu0 keeps the
 // permutations of gpus 1..3: 3! = 6.
 TEST(Symmetry, FailedChipReducesTheGroup) {
-  hw::Topology torus = Make("v5e:4x4");
+  hw::Topology torus = Topo("v5e:4x4");
   ASSERT_TRUE(hw::ApplyFailures(torus, {}, {"(0,0)"}).ok());
   Symmetry s = FindSymmetry(torus);
   ExpectWellFormed(torus, s);
   EXPECT_EQ(s.automorphisms.size(), 1u);
 
-  hw::Topology node = Make("h100:4");
+  hw::Topology node = Topo("h100:4");
   ASSERT_TRUE(hw::ApplyFailures(node, {}, {"0"}).ok());
   Symmetry g = FindSymmetry(node);
   EXPECT_FALSE(g.all_permutations);
@@ -230,7 +227,7 @@ TEST(Symmetry, FailedChipReducesTheGroup) {
 }
 
 TEST(Symmetry, RejectsNonPermutations) {
-  hw::Topology t = Make("v5e:2x2");
+  hw::Topology t = Topo("v5e:2x2");
   EXPECT_TRUE(IsAutomorphism(t, {0, 1, 2, 3}));
   EXPECT_FALSE(IsAutomorphism(t, {0, 1, 2}));
   EXPECT_FALSE(IsAutomorphism(t, {0, 1, 1, 3}));
@@ -239,7 +236,7 @@ TEST(Symmetry, RejectsNonPermutations) {
 }
 
 TEST(Symmetry, CanonicalPlacementIsConstantOnOrbits) {
-  hw::Topology t = Make("v5e:4x4");
+  hw::Topology t = Topo("v5e:4x4");
   Symmetry s = FindSymmetry(t);
   net::Placement p{5, 2, 14, 9, 0, 11, 3, 7, 12, 1, 15, 6, 10, 4, 13, 8};
   net::Placement canonical = CanonicalPlacement(s, p);
@@ -262,7 +259,7 @@ TEST(Symmetry, CollectiveCostsAreInvariant) {
       {"h100:2x8", {"[2,8]<=[16]", "[8,2]<=[2,8]T(1,0)", "[4,4]<=[16]", "[1,16]<=[16]"}},
   };
   for (const Case& c : cases) {
-    hw::Topology t = Make(c.spec);
+    hw::Topology t = Topo(c.spec);
     int n = t.num_chips();
     net::CollectiveModel model(t, net::DefaultCalibration(t));
     Symmetry s = FindSymmetry(t, 64);

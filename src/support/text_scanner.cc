@@ -4,18 +4,16 @@
 
 namespace az {
 
-namespace {
-int HexValue(char c) {
+bool IsIdentStartChar(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IsDigitChar(char c) { return c >= '0' && c <= '9'; }
+bool IsIdentChar(char c) { return IsIdentStartChar(c) || IsDigitChar(c); }
+
+int HexDigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-}  // namespace
-
-bool IsIdentStartChar(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsDigitChar(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentChar(char c) { return IsIdentStartChar(c) || IsDigitChar(c); }
 
 std::string DescribeByte(char c) {
   auto byte = static_cast<unsigned char>(c);
@@ -49,7 +47,7 @@ void TextScanner::SkipSpaceAndComments() {
   }
 }
 
-bool TextScanner::ScanQuotedString(std::string* value, ScanError* error) {
+bool TextScanner::ScanQuotedString(std::string* value, ScanError* error, Escapes escapes) {
   int line = line_;
   int col = col_;
   auto fail = [&](int at_line, int at_col, std::string message) {
@@ -73,24 +71,27 @@ bool TextScanner::ScanQuotedString(std::string* value, ScanError* error) {
         *value += '\n';
       } else if (e == 't') {
         *value += '\t';
-      } else if (e == 'x') {
-        int high = HexValue(Peek(1));
-        int low = high < 0 ? -1 : HexValue(Peek(2));
+      } else if (escapes == Escapes::kPrinter && e == 'x') {
+        int high = HexDigitValue(Peek(1));
+        int low = high < 0 ? -1 : HexDigitValue(Peek(2));
         if (low < 0) return fail(escape_line, escape_col, "\\x must be followed by two hex digits");
         Advance();
         Advance();
         *value += static_cast<char>(high * 16 + low);
+      } else if (escapes == Escapes::kMlir && HexDigitValue(e) >= 0 && HexDigitValue(Peek(1)) >= 0) {
+        *value += static_cast<char>(HexDigitValue(e) * 16 + HexDigitValue(Peek(1)));
+        Advance();
       } else {
         if (AtEnd() || e == '\n') return fail(line, col, "unterminated string");
-        std::string what = static_cast<unsigned char>(e) >= 0x20 && static_cast<unsigned char>(e) < 0x7f
-                               ? "'\\" + std::string(1, e) + "'"
-                               : "\\ followed by " + DescribeByte(e);
+        const bool printable = static_cast<unsigned char>(e) >= 0x20 && static_cast<unsigned char>(e) < 0x7f;
+        std::string what = escapes == Escapes::kPrinter && printable ? "'\\" + std::string(1, e) + "'"
+                                                                      : "\\ followed by " + DescribeByte(e);
         return fail(escape_line, escape_col, "unknown escape sequence " + what);
       }
       Advance();
       continue;
     }
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') {
+    if (escapes == Escapes::kPrinter && static_cast<unsigned char>(c) < 0x20 && c != '\t') {
       return fail(line_, col_, "control character " + DescribeByte(c) + " in a string; write it as \\xHH");
     }
     *value += c;

@@ -5,10 +5,12 @@
 // A format provides an enum TokenKind with at least kEof, kError, kIdent,
 // kInt and kString; a Lexer with `Token Next()`; and a free function
 // `std::string DescribeToken(const Token&)` (found by argument lookup) for
-// "expected X, found Y" messages.
+// "expected X, found Y" messages, which DescribeBasicToken writes for the kinds
+// every format has.
 #pragma once
 
 #include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +28,32 @@ struct BasicToken {
   int line = 1;
   int col = 1;
 };
+
+// `spelling` read whole as a T (an integer, a double) by std::from_chars, so
+// in the C locale; nullopt when it is not one or is out of T's range.
+template <typename T>
+std::optional<T> FromChars(std::string_view spelling) {
+  T value{};
+  const char* end = spelling.data() + spelling.size();
+  auto [ptr, ec] = std::from_chars(spelling.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// "end of input", "identifier 'foo'", "integer 12", "float 1.5" (a format with
+// kFloat), "a string"; any other token as its spelling in quotes: "'}'".
+template <typename Kind>
+std::string DescribeBasicToken(const BasicToken<Kind>& token) {
+  if (token.kind == Kind::kEof) return "end of input";
+  if (token.kind == Kind::kError) return "an invalid token";
+  if (token.kind == Kind::kIdent) return "identifier '" + token.text + "'";
+  if (token.kind == Kind::kString) return "a string";
+  if (token.kind == Kind::kInt) return "integer " + std::string(token.spelling);
+  if constexpr (requires { Kind::kFloat; }) {
+    if (token.kind == Kind::kFloat) return "float " + std::string(token.spelling);
+  }
+  return "'" + std::string(token.spelling) + "'";
+}
 
 template <typename Lexer, typename Token>
 class TokenParser {
@@ -81,13 +109,17 @@ class TokenParser {
   }
   StatusOr<int64_t> ParseInt(const char* what) {
     if (!At(Kind::kInt)) return Expected(what);
-    int64_t value = 0;
-    const char* begin = tok_.spelling.data();
-    const char* end = begin + tok_.spelling.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "integer literal out of range");
+    std::optional<int64_t> value = FromChars<int64_t>(tok_.spelling);
+    if (!value) return ErrorAt(tok_, "integer literal out of range");
     Advance();
-    return value;
+    return *value;
+  }
+  // The number of the current %N reference token (its text is the digits);
+  // `out_of_range` is the error for one past int64.
+  StatusOr<int64_t> RefNumber(const char* out_of_range) const {
+    std::optional<int64_t> number = FromChars<int64_t>(tok_.text);
+    if (!number) return ErrorAt(tok_, out_of_range);
+    return *number;
   }
   StatusOr<std::string> ParseString(const char* what) {
     if (!At(Kind::kString)) return Expected(what);

@@ -1,7 +1,6 @@
 #include "cir/text/parser.h"
 
 #include <algorithm>
-#include <charconv>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -79,14 +78,7 @@ class Parser : public TokenParser<Lexer, Token> {
     Advance();
     return it->second;
   }
-  StatusOr<int64_t> BufferNumber() const {
-    int64_t number = 0;
-    const char* begin = tok_.text.data();
-    const char* end = begin + tok_.text.size();
-    auto [ptr, ec] = std::from_chars(begin, end, number);
-    if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "buffer number out of range");
-    return number;
-  }
+  StatusOr<int64_t> BufferNumber() const { return RefNumber("buffer number out of range"); }
   // '(' refs? ')'
   StatusOr<std::vector<int>> ParseRefList(const char* what) {
     AZ_RETURN_IF_ERROR(Expect(TokenKind::kLParen, what));

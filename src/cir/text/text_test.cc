@@ -14,7 +14,7 @@
 #include "cir/text/parser.h"
 #include "cir/text/printer.h"
 #include "support/test_files.h"
-#include "support/text_mutation.h"
+#include "support/text_testing.h"
 
 namespace az::cir {
 namespace {
@@ -454,15 +454,8 @@ TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     std::string text = testing::ReadTextFile(path);
-    std::string first = text.substr(0, text.find('\n'));
-    const std::string tag = "// expected-error@";
-    ASSERT_EQ(first.rfind(tag, 0), 0u) << first;
-    size_t colon1 = first.find(':', tag.size());
-    size_t colon2 = first.find(':', colon1 + 1);
-    ASSERT_NE(colon2, std::string::npos) << first;
-    int line = std::stoi(first.substr(tag.size(), colon1 - tag.size()));
-    int col = std::stoi(first.substr(colon1 + 1, colon2 - colon1 - 1));
-    std::string message = first.substr(colon2 + 2);
+    std::optional<ExpectedError> expected = ParseExpectedError(text);
+    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
     std::string name = path.filename().string();
     bool verify = name.rfind("verify_", 0) == 0;
 
@@ -472,18 +465,10 @@ TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
     // The first diagnostic: "file:L:C: error: message", the source line, the caret.
     std::string rendered = program.status().message();
     StatusCode expected_code = verify ? StatusCode::kInvalidArgument
-                               : message.find("limit") != std::string::npos ? StatusCode::kResourceExhausted
+                               : expected->message.find("limit") != std::string::npos ? StatusCode::kResourceExhausted
                                                                             : StatusCode::kParseError;
     EXPECT_EQ(program.status().code(), expected_code) << rendered;
-    std::string prefix = name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: " + message;
-    EXPECT_EQ(rendered.rfind(prefix, 0), 0u) << rendered;
-    size_t caret_line_end = rendered.find('\n', rendered.find('\n', rendered.find('\n') + 1) + 1);
-    std::string first_diagnostic = rendered.substr(0, caret_line_end);
-    std::string caret_line = "\n  " + std::string(static_cast<size_t>(col - 1), ' ') + "^";
-    EXPECT_TRUE(first_diagnostic.size() >= caret_line.size() &&
-                first_diagnostic.compare(first_diagnostic.size() - caret_line.size(), caret_line.size(),
-                                         caret_line) == 0)
-        << rendered;
+    ExpectDiagnostic(rendered, name, *expected);
   }
 }
 
@@ -493,26 +478,13 @@ TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
 // prints to a fixed point.
 TEST(CirParser, SeededMutationsKeepTheFuzzProperty) {
   std::mt19937 rng(11);
-  const std::string alphabet = "%\"{}[]()<>,=-T0123456789 \n/\\x";
-  int parsed_count = 0;
-  for (const fs::path& path : CirFiles(GoldenDir())) {
-    const std::string original = testing::ReadTextFile(path);
-    for (int trial = 0; trial < 300; ++trial) {
-      std::string text = MutateText(original, rng, alphabet);
-      StatusOr<Program> program = ParseProgram(text, "mutant.cir");
-      if (!program.ok()) {
-        EXPECT_EQ(program.status().message().rfind("mutant.cir:", 0), 0u) << program.status().message();
-        continue;
-      }
-      ++parsed_count;
-      (void)VerifyProgram(*program);
-      (void)Summarize(*program);
-      std::string printed = PrintProgram(*program);
-      StatusOr<Program> again = ParseProgram(printed);
-      ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << printed;
-      EXPECT_EQ(PrintProgram(*again), printed);
-    }
-  }
+  int parsed_count = ExpectMutantsParseOrFailLocated(
+      CirFiles(GoldenDir()), rng, "%\"{}[]()<>,=-T0123456789 \n/\\x", "mutant.cir",
+      [](const std::string& text, const std::string& name) { return ParseProgram(text, name); }, PrintProgram,
+      [](const Program& program) {
+        (void)VerifyProgram(program);
+        (void)Summarize(program);
+      });
   EXPECT_GT(parsed_count, 0);
 }
 

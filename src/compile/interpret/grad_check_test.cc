@@ -24,11 +24,6 @@
 namespace az::compile {
 namespace {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
-
 // The leaves of these tests.
 std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph, uint32_t seed = 20250611) {
   return interpret_test::RandomLeaves(graph, seed);

@@ -16,10 +16,6 @@
 namespace az::compile {
 namespace {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
 using interpret_test::RelativeError;
 
 // The leaves of these tests.

@@ -1,5 +1,7 @@
-// Helpers the interpreter's tests share (interpreter_test, grad_check_test,
-// windows_test): seeded random leaves and the relative error between runs.
+// Helpers the compiler's tests share (interpreter_test, grad_check_test,
+// windows_test, spmd/halo_test): the PIR names they build graphs with, the
+// decoders' convolution, seeded random leaves and the relative error between
+// runs.
 #pragma once
 
 #include <algorithm>
@@ -7,9 +9,20 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "compile/interpret/interpreter.h"
+#include "pir/build/graph_builder.h"
+
+// Every test here builds small graphs; one declaration of the names they use
+// (as frontend/zoo/pir_names.h does for the zoo's builders).
+namespace az::compile {
+using pir::DType;
+using pir::GraphBuilder;
+using pir::OpKind;
+using pir::ValueId;
+}  // namespace az::compile
 
 namespace az::compile::interpret_test {
 
@@ -26,6 +39,20 @@ inline std::map<pir::ValueId, Tensor> RandomLeaves(const pir::Graph& graph, uint
     leaves[id] = std::move(t);
   }
   return leaves;
+}
+
+// A convolution as the VAE decoders have it: weight [out, in, kernel...] and
+// bias [out] parameters named after the op; `padding` is (before, after) for
+// frames, rows and columns.
+inline ValueId Conv3d(GraphBuilder& b, const std::string& name, ValueId x, int64_t out, std::vector<int64_t> kernel,
+                      std::vector<int64_t> padding, std::vector<int64_t> stride = {1, 1, 1}) {
+  const int64_t in = b.type(x).shape[1];
+  ValueId w = b.Param(name + ".weight", DType::kF32, {out, in, kernel[0], kernel[1], kernel[2]});
+  ValueId bias = b.Param(name + ".bias", DType::kF32, {out});
+  pir::Attributes attrs;
+  attrs.Set("stride", std::move(stride));
+  attrs.Set("padding", std::move(padding));
+  return b.AddOp1(OpKind::kConv3d, name, {x, w, bias}, attrs);
 }
 
 // max |got - want| / max |want| over all outputs; infinity on a shape mismatch.

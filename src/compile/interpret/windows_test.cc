@@ -16,10 +16,6 @@
 namespace az::compile {
 namespace {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
 using interpret_test::RelativeError;
 
 // The leaves of these tests.
@@ -29,20 +25,7 @@ std::map<ValueId, Tensor> RandomLeaves(const pir::Graph& graph) {
 
 constexpr int64_t kChannels = 4, kFrames = 2;
 
-pir::Attributes ConvAttrs(std::vector<int64_t> padding) {
-  pir::Attributes a;
-  a.Set("stride", std::vector<int64_t>{1, 1, 1});
-  a.Set("padding", std::move(padding));
-  return a;
-}
-
-ValueId Conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t out, std::vector<int64_t> kernel,
-             std::vector<int64_t> padding) {
-  const int64_t in = b.type(x).shape[1];
-  ValueId w = b.Param(name + ".weight", DType::kF32, {out, in, kernel[0], kernel[1], kernel[2]});
-  ValueId bias = b.Param(name + ".bias", DType::kF32, {out});
-  return b.AddOp1(OpKind::kConv3d, name, {x, w, bias}, ConvAttrs(std::move(padding)));
-}
+using interpret_test::Conv3d;
 
 // The decoder's spatial ops in a row, x [1, 4, 2, h, w]:
 //   conv_a   3x3 in space, zeros around (Wan's frame conv)
@@ -57,7 +40,7 @@ ValueId Conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t out, s
 pir::Graph Stack(int64_t h, int64_t w, bool upsample) {
   GraphBuilder b("vae_stack");
   ValueId x = b.Input("x", DType::kF32, {1, kChannels, kFrames, h, w});
-  ValueId a = Conv(b, "conv_a", x, kChannels, {1, 3, 3}, {0, 0, 1, 1, 1, 1});
+  ValueId a = Conv3d(b, "conv_a", x, kChannels, {1, 3, 3}, {0, 0, 1, 1, 1, 1});
   pir::Attributes groups;
   groups.Set("groups", int64_t{2});
   groups.Set("eps", 1e-6);
@@ -71,14 +54,14 @@ pir::Graph Stack(int64_t h, int64_t w, bool upsample) {
   pad.Set("high", std::vector<int64_t>{0, 0, 0, 1, 1});
   pad.Set("mode", std::string("replicate"));
   ValueId padded = b.AddOp1(OpKind::kPad, "pad", {act}, pad);
-  ValueId conv_b = Conv(b, "conv_b", padded, kChannels, {3, 3, 3}, {0, 0, 0, 0, 0, 0});
+  ValueId conv_b = Conv3d(b, "conv_b", padded, kChannels, {3, 3, 3}, {0, 0, 0, 0, 0, 0});
   ValueId sum = b.Binary(OpKind::kAdd, "sum", conv_b, a);
   if (upsample) {
     pir::Attributes scale;
     scale.Set("scale", std::vector<int64_t>{1, 1, 1, 2, 2});
     sum = b.AddOp1(OpKind::kUpsample, "up", {sum}, scale);
   }
-  b.Output(Conv(b, "conv_c", sum, 3, {3, 3, 3}, {2, 0, 1, 1, 1, 1}));
+  b.Output(Conv3d(b, "conv_c", sum, 3, {3, 3, 3}, {2, 0, 1, 1, 1, 1}));
   return b.Finish();
 }
 
@@ -240,7 +223,7 @@ TEST(SplitStackRefusals, UnalignedUpsampleAndWideWindows) {
   // A 5x5 window needs 2 rows each side; 4 rows over 4 devices are blocks of 1.
   GraphBuilder b("wide");
   ValueId x = b.Input("x", DType::kF32, {1, 2, 1, 4, 4});
-  b.Output(Conv(b, "conv", x, 2, {1, 5, 5}, {0, 0, 2, 2, 2, 2}));
+  b.Output(Conv3d(b, "conv", x, 2, {1, 5, 5}, {0, 0, 2, 2, 2, 2}));
   pir::Graph wide = b.Finish();
   ExpectRefused(wide, SplitPlan(wide, "h=4", 3), "wider than a shard");
 }
@@ -259,7 +242,7 @@ TEST(SplitStackRefusals, ExtendedShardsOnlyFeedAConvolution) {
   // An unpadded 3x3 convolution on plain blocks narrows the split dim.
   GraphBuilder n("narrow");
   ValueId y = n.Input("x", DType::kF32, {1, 2, 1, 6, 6});
-  n.Output(Conv(n, "conv", y, 2, {1, 3, 3}, {0, 0, 0, 0, 0, 0}));
+  n.Output(Conv3d(n, "conv", y, 2, {1, 3, 3}, {0, 0, 0, 0, 0, 0}));
   pir::Graph narrow = n.Finish();
   ExpectRefused(narrow, SplitPlan(narrow, "h=2", 3), "narrows dim 3 split 2 ways from 6 to 4 rows");
 }

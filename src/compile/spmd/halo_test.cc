@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cir/text/printer.h"
+#include "compile/interpret/testing.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "pir/build/graph_builder.h"
 #include "shard/propagation.h"
@@ -17,21 +18,7 @@
 namespace az::compile {
 namespace {
 
-using pir::DType;
-using pir::GraphBuilder;
-using pir::OpKind;
-using pir::ValueId;
-
-ValueId Conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t out, std::vector<int64_t> kernel,
-             std::vector<int64_t> stride, std::vector<int64_t> padding) {
-  const int64_t in = b.type(x).shape[1];
-  ValueId w = b.Param(name + ".weight", DType::kF32, {out, in, kernel[0], kernel[1], kernel[2]});
-  ValueId bias = b.Param(name + ".bias", DType::kF32, {out});
-  pir::Attributes a;
-  a.Set("stride", std::move(stride));
-  a.Set("padding", std::move(padding));
-  return b.AddOp1(OpKind::kConv3d, name, {x, w, bias}, a);
-}
+using interpret_test::Conv3d;
 
 // interpret/windows_test.cc's stack at x f32[1, 4, 2, 8, 6]: conv_a (3x3,
 // zeros), group norm (2 groups), silu, replicate pad (2 frames before, 1 row
@@ -40,7 +27,7 @@ ValueId Conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t out, s
 pir::Graph Stack() {
   GraphBuilder b("vae_stack");
   ValueId x = b.Input("x", DType::kF32, {1, 4, 2, 8, 6});
-  ValueId a = Conv(b, "conv_a", x, 4, {1, 3, 3}, {1, 1, 1}, {0, 0, 1, 1, 1, 1});
+  ValueId a = Conv3d(b, "conv_a", x, 4, {1, 3, 3}, {0, 0, 1, 1, 1, 1});
   pir::Attributes groups;
   groups.Set("groups", int64_t{2});
   groups.Set("eps", 1e-6);
@@ -52,12 +39,12 @@ pir::Graph Stack() {
   pad.Set("high", std::vector<int64_t>{0, 0, 0, 1, 1});
   pad.Set("mode", std::string("replicate"));
   ValueId padded = b.AddOp1(OpKind::kPad, "pad", {b.Unary(OpKind::kSilu, "act", norm)}, pad);
-  ValueId conv_b = Conv(b, "conv_b", padded, 4, {3, 3, 3}, {1, 1, 1}, {0, 0, 0, 0, 0, 0});
+  ValueId conv_b = Conv3d(b, "conv_b", padded, 4, {3, 3, 3}, {0, 0, 0, 0, 0, 0});
   ValueId sum = b.Binary(OpKind::kAdd, "sum", conv_b, a);
   pir::Attributes scale;
   scale.Set("scale", std::vector<int64_t>{1, 1, 1, 2, 2});
   ValueId up = b.AddOp1(OpKind::kUpsample, "up", {sum}, scale);
-  b.Output(Conv(b, "conv_c", up, 3, {3, 3, 3}, {1, 1, 1}, {2, 0, 1, 1, 1, 1}));
+  b.Output(Conv3d(b, "conv_c", up, 3, {3, 3, 3}, {2, 0, 1, 1, 1, 1}));
   return b.Finish();
 }
 
@@ -162,7 +149,7 @@ TEST(HaloCompile, GoldenProgram) {
 TEST(HaloCompile, StridedDownsamplerReadsOneRowAfter) {
   GraphBuilder b("down");
   ValueId x = b.Input("x", DType::kF32, {1, 2, 1, 8, 8});
-  b.Output(Conv(b, "down", x, 2, {1, 3, 3}, {1, 2, 2}, {0, 0, 0, 1, 0, 1}));
+  b.Output(Conv3d(b, "down", x, 2, {1, 3, 3}, {0, 0, 0, 1, 0, 1}, {1, 2, 2}));
   pir::Graph graph = b.Finish();
   for (const char* mesh : {"h=2", "h=4"}) {
     auto program = CompileSplit(graph, mesh, 3);
@@ -176,7 +163,7 @@ TEST(HaloCompile, StridedDownsamplerReadsOneRowAfter) {
   // rows over 4, with the phase minor to it); the op seeded so is refused.
   GraphBuilder u("uneven");
   ValueId y = u.Input("x", DType::kF32, {1, 2, 1, 10, 8});
-  u.Output(Conv(u, "down", y, 2, {1, 3, 3}, {1, 2, 2}, {0, 0, 0, 1, 0, 1}));
+  u.Output(Conv3d(u, "down", y, 2, {1, 3, 3}, {0, 0, 0, 1, 0, 1}, {1, 2, 2}));
   auto refused = CompileSeededFactor(u.Finish(), "h=4", "y");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kUnimplemented);
@@ -202,7 +189,7 @@ TEST(HaloCompile, RefusesWhatItCannotExchange) {
   // input, its frames are a permutation pair; split by a seed, refused.
   GraphBuilder t("irregular");
   ValueId f = t.Input("x", DType::kF32, {1, 2, 5, 2, 2});
-  t.Output(Conv(t, "time_conv", f, 2, {3, 1, 1}, {2, 1, 1}, {0, 0, 0, 0, 0, 0}));
+  t.Output(Conv3d(t, "time_conv", f, 2, {3, 1, 1}, {0, 0, 0, 0, 0, 0}, {2, 1, 1}));
   auto strided = CompileSeededFactor(t.Finish(), "t=2", "it");
   ASSERT_FALSE(strided.ok());
   EXPECT_EQ(strided.status().code(), StatusCode::kUnimplemented);
@@ -212,7 +199,7 @@ TEST(HaloCompile, RefusesWhatItCannotExchange) {
   // Split height and width at once: corners.
   GraphBuilder c("corners");
   ValueId z = c.Input("x", DType::kF32, {1, 2, 1, 4, 4});
-  c.Output(Conv(c, "conv", z, 2, {1, 3, 3}, {1, 1, 1}, {0, 0, 1, 1, 1, 1}));
+  c.Output(Conv3d(c, "conv", z, 2, {1, 3, 3}, {0, 0, 1, 1, 1, 1}));
   pir::Graph corners = c.Finish();
   auto mesh = shard::Mesh::Parse("h=2,w=2");
   ASSERT_TRUE(mesh.ok());

@@ -18,25 +18,13 @@ using onnx::testing::AttrInt;
 using onnx::testing::AttrInts;
 using onnx::testing::AttrString;
 using onnx::testing::AttrTensor;
+using onnx::testing::CountOps;
 using onnx::testing::kFloat;
 using onnx::testing::kInt64;
 using onnx::testing::NodeSpec;
 using onnx::testing::OnnxBuilder;
+using onnx::testing::ParamCount;
 using onnx::testing::Tensor;
-
-int64_t ParamCount(const pir::Graph& g) {
-  int64_t n = 0;
-  for (const pir::Value& v : g.values()) {
-    if (v.role == pir::ValueRole::kParameter) n += v.type.NumElements();
-  }
-  return n;
-}
-
-int CountOps(const pir::Graph& g, pir::OpKind kind) {
-  int n = 0;
-  for (const pir::Op& op : g.ops()) n += op.kind == kind;
-  return n;
-}
 
 const pir::Op* FindOp(const pir::Graph& g, pir::OpKind kind) {
   for (const pir::Op& op : g.ops()) {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frontend/onnx/protobuf_wire.h"
+#include "support/checked_math.h"
 
 namespace az::frontend::onnx {
 
@@ -504,13 +505,7 @@ bool IsOnnxFloatType(int32_t t) {
 }
 
 std::optional<int64_t> OnnxTensor::NumElements() const {
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    if (d < 0) return std::nullopt;
-    if (d != 0 && n > (int64_t{1} << 62) / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
+  return CheckedProduct(dims);
 }
 
 const OnnxAttribute* OnnxNode::FindAttribute(std::string_view attr_name) const {

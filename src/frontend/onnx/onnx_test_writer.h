@@ -1,6 +1,7 @@
 // Test-only: writes protobuf wire format and small ONNX models, so that tests
-// build their inputs in code (no libprotobuf, no Python). Header-only; used by
-// the *_test.cc files of frontend/onnx and by nothing else.
+// build their inputs in code (no libprotobuf, no Python), and counts what an
+// import made of them. Header-only; used by the *_test.cc files of
+// frontend/onnx and by nothing else.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "pir/ir/graph.h"
 
 namespace az::frontend::onnx::testing {
 
@@ -237,5 +240,21 @@ class OnnxBuilder {
   std::vector<ProtoWriter> graph_inputs_, graph_outputs_, value_info_, initializers_, nodes_, functions_;
   std::vector<std::pair<std::string, std::string>> metadata_;
 };
+
+// Elements of all the graph's parameters.
+inline int64_t ParamCount(const pir::Graph& g) {
+  int64_t n = 0;
+  for (const pir::Value& v : g.values()) {
+    if (v.role == pir::ValueRole::kParameter) n += v.type.NumElements();
+  }
+  return n;
+}
+
+// How many ops of `kind` the graph holds.
+inline int CountOps(const pir::Graph& g, pir::OpKind kind) {
+  int n = 0;
+  for (const pir::Op& op : g.ops()) n += op.kind == kind;
+  return n;
+}
 
 }  // namespace az::frontend::onnx::testing

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include "support/checked_math.h"
+
 namespace az::frontend::onnx {
 
 namespace {
@@ -151,13 +153,7 @@ std::optional<pir::Shape> BroadcastShapes(const std::vector<pir::Shape>& shapes)
 }
 
 std::optional<int64_t> CheckedNumElements(const pir::Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-    if (d != 0 && n > (int64_t{1} << 62) / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
+  return CheckedProduct(shape);
 }
 
 std::optional<TensorData> FoldElementwise(std::string_view op, const std::vector<const TensorData*>& inputs,

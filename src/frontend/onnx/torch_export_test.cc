@@ -9,26 +9,16 @@
 #include <gtest/gtest.h>
 
 #include "frontend/onnx/import.h"
+#include "frontend/onnx/onnx_test_writer.h"
 #include "support/test_files.h"
 
 namespace az::frontend {
 namespace {
 
+using onnx::testing::CountOps;
+using onnx::testing::ParamCount;
+
 std::string DataFile(const std::string& name) { return std::string(AZ_SOURCE_DIR) + "/tests/data/onnx/" + name; }
-
-int64_t ParamCount(const pir::Graph& g) {
-  int64_t n = 0;
-  for (const pir::Value& v : g.values()) {
-    if (v.role == pir::ValueRole::kParameter) n += v.type.NumElements();
-  }
-  return n;
-}
-
-int CountOps(const pir::Graph& g, pir::OpKind kind) {
-  int n = 0;
-  for (const pir::Op& op : g.ops()) n += op.kind == kind;
-  return n;
-}
 
 bool HasOpNamed(const pir::Graph& g, pir::OpKind kind, const std::string& name) {
   for (const pir::Op& op : g.ops()) {

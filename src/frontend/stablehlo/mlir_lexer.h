@@ -57,10 +57,9 @@ using Token = BasicToken<TokenKind>;
 // "'}'", "identifier 'foo'", "end of input": a token for "expected X, found Y".
 std::string DescribeToken(const Token& token);
 
-class Lexer : private TextScanner {
+class Lexer : public BasicLexer<Token> {
  public:
-  // `text` must outlive the lexer and its tokens.
-  explicit Lexer(std::string_view text) : TextScanner(text) {}
+  using BasicLexer::BasicLexer;
 
   Token Next();
 
@@ -70,12 +69,8 @@ class Lexer : private TextScanner {
   bool ReadRawAngleBody(std::string_view* body, int* line, int* col, std::string* error);
 
  private:
-  Token Make(TokenKind kind, size_t begin, int line, int col, std::string text = {}) const;
-  Token Error(int line, int col, std::string message) const;
   Token LexNumber();
-  Token LexString();
   Token LexPrefixed(TokenKind kind);  // % @ # ! ^ names
-  bool ScanMlirString(std::string* value, ScanError* error);
 };
 
 }  // namespace az::frontend::shlo

@@ -41,6 +41,22 @@ struct PatchGrid {
   int64_t tokens() const { return frames * rows * cols; }
 };
 
+// What every family's forward builder holds: the graph being built, the
+// model dtype, the batch and one sample's patch grid with its video token
+// count. A family's ForwardBuilder derives from it and adds its own shape,
+// depth and shared values.
+class ForwardState {
+ protected:
+  ForwardState(pir::GraphBuilder& b, pir::DType dtype, int64_t batch, PatchGrid grid)
+      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()) {}
+
+  pir::GraphBuilder& b_;
+  pir::DType dtype_;
+  int64_t batch_;
+  PatchGrid grid_;
+  int64_t video_;  // grid_.tokens()
+};
+
 // x * (1 + scale) + shift, with `one` the scalar constant 1 in the model
 // dtype. Ops: `name.one_plus_scale`, `name.scale`, `name.shift`.
 pir::ValueId Modulate(pir::GraphBuilder& b, const std::string& name, pir::ValueId x, pir::ValueId shift,

@@ -77,11 +77,10 @@ constexpr double kQkNormEps = 1e-6;
 
 using blocks::PatchGrid;
 
-class ForwardBuilder {
+class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, const CogShape& s, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : b_(b), s_(s), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), d_(s.heads * kHeadDim),
-        depth_(depth) {}
+      : ForwardState(b, dtype, batch, grid), s_(s), d_(s.heads * kHeadDim), depth_(depth) {}
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId text);
 
@@ -103,12 +102,7 @@ class ForwardBuilder {
   std::pair<ValueId, ValueId> Split(const std::string& name, ValueId x);
   ValueId Head(ValueId video);
 
-  GraphBuilder& b_;
   const CogShape& s_;
-  DType dtype_;
-  int64_t batch_;
-  PatchGrid grid_;
-  int64_t video_;
   int64_t d_;
   int64_t depth_;  // blocks to build
   ValueId emb_ = -1;

@@ -58,11 +58,7 @@ TEST(CogVideoXTest, ResolvesDefaults) {
   // models.md §3: 720x480, 49 frames (1.5: 1360x768, 81), 50 steps, CFG as one batch-2 forward.
   for (const char* model : {"cogvideox-2b", "cogvideox-5b"}) {
     ModelConfig config = Config(model);
-    EXPECT_EQ(config.width, 720) << model;
-    EXPECT_EQ(config.height, 480) << model;
-    EXPECT_EQ(config.frames, 49) << model;
-    EXPECT_EQ(config.steps, 50) << model;
-    EXPECT_EQ(config.cfg, CfgMode::kBatch2) << model;
+    ExpectDefaults(config, {.width = 720, .height = 480, .frames = 49, .steps = 50, .cfg = CfgMode::kBatch2});
     EXPECT_EQ(config.forward_batch(), 2) << model;
   }
   ModelConfig v15 = Config("cogvideox1.5-5b");
@@ -184,26 +180,13 @@ TEST(CogVideoXTest, PositionTablesAreBuffers) {
 
 TEST(CogVideoXTest, ForwardInterfaceAndJointAttention) {
   Graph graph = Forward(Config("cogvideox-5b", CfgMode::kNone));
-  ASSERT_EQ(graph.outputs().size(), 1u);
-  EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 13, 60, 90}}));
-  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
-  std::map<std::string, pir::TensorType> expected = {
-      {"latent", {DType::kF32, {1, 16, 13, 60, 90}}},
-      {"timestep", {DType::kF32, {1}}},
-      {"encoder_hidden_states", {DType::kBF16, {1, 226, 4096}}},
-  };
-  EXPECT_EQ(inputs, expected);
-  EXPECT_EQ(graph.attrs().GetInt("video_tokens"), 17'550);
-  EXPECT_EQ(graph.attrs().GetInt("text_tokens"), 226);
+  ExpectInterface(graph, {DType::kF32, {1, 16, 13, 60, 90}},
+                  {{"latent", {DType::kF32, {1, 16, 13, 60, 90}}},
+                   {"timestep", {DType::kF32, {1}}},
+                   {"encoder_hidden_states", {DType::kBF16, {1, 226, 4096}}}});
+  ExpectTokens(graph, 17'550, 226);
   // One joint attention per block over the 17,776 text + video tokens, 48 heads of 64.
-  int attentions = 0;
-  for (const pir::Op& op : graph.ops()) {
-    if (op.kind != pir::OpKind::kAttention) continue;
-    ++attentions;
-    EXPECT_EQ(op.attrs.GetString("mode").value_or(""), "joint");
-    EXPECT_EQ(graph.type(op.operands[0]), (pir::TensorType{DType::kBF16, {1, 17'776, 48, 64}}));
-  }
-  EXPECT_EQ(attentions, 42);
+  EXPECT_EQ(CountJointAttentions(graph, {DType::kBF16, {1, 17'776, 48, 64}}), 42u);
   // 1.5: the padded 22 latent frames in and out.
   Graph v15 = Forward(Config("cogvideox1.5-5b", CfgMode::kNone));
   EXPECT_EQ(v15.type(v15.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 22, 96, 170}}));

@@ -60,15 +60,15 @@ PatchGrid GridOf(const ModelConfig& config) {
 
 // Builds one forward. Holds what every block needs: the conditioning vector,
 // the token counts, the RoPE table and the scalar 1 of modulate().
-class ForwardBuilder {
+class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth_units)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), image_tokens_(grid.tokens()), depth_units_(depth_units) {}
+      : ForwardState(b, dtype, batch, grid), depth_units_(depth_units) {}
 
   ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
 
  private:
-  int64_t joint_tokens() const { return image_tokens_ + kTextTokens; }
+  int64_t joint_tokens() const { return video_ + kTextTokens; }
 
   // sinusoidal(x, 256) -> Linear(256, d) -> SiLU -> Linear(d, d) (TimestepEmbedder).
   ValueId TimestepEmbedder(const std::string& name, ValueId x);
@@ -92,11 +92,6 @@ class ForwardBuilder {
   static std::vector<int64_t> RopeSections();
   ValueId Rope(const std::string& name, ValueId x);
 
-  GraphBuilder& b_;
-  DType dtype_;
-  int64_t batch_;
-  PatchGrid grid_;
-  int64_t image_tokens_;
   ValueId vec_ = -1;
   ValueId one_ = -1;
   ValueId rope_table_ = -1;
@@ -107,7 +102,7 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vecto
   AZ_CHECK_MSG(conditioning.size() == 3, "HunyuanVideo takes text_states, clip_pooled and guidance");
   one_ = b_.Constant("scalar.one", dtype_, {});
   // freqs_cos / freqs_sin of the image tokens, concatenated: [L_img, head_dim].
-  rope_table_ = b_.Constant("rope.table", DType::kF32, {image_tokens_, kHeadDim});
+  rope_table_ = b_.Constant("rope.table", DType::kF32, {video_, kHeadDim});
 
   vec_ = Conditioning(timestep, conditioning[1], conditioning[2]);
   ValueId img = ImageIn(latent);
@@ -197,7 +192,7 @@ std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId i
 
   // Image stream: norm, modulate, qkv, per-head RMSNorm, RoPE.
   ValueId img_h = blocks::NormModulate(b_, "img_norm1", "img_mod1", img, img_mod[0], img_mod[1], one_, kNormEps);
-  auto [img_q, img_k, img_v] = SplitQkv("img_attn_qkv", b_.Linear("img_attn_qkv", img_h, 3 * kHidden), image_tokens_);
+  auto [img_q, img_k, img_v] = SplitQkv("img_attn_qkv", b_.Linear("img_attn_qkv", img_h, 3 * kHidden), video_);
   img_q = Rope("img_attn_q_rope", b_.RmsNorm("img_attn_q_norm", img_q, /*affine=*/true, kNormEps));
   img_k = Rope("img_attn_k_rope", b_.RmsNorm("img_attn_k_norm", img_k, /*affine=*/true, kNormEps));
 
@@ -209,8 +204,8 @@ std::pair<ValueId, ValueId> ForwardBuilder::DoubleBlock(int64_t index, ValueId i
 
   // Joint attention over [image; text], text at the rear.
   ValueId attn = blocks::JointAttention(b_, {img_q, img_k, img_v}, {txt_q, txt_k, txt_v}, kTextTokens, kHidden);
-  ValueId img_attn = b_.SliceAxis("img_attn", attn, 1, 0, image_tokens_);
-  ValueId txt_attn = b_.SliceAxis("txt_attn", attn, 1, image_tokens_, joint_tokens());
+  ValueId img_attn = b_.SliceAxis("img_attn", attn, 1, 0, video_);
+  ValueId txt_attn = b_.SliceAxis("txt_attn", attn, 1, video_, joint_tokens());
 
   auto stream_tail = [&](const std::string& s, ValueId x, ValueId attn_s, const std::vector<ValueId>& mod) {
     const blocks::StreamTailNames names{s + "_attn_proj", s + "_attn_residual", s + "_norm2", s + "_mod2",
@@ -238,14 +233,14 @@ ValueId ForwardBuilder::SingleBlock(int64_t index, ValueId x) {
   k = b_.RmsNorm("k_norm", k, /*affine=*/true, kNormEps);
 
   // RoPE on the image rows only; the text rows pass through unrotated.
-  const blocks::RopeRowsSpec image_rows{image_tokens_, /*rotate_lower=*/true, "_img", "_txt"};
+  const blocks::RopeRowsSpec image_rows{video_, /*rotate_lower=*/true, "_img", "_txt"};
   q = blocks::RopeRows(b_, "q", q, rope_table_, RopeSections(), image_rows);
   k = blocks::RopeRows(b_, "k", k, rope_table_, RopeSections(), image_rows);
   return blocks::SingleStreamOut(b_, x, q, k, v, kTextTokens, mlp_in, mod[2], kHidden);
 }
 
 ValueId ForwardBuilder::FinalLayer(ValueId x) {
-  ValueId img = b_.SliceAxis("img_tokens", x, 1, 0, image_tokens_);
+  ValueId img = b_.SliceAxis("img_tokens", x, 1, 0, video_);
   GraphBuilder::Scope scope(b_, "final_layer");
   std::vector<ValueId> mod = Modulation("adaLN_modulation.0", "adaLN_modulation.1", vec_, {"shift", "scale"});
   ValueId h = blocks::NormModulate(b_, "norm_final", "modulate", img, mod[0], mod[1], one_, kNormEps);

@@ -54,11 +54,7 @@ int64_t BlockFlops(int64_t video_tokens) {
 TEST(HunyuanVideoTest, ResolvesDefaults) {
   // models.md §2.5: 1280x720, 129 frames, 50 steps, one batch-1 forward per step.
   ModelConfig config = Config();
-  EXPECT_EQ(config.width, 1280);
-  EXPECT_EQ(config.height, 720);
-  EXPECT_EQ(config.frames, 129);
-  EXPECT_EQ(config.steps, 50);
-  EXPECT_EQ(config.cfg, CfgMode::kNone);
+  ExpectDefaults(config, {.width = 1280, .height = 720, .frames = 129, .steps = 50, .cfg = CfgMode::kNone});
   EXPECT_EQ(config.dtype, DType::kBF16);
 }
 
@@ -108,32 +104,19 @@ TEST(HunyuanVideoTest, ParameterCountPerPart) {
 
 TEST(HunyuanVideoTest, RopeTableIsABufferNotAParameter) {
   Graph graph = Forward(Config());
-  bool found = false;
-  for (const pir::Value& v : graph.values()) {
-    if (v.name != "rope.table") continue;
-    found = true;
-    EXPECT_EQ(v.role, ValueRole::kConstant);
-    EXPECT_EQ(v.type, (pir::TensorType{DType::kF32, {118'800, 128}}));
-  }
-  EXPECT_TRUE(found);
+  ExpectConstant(graph, "rope.table", {DType::kF32, {118'800, 128}});
 }
 
 TEST(HunyuanVideoTest, ForwardInterface) {
   Graph graph = Forward(Config());
-  ASSERT_EQ(graph.outputs().size(), 1u);
   // Latent 16 x 33 x 90 x 160 (VAE 4x time, 8x8 space), f32.
-  EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 33, 90, 160}}));
-  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
-  std::map<std::string, pir::TensorType> expected = {
-      {"latent", {DType::kF32, {1, 16, 33, 90, 160}}},
-      {"timestep", {DType::kF32, {1}}},
-      {"text_states", {DType::kBF16, {1, 256, 4096}}},
-      {"clip_pooled", {DType::kBF16, {1, 768}}},
-      {"guidance", {DType::kF32, {1}}},
-  };
-  EXPECT_EQ(inputs, expected);
-  EXPECT_EQ(graph.attrs().GetInt("video_tokens"), 118'800);
-  EXPECT_EQ(graph.attrs().GetInt("text_tokens"), 256);
+  ExpectInterface(graph, {DType::kF32, {1, 16, 33, 90, 160}},
+                  {{"latent", {DType::kF32, {1, 16, 33, 90, 160}}},
+                   {"timestep", {DType::kF32, {1}}},
+                   {"text_states", {DType::kBF16, {1, 256, 4096}}},
+                   {"clip_pooled", {DType::kBF16, {1, 768}}},
+                   {"guidance", {DType::kF32, {1}}}});
+  ExpectTokens(graph, 118'800, 256);
 }
 
 TEST(HunyuanVideoTest, DitRunsInConfigDtype) {

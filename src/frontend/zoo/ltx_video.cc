@@ -78,11 +78,10 @@ PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height(), config.latent_width()};
 }
 
-class ForwardBuilder {
+class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, const LtxShape& s, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : b_(b), s_(s), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), d_(kHeads * s.head_dim),
-        depth_(depth) {}
+      : ForwardState(b, dtype, batch, grid), s_(s), d_(kHeads * s.head_dim), depth_(depth) {}
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId text);
 
@@ -96,12 +95,7 @@ class ForwardBuilder {
   ValueId Attention(const std::string& module, ValueId x, std::optional<ValueId> context);
   ValueId Head(ValueId x);
 
-  GraphBuilder& b_;
   const LtxShape& s_;
-  DType dtype_;
-  int64_t batch_;
-  PatchGrid grid_;
-  int64_t video_;
   int64_t d_;
   int64_t depth_;  // blocks to build
   ValueId one_ = -1;

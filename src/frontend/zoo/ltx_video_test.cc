@@ -58,19 +58,11 @@ TEST(LtxVideoTest, ResolvesDefaults) {
   // [negative; positive] as one batch. 13B: Lightricks' inference.py
   // 1216x704, 121 frames; the distilled checkpoint's 8 steps, guidance 1.
   ModelConfig small = Config("ltx-video-2b");
-  EXPECT_EQ(small.width, 704);
-  EXPECT_EQ(small.height, 512);
-  EXPECT_EQ(small.frames, 161);
-  EXPECT_EQ(small.steps, 50);
-  EXPECT_EQ(small.cfg, CfgMode::kBatch2);
+  ExpectDefaults(small, {.width = 704, .height = 512, .frames = 161, .steps = 50, .cfg = CfgMode::kBatch2});
   EXPECT_EQ(small.patch, 1);
   EXPECT_EQ(small.vae_stride, 32);
   ModelConfig large = Config("ltx-video-13b");
-  EXPECT_EQ(large.width, 1216);
-  EXPECT_EQ(large.height, 704);
-  EXPECT_EQ(large.frames, 121);
-  EXPECT_EQ(large.steps, 8);
-  EXPECT_EQ(large.cfg, CfgMode::kNone);
+  ExpectDefaults(large, {.width = 1216, .height = 704, .frames = 121, .steps = 8, .cfg = CfgMode::kNone});
 }
 
 TEST(LtxVideoTest, LatentFramesAndTokens) {
@@ -133,17 +125,11 @@ TEST(LtxVideoTest, ParameterCountPerPart) {
 
 TEST(LtxVideoTest, ForwardInterfaceAndAttention) {
   Graph graph = Forward(Config("ltx-video-2b", CfgMode::kNone));
-  ASSERT_EQ(graph.outputs().size(), 1u);
-  EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 128, 21, 16, 22}}));
-  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
-  std::map<std::string, pir::TensorType> expected = {
-      {"latent", {DType::kF32, {1, 128, 21, 16, 22}}},
-      {"timestep", {DType::kF32, {1}}},
-      {"encoder_hidden_states", {DType::kBF16, {1, 128, 4096}}},
-  };
-  EXPECT_EQ(inputs, expected);
-  EXPECT_EQ(graph.attrs().GetInt("video_tokens"), 7'392);
-  EXPECT_EQ(graph.attrs().GetInt("text_tokens"), 128);
+  ExpectInterface(graph, {DType::kF32, {1, 128, 21, 16, 22}},
+                  {{"latent", {DType::kF32, {1, 128, 21, 16, 22}}},
+                   {"timestep", {DType::kF32, {1}}},
+                   {"encoder_hidden_states", {DType::kBF16, {1, 128, 4096}}}});
+  ExpectTokens(graph, 7'392, 128);
   int self = 0, cross = 0, ropes = 0;
   for (const pir::Op& op : graph.ops()) {
     if (op.kind == pir::OpKind::kRope) ++ropes;
@@ -160,14 +146,7 @@ TEST(LtxVideoTest, ForwardInterfaceAndAttention) {
   EXPECT_EQ(cross, 28);
   EXPECT_EQ(ropes, 2 * 28);  // q and k of the self-attention only
   // The RoPE table is a buffer over the tokens, per head.
-  bool table = false;
-  for (const pir::Value& v : graph.values()) {
-    if (v.name != "rope.table") continue;
-    table = true;
-    EXPECT_EQ(v.role, ValueRole::kConstant);
-    EXPECT_EQ(v.type, (pir::TensorType{DType::kF32, {7'392, 64}}));
-  }
-  EXPECT_TRUE(table);
+  ExpectConstant(graph, "rope.table", {DType::kF32, {7'392, 64}});
 }
 
 TEST(LtxVideoTest, ForwardFlops) {
@@ -197,11 +176,7 @@ TEST(LtxVideoTest, DeployedSequenceSplitDividesTokensAndText) {
   // 7,392 = 2^5 * 3 * 7 * 11 video tokens and 128 text rows: sp 8 and 32
   // split both; sp 3 splits the video tokens but not the 128 rows.
   ModelConfig config = Config("ltx-video-2b");
-  EXPECT_TRUE(DeployedSequenceSplit(config, 8).ok());
-  EXPECT_TRUE(DeployedSequenceSplit(config, 32).ok());
-  Status three = DeployedSequenceSplit(config, 3);
-  ASSERT_FALSE(three.ok());
-  EXPECT_NE(three.message().find("128 text rows"), std::string::npos) << three.message();
+  ExpectSequenceSplits(config, {8, 32}, {3}, "128 text rows");
 }
 
 }  // namespace

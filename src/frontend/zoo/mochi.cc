@@ -94,10 +94,10 @@ PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
 }
 
-class ForwardBuilder {
+class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), depth_(depth) {}
+      : ForwardState(b, dtype, batch, grid), depth_(depth) {}
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId text);
 
@@ -123,11 +123,6 @@ class ForwardBuilder {
   ValueId Rope(const std::string& name, ValueId x);
   ValueId Head(ValueId x);
 
-  GraphBuilder& b_;
-  DType dtype_;
-  int64_t batch_;
-  PatchGrid grid_;
-  int64_t video_;
   int64_t depth_;  // blocks to build
   ValueId temb_ = -1;
   ValueId one_ = -1;

@@ -52,11 +52,7 @@ constexpr int64_t kOuter = 3 * kD * kD + (49 + 258 + 4097 + 2 + 48) * kD + 4097 
 TEST(MochiTest, ResolvesDefaults) {
   // models.md §3: 848x480, 163 frames, 64 steps, CFG as one batch-2 forward (diffusers).
   ModelConfig config = Config();
-  EXPECT_EQ(config.width, 848);
-  EXPECT_EQ(config.height, 480);
-  EXPECT_EQ(config.frames, 163);
-  EXPECT_EQ(config.steps, 64);
-  EXPECT_EQ(config.cfg, CfgMode::kBatch2);
+  ExpectDefaults(config, {.width = 848, .height = 480, .frames = 163, .steps = 64, .cfg = CfgMode::kBatch2});
   EXPECT_EQ(config.forward_batch(), 2);
   // VAE 6x in time: (163 - 1) / 6 + 1 = 28 latent frames; 61 -> 11.
   EXPECT_EQ(config.latent_frames(), 28);
@@ -119,23 +115,14 @@ TEST(MochiTest, ParameterCountPerPart) {
 TEST(MochiTest, AsymmetricJointAttention) {
   Graph graph = Forward(Config(CfgMode::kNone, 13));  // 3 latent frames: 4,770 visual tokens
   // One joint attention per block over visual + 256 text rows, 24 heads of 128, text at the rear.
-  int attentions = 0;
-  for (const pir::Op& op : graph.ops()) {
-    if (op.kind != pir::OpKind::kAttention) continue;
-    ++attentions;
-    EXPECT_EQ(op.attrs.GetString("mode").value_or(""), "joint");
-    EXPECT_EQ(op.attrs.GetInt("joint_tail").value_or(0), 256);
-    EXPECT_EQ(graph.type(op.operands[0]), (pir::TensorType{DType::kBF16, {1, 4'770 + 256, 24, 128}}));
+  EXPECT_EQ(CountJointAttentions(graph, {DType::kBF16, {1, 4'770 + 256, 24, 128}}), 48u);
+  for (const pir::Op* op : OpsOfKind(graph, pir::OpKind::kAttention)) {
+    EXPECT_EQ(op->attrs.GetInt("joint_tail").value_or(0), 256);
   }
-  EXPECT_EQ(attentions, 48);
-  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
-  std::map<std::string, pir::TensorType> expected = {
-      {"latent", {DType::kF32, {1, 12, 3, 60, 106}}},
-      {"timestep", {DType::kF32, {1}}},
-      {"encoder_hidden_states", {DType::kBF16, {1, 256, 4096}}},
-  };
-  EXPECT_EQ(inputs, expected);
-  EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 12, 3, 60, 106}}));
+  ExpectInterface(graph, {DType::kF32, {1, 12, 3, 60, 106}},
+                  {{"latent", {DType::kF32, {1, 12, 3, 60, 106}}},
+                   {"timestep", {DType::kF32, {1}}},
+                   {"encoder_hidden_states", {DType::kBF16, {1, 256, 4096}}}});
   // The text stream keeps its width 1536 between blocks; the visual one 3072.
   for (const pir::Value& v : graph.values()) {
     if (v.name == "transformer_blocks.0.attn1.to_add_out") {
@@ -147,12 +134,7 @@ TEST(MochiTest, AsymmetricJointAttention) {
 TEST(MochiTest, DeployedSequenceSplitNeedsDivisibleTokens) {
   // 44,520 = 2^3 * 3 * 5 * 7 * 53: U3xR2 (6) and 8 run; 9 and 16 do not.
   ModelConfig config = Config();
-  for (int64_t sp : {2, 3, 4, 5, 6, 7, 8, 12}) EXPECT_TRUE(DeployedSequenceSplit(config, sp).ok()) << sp;
-  for (int64_t sp : {9, 16}) {
-    Status split = DeployedSequenceSplit(config, sp);
-    ASSERT_FALSE(split.ok()) << sp;
-    EXPECT_NE(split.message().find("44520 visual tokens"), std::string::npos) << split.message();
-  }
+  ExpectSequenceSplits(config, {2, 3, 4, 5, 6, 7, 8, 12}, {9, 16}, "44520 visual tokens");
 }
 
 // Matmul + attention FLOPs of one batch-1 forward (2 per multiply-add), L

@@ -84,15 +84,15 @@ PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
 }
 
-class ForwardBuilder {
+class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth_units)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), image_tokens_(grid.tokens()), depth_units_(depth_units) {}
+      : ForwardState(b, dtype, batch, grid), depth_units_(depth_units) {}
 
   ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
 
  private:
-  int64_t joint_tokens() const { return kTextTokens + image_tokens_; }
+  int64_t joint_tokens() const { return kTextTokens + video_; }
   // "b c t (h ph) (w pw) -> b (t h w) (c ph pw)", the tokens out of a transpose.
   ValueId Pack(const std::string& name, ValueId x, int64_t channels);
   ValueId MlpEmbedder(const std::string& name, ValueId x);
@@ -108,11 +108,6 @@ class ForwardBuilder {
   ValueId QkNorm(const std::string& module, ValueId x);
   ValueId Rope(const std::string& name, ValueId x, ValueId table);
 
-  GraphBuilder& b_;
-  DType dtype_;
-  int64_t batch_;
-  PatchGrid grid_;
-  int64_t image_tokens_;
   int64_t depth_units_;  // 0: all blocks
   ValueId vec_ = -1;
   ValueId one_ = -1;
@@ -149,7 +144,7 @@ ValueId ForwardBuilder::Pack(const std::string& name, ValueId x, int64_t channel
   ValueId split = b_.Reshape(name + ".split", x,
                              {batch_, channels, grid_.frames, grid_.rows, kPatch, grid_.cols, kPatch});
   ValueId moved = b_.Transpose(name + ".permute", split, {0, 1, 4, 6, 2, 3, 5});
-  ValueId merged = b_.Reshape(name + ".merge", moved, {batch_, channels * kPatch * kPatch, image_tokens_});
+  ValueId merged = b_.Reshape(name + ".merge", moved, {batch_, channels * kPatch * kPatch, video_});
   return b_.Transpose(name + ".to_tokens", merged, {0, 2, 1});
 }
 

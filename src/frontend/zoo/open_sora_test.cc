@@ -42,11 +42,7 @@ constexpr int64_t kOuter = 4 * kD * kD + (65 + 69 + 258 + 770 + 4097 + 2 + 64) *
 TEST(OpenSoraTest, ResolvesDefaults) {
   // 768px at the default 16:9 (get_image_size: 1024x576), 129 frames, 50 steps.
   ModelConfig config = Config();
-  EXPECT_EQ(config.width, 1024);
-  EXPECT_EQ(config.height, 576);
-  EXPECT_EQ(config.frames, 129);
-  EXPECT_EQ(config.steps, 50);
-  EXPECT_EQ(config.cfg, CfgMode::kBatch2);
+  ExpectDefaults(config, {.width = 1024, .height = 576, .frames = 129, .steps = 50, .cfg = CfgMode::kBatch2});
   EXPECT_EQ(config.latent_frames(), 33);
   EXPECT_EQ(DepthUnits(config), 19);
 }
@@ -103,27 +99,15 @@ TEST(OpenSoraTest, ParameterCountPerPart) {
 
 TEST(OpenSoraTest, ForwardInterfaceAndJointAttention) {
   Graph graph = Forward(Config(CfgMode::kNone, 336, 192));
-  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
-  std::map<std::string, pir::TensorType> expected = {
-      {"latent", {DType::kF32, {1, 16, 33, 24, 42}}},
-      {"timestep", {DType::kF32, {1}}},
-      {"t5", {DType::kBF16, {1, 512, 4096}}},
-      {"clip_pooled", {DType::kBF16, {1, 768}}},
-      {"cond", {DType::kBF16, {1, 17, 33, 24, 42}}},
-  };
-  EXPECT_EQ(inputs, expected);
-  EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 16, 33, 24, 42}}));
+  ExpectInterface(graph, {DType::kF32, {1, 16, 33, 24, 42}},
+                  {{"latent", {DType::kF32, {1, 16, 33, 24, 42}}},
+                   {"timestep", {DType::kF32, {1}}},
+                   {"t5", {DType::kBF16, {1, 512, 4096}}},
+                   {"clip_pooled", {DType::kBF16, {1, 768}}},
+                   {"cond", {DType::kBF16, {1, 17, 33, 24, 42}}}});
   // 19 + 38 joint attentions over 512 + 8,316 tokens, 24 heads of 128, text first.
-  int attentions = 0;
-  for (const pir::Op& op : graph.ops()) {
-    if (op.kind != pir::OpKind::kAttention) continue;
-    ++attentions;
-    EXPECT_EQ(op.attrs.GetString("mode").value_or(""), "joint");
-    EXPECT_EQ(graph.type(op.operands[0]), (pir::TensorType{DType::kBF16, {1, 8'828, 24, 128}}));
-  }
-  EXPECT_EQ(attentions, 57);
-  EXPECT_EQ(graph.attrs().GetInt("video_tokens"), 8'316);
-  EXPECT_EQ(graph.attrs().GetInt("text_tokens"), 512);
+  EXPECT_EQ(CountJointAttentions(graph, {DType::kBF16, {1, 8'828, 24, 128}}), 57u);
+  ExpectTokens(graph, 8'316, 512);
 }
 
 // Matmul + attention FLOPs of one batch-1 forward (2 per multiply-add), L

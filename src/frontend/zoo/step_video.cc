@@ -78,10 +78,10 @@ PatchGrid GridOf(const ModelConfig& config) {
   return {config.latent_frames(), config.latent_height(), config.latent_width()};
 }
 
-class ForwardBuilder {
+class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), depth_(depth) {}
+      : ForwardState(b, dtype, batch, grid), depth_(depth) {}
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId llm, ValueId clip);
 
@@ -95,11 +95,6 @@ class ForwardBuilder {
   ValueId CrossAttention(ValueId x, ValueId context);
   ValueId Head(ValueId x);
 
-  GraphBuilder& b_;
-  DType dtype_;
-  int64_t batch_;
-  PatchGrid grid_;
-  int64_t video_;
   int64_t depth_;  // blocks to build
   ValueId one_ = -1;
   ValueId emb_ = -1;

@@ -63,11 +63,7 @@ TEST(StepVideoTest, ResolvesDefaults) {
   // stepvideo/config.py: 992x544, 204 frames, 50 steps; the pipeline runs CFG
   // (9.0) as one forward on [latents; latents].
   ModelConfig config = Config();
-  EXPECT_EQ(config.width, 992);
-  EXPECT_EQ(config.height, 544);
-  EXPECT_EQ(config.frames, 204);
-  EXPECT_EQ(config.steps, 50);
-  EXPECT_EQ(config.cfg, CfgMode::kBatch2);
+  ExpectDefaults(config, {.width = 992, .height = 544, .frames = 204, .steps = 50, .cfg = CfgMode::kBatch2});
   EXPECT_EQ(config.forward_batch(), 2);
   EXPECT_EQ(config.patch, 1);
   EXPECT_EQ(config.vae_stride, 16);
@@ -126,18 +122,12 @@ TEST(StepVideoTest, ParameterCountPerPart) {
 
 TEST(StepVideoTest, ForwardInterfaceAndAttention) {
   Graph graph = Forward(Config(CfgMode::kNone));
-  ASSERT_EQ(graph.outputs().size(), 1u);
-  EXPECT_EQ(graph.type(graph.outputs()[0]), (pir::TensorType{DType::kF32, {1, 64, 36, 34, 62}}));
-  std::map<std::string, pir::TensorType> inputs = zoo_test::Inputs(graph);
-  std::map<std::string, pir::TensorType> expected = {
-      {"latent", {DType::kF32, {1, 64, 36, 34, 62}}},
-      {"timestep", {DType::kF32, {1}}},
-      {"encoder_hidden_states", {DType::kBF16, {1, 320, 6144}}},
-      {"encoder_hidden_states_2", {DType::kBF16, {1, 77, 1024}}},
-  };
-  EXPECT_EQ(inputs, expected);
-  EXPECT_EQ(graph.attrs().GetInt("video_tokens"), 75'888);
-  EXPECT_EQ(graph.attrs().GetInt("text_tokens"), 397);
+  ExpectInterface(graph, {DType::kF32, {1, 64, 36, 34, 62}},
+                  {{"latent", {DType::kF32, {1, 64, 36, 34, 62}}},
+                   {"timestep", {DType::kF32, {1}}},
+                   {"encoder_hidden_states", {DType::kBF16, {1, 320, 6144}}},
+                   {"encoder_hidden_states_2", {DType::kBF16, {1, 77, 1024}}}});
+  ExpectTokens(graph, 75'888, 397);
   // Per block: self-attention over the video tokens and cross-attention to the
   // 397 text rows, 48 heads of 128.
   int self = 0, cross = 0;
@@ -180,11 +170,7 @@ TEST(StepVideoTest, Batch2StepIsTwoForwards) {
 TEST(StepVideoTest, DeployedSequenceSplitNeedsEqualChunks) {
   // 75,888 = 2^4 * 3^2 * 17 * 31: the README's Ulysses 8 and 16 split evenly, 5 does not.
   ModelConfig config = Config();
-  EXPECT_TRUE(DeployedSequenceSplit(config, 8).ok());
-  EXPECT_TRUE(DeployedSequenceSplit(config, 16).ok());
-  Status five = DeployedSequenceSplit(config, 5);
-  ASSERT_FALSE(five.ok());
-  EXPECT_NE(five.message().find("75888 video tokens"), std::string::npos) << five.message();
+  ExpectSequenceSplits(config, {8, 16}, {5}, "75888 video tokens");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// Helpers the zoo's per-family tests share: a resolved configuration, its
-// forward graph or one of its stages (verified), parameter counts by name
-// prefix, and the matmul + attention FLOPs the tests derive by hand.
+// Helpers the zoo's per-family tests share: a resolved configuration and the
+// checks every family makes of it (defaults, deployed sequence splits), its
+// forward graph or one of its stages (verified) and the checks of a forward
+// (interface, constants, attentions), parameter counts by name prefix, and the
+// matmul + attention FLOPs the tests derive by hand.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "frontend/zoo/stages.h"
 #include "frontend/zoo/zoo.h"
@@ -40,6 +43,32 @@ inline ModelOptions Options(std::optional<CfgMode> cfg, std::optional<int64_t> f
   options.width = width;
   options.height = height;
   return options;
+}
+
+// The resolved defaults a family's test checks first.
+struct Defaults {
+  int64_t width = 0, height = 0, frames = 0, steps = 0;
+  CfgMode cfg = CfgMode::kNone;
+};
+
+inline void ExpectDefaults(const ModelConfig& config, const Defaults& want) {
+  EXPECT_EQ(config.width, want.width) << config.model;
+  EXPECT_EQ(config.height, want.height) << config.model;
+  EXPECT_EQ(config.frames, want.frames) << config.model;
+  EXPECT_EQ(config.steps, want.steps) << config.model;
+  EXPECT_EQ(config.cfg, want.cfg) << config.model;
+}
+
+// DeployedSequenceSplit accepts every degree of `accepted` and refuses every
+// one of `refused` with a message that contains `reason`.
+inline void ExpectSequenceSplits(const ModelConfig& config, std::initializer_list<int64_t> accepted,
+                                 std::initializer_list<int64_t> refused, const std::string& reason) {
+  for (int64_t sp : accepted) EXPECT_TRUE(DeployedSequenceSplit(config, sp).ok()) << sp;
+  for (int64_t sp : refused) {
+    Status status = DeployedSequenceSplit(config, sp);
+    ASSERT_FALSE(status.ok()) << sp;
+    EXPECT_NE(status.message().find(reason), std::string::npos) << status.message();
+  }
 }
 
 // ResolveConfig refuses the options as a user error whose message contains
@@ -75,6 +104,53 @@ inline pir::Graph Forward(const ModelConfig& config) {
   auto graph = BuildForward(config);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   return std::move(graph).value();
+}
+
+// A forward's interface: one output of type `output`, and these inputs by name.
+inline void ExpectInterface(const pir::Graph& graph, const pir::TensorType& output,
+                            const std::map<std::string, pir::TensorType>& inputs) {
+  ASSERT_EQ(graph.outputs().size(), 1u);
+  EXPECT_EQ(graph.type(graph.outputs()[0]), output);
+  EXPECT_EQ(Inputs(graph), inputs);
+}
+
+// The token counts a forward records for the templates.
+inline void ExpectTokens(const pir::Graph& graph, int64_t video, int64_t text) {
+  EXPECT_EQ(graph.attrs().GetInt("video_tokens"), video);
+  EXPECT_EQ(graph.attrs().GetInt("text_tokens"), text);
+}
+
+// The graph holds a value `name` that is a constant (a buffer such as the RoPE
+// table, not a parameter) of type `type`.
+inline void ExpectConstant(const pir::Graph& graph, const std::string& name, const pir::TensorType& type) {
+  bool found = false;
+  for (const pir::Value& v : graph.values()) {
+    if (v.name != name) continue;
+    found = true;
+    EXPECT_EQ(v.role, ValueRole::kConstant) << name;
+    EXPECT_EQ(v.type, type) << name;
+  }
+  EXPECT_TRUE(found) << name;
+}
+
+// The ops of `kind`, in graph order.
+inline std::vector<const pir::Op*> OpsOfKind(const pir::Graph& graph, pir::OpKind kind) {
+  std::vector<const pir::Op*> ops;
+  for (const pir::Op& op : graph.ops()) {
+    if (op.kind == kind) ops.push_back(&op);
+  }
+  return ops;
+}
+
+// Every attention is a joint one (text and video rows in one sequence) whose
+// query has type `query`; returns how many there are.
+inline size_t CountJointAttentions(const pir::Graph& graph, const pir::TensorType& query) {
+  std::vector<const pir::Op*> attentions = OpsOfKind(graph, pir::OpKind::kAttention);
+  for (const pir::Op* op : attentions) {
+    EXPECT_EQ(op->attrs.GetString("mode").value_or(""), "joint");
+    EXPECT_EQ(graph.type(op->operands[0]), query);
+  }
+  return attentions.size();
 }
 
 // Sum of NumElements over parameters whose name starts with `prefix`.

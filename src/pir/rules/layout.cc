@@ -4,22 +4,12 @@
 #include <set>
 
 #include "pir/rules/families.h"
+#include "support/checked_math.h"
 
 namespace az::pir {
 
 namespace {
 std::vector<int> Dim(int factor, int64_t size) { return size == 1 ? std::vector<int>{} : std::vector<int>{factor}; }
-
-// Product of dims, or nullopt on overflow past 2^62.
-std::optional<int64_t> CheckedProduct(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-    if (d != 0 && n > (int64_t{1} << 62) / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
 }  // namespace
 
 // ---------------------------------------------------------------- reshape

@@ -50,20 +50,15 @@ bool IsIdentifier(std::string_view s);
 // "'}'", "identifier 'foo'", "end of input": a token for "expected X, found Y".
 std::string DescribeToken(const Token& token);
 
-class Lexer : private TextScanner {
+class Lexer : public BasicLexer<Token> {
  public:
-  // `text` must outlive the lexer and its tokens.
-  explicit Lexer(std::string_view text) : TextScanner(text) {}
+  using BasicLexer::BasicLexer;
 
   Token Next();
 
  private:
-  Token Make(TokenKind kind, size_t begin, int line, int col, std::string text = {}) const;
-  Token Error(int line, int col, std::string message) const;
   Token LexNumber();
-  Token LexString();
   Token LexIdentifier();
-  Token LexValueRef();
   Token LexMeshRef();
 };
 

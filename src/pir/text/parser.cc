@@ -1,7 +1,6 @@
 #include "pir/text/parser.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -67,14 +66,7 @@ class Parser : public TokenParser<Lexer, Token> {
     Advance();
     return it->second;
   }
-  StatusOr<int64_t> ValueNumber() const {
-    int64_t number = 0;
-    const char* begin = tok_.text.data();
-    const char* end = begin + tok_.text.size();
-    auto [ptr, ec] = std::from_chars(begin, end, number);
-    if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "integer literal out of range");
-    return number;
-  }
+  StatusOr<int64_t> ValueNumber() const { return RefNumber("integer literal out of range"); }
   StatusOr<std::vector<ValueId>> ParseUseList() {
     std::vector<ValueId> values;
     AZ_ASSIGN_OR_RETURN(ValueId first, ParseUse());
@@ -168,13 +160,10 @@ class Parser : public TokenParser<Lexer, Token> {
       return AttrValue(value);
     }
     if (At(TokenKind::kFloat) || AtKeyword("inf") || AtKeyword("nan")) {
-      double value = 0;
-      const char* begin = tok_.spelling.data();
-      const char* end = begin + tok_.spelling.size();
-      auto [ptr, ec] = std::from_chars(begin, end, value);
-      if (ec != std::errc() || ptr != end) return ErrorAt(tok_, "float literal out of range");
+      std::optional<double> value = FromChars<double>(tok_.spelling);
+      if (!value) return ErrorAt(tok_, "float literal out of range");
       Advance();
-      return AttrValue(value);
+      return AttrValue(*value);
     }
     if (At(TokenKind::kString)) {
       AttrValue value(std::move(tok_.text));

@@ -19,7 +19,7 @@
 #include "pir/text/parser.h"
 #include "pir/text/printer.h"
 #include "support/test_files.h"
-#include "support/text_mutation.h"
+#include "support/text_testing.h"
 
 namespace az::pir {
 namespace {
@@ -457,28 +457,14 @@ TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     std::string text = testing::ReadTextFile(path);
-    // First line: "// expected-error@LINE:COL: message".
-    std::string first = text.substr(0, text.find('\n'));
-    const std::string tag = "// expected-error@";
-    ASSERT_EQ(first.rfind(tag, 0), 0u) << first;
-    size_t colon1 = first.find(':', tag.size());
-    size_t colon2 = first.find(':', colon1 + 1);
-    ASSERT_NE(colon2, std::string::npos) << first;
-    int line = std::stoi(first.substr(tag.size(), colon1 - tag.size()));
-    int col = std::stoi(first.substr(colon1 + 1, colon2 - colon1 - 1));
-    std::string message = first.substr(colon2 + 2);
+    std::optional<ExpectedError> expected = ParseExpectedError(text);
+    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
     std::string name = path.filename().string();
 
     StatusOr<Graph> graph = ParseGraph(text, name);
     ASSERT_FALSE(graph.ok());
     std::string rendered = graph.status().message();
-    std::string prefix = name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: ";
-    EXPECT_EQ(rendered.rfind(prefix, 0), 0u) << rendered;
-    EXPECT_NE(rendered.find(message), std::string::npos) << rendered;
-    std::string caret_line = "\n  " + std::string(static_cast<size_t>(col - 1), ' ') + "^";
-    EXPECT_TRUE(rendered.size() >= caret_line.size() &&
-                rendered.compare(rendered.size() - caret_line.size(), caret_line.size(), caret_line) == 0)
-        << rendered;
+    ExpectDiagnostic(rendered, name, *expected);
   }
 }
 
@@ -487,24 +473,10 @@ TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
 // with a located error, and a parsed graph prints to a fixed point.
 TEST(PirParser, SeededMutationsKeepTheFuzzProperty) {
   std::mt19937 rng(7);
-  const std::string alphabet = "%@\"{}[]()<>,:=-.e0123456789 \n/\\x";
-  int parsed_count = 0;
-  for (const fs::path& path : PirFiles(GoldenDir())) {
-    const std::string original = testing::ReadTextFile(path);
-    for (int trial = 0; trial < 300; ++trial) {
-      std::string text = MutateText(original, rng, alphabet);
-      StatusOr<Graph> graph = ParseGraph(text, "mutant.pir");
-      if (!graph.ok()) {
-        EXPECT_EQ(graph.status().message().rfind("mutant.pir:", 0), 0u) << graph.status().message();
-        continue;
-      }
-      ++parsed_count;
-      std::string printed = PrintGraph(*graph);
-      StatusOr<Graph> again = ParseGraph(printed);
-      ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << printed;
-      EXPECT_EQ(PrintGraph(*again), printed);
-    }
-  }
+  int parsed_count = ExpectMutantsParseOrFailLocated(
+      PirFiles(GoldenDir()), rng, "%@\"{}[]()<>,:=-.e0123456789 \n/\\x", "mutant.pir",
+      [](const std::string& text, const std::string& name) { return ParseGraph(text, name); }, PrintGraph,
+      [](const Graph&) {});
   // Some edits (inside a name, a digit of a dim) keep the text valid.
   EXPECT_GT(parsed_count, 0);
 }
