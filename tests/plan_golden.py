@@ -4,9 +4,10 @@ README's example, a GPU node, denoising experts, a training step, an imported
 program with its own shardings, a pinned multi-node plan) must equal the files
 under tests/golden/plans/, so that a refactoring of the planner that changes a
 plan is seen. Integers, strings and structure compare exactly; floats within a
-relative 1e-9. Run by the GCC build's CTest only (Makefile: test-sanitize
-leaves it out): the clang build prices the training case 2.6% apart, an
-order that depends on the build, still to be found. Each configuration's
+relative 1e-9. Both builds run it, GCC's (make test) and clang's
+(make test-sanitize): a plan that prices differently per compiler is a bug
+(the training case once did, by 2.6%: src/pir/build/graph_builder.h, Op
+order). Each configuration's
 `tensors` (every PartitionSpec: names, shapes, axes; no floats) is kept as its
 count and SHA-256, which keeps the goldens small.
 

@@ -277,8 +277,8 @@ TEST(ImportFold, GeluAndSiluClustersFold) {
   ValueId one = b.Constant("one", DType::kF32, {});
   ValueId inv_sqrt2 = b.Constant("inv_sqrt2", DType::kF32, {});
   ValueId erf = b.Unary(OpKind::kErf, "erf", b.Binary(OpKind::kMul, "scaled", x, inv_sqrt2));
-  ValueId gelu = b.Binary(OpKind::kMul, "gelu", b.Binary(OpKind::kMul, "half_x", x, half),
-                          b.Binary(OpKind::kAdd, "one_plus", one, erf));
+  ValueId half_x = b.Binary(OpKind::kMul, "half_x", x, half);
+  ValueId gelu = b.Binary(OpKind::kMul, "gelu", half_x, b.Binary(OpKind::kAdd, "one_plus", one, erf));
   ValueId y = b.Input("y", DType::kF32, {4, 8});
   ValueId silu = b.Binary(OpKind::kMul, "silu", y, b.Unary(OpKind::kSigmoid, "sigmoid", y));
   b.Output(b.Binary(OpKind::kAdd, "sum", gelu, silu));

@@ -138,8 +138,9 @@ TinyWan BuildTinyWan(pir::RematPolicy policy, bool with_adamw = false, bool text
   t.recomputed_ops = backward->recomputed_ops;
   b.Output(loss);
   if (with_adamw) {
-    pir::AdamWScalars scalars = pir::AppendAdamWScalars(b, b.Input("optimizer.lr", DType::kF32, {}),
-                                                        b.Input("optimizer.step", DType::kF32, {}), {});
+    ValueId lr = b.Input("optimizer.lr", DType::kF32, {});
+    ValueId step = b.Input("optimizer.step", DType::kF32, {});
+    pir::AdamWScalars scalars = pir::AppendAdamWScalars(b, lr, step, {});
     for (size_t i = 0; i < t.params.size(); ++i) {
       b.Output(pir::AppendAdamWUpdate(b, pir::DeclareAdamWState(b, t.params[i]), backward->grads[i], scalars).param);
     }
@@ -163,17 +164,23 @@ TinyWan BuildOpZoo() {
   auto bin = [&](OpKind kind, const std::string& name, ValueId u, ValueId v) { return b.Binary(kind, name, u, v); };
   pir::Attributes axis;
   axis.Set("axis", int64_t{-1});
-  ValueId pos = bin(OpKind::kAdd, "pos", bin(OpKind::kMul, "x2", x, x), b.Full("one", DType::kF32, {}, 1.0));
+  // One building call per argument list (src/pir/build/graph_builder.h, Op order).
+  ValueId x2 = bin(OpKind::kMul, "x2", x, x);
+  ValueId pos = bin(OpKind::kAdd, "pos", x2, b.Full("one", DType::kF32, {}, 1.0));
+  ValueId exp_tanh = un(OpKind::kExp, "exp", un(OpKind::kTanh, "tanh", x));
+  ValueId sigmoid = un(OpKind::kSigmoid, "sigmoid", p);
+  ValueId sqrt = un(OpKind::kSqrt, "sqrt", pos);
+  ValueId recip = un(OpKind::kRecip, "recip", un(OpKind::kLog, "log", bin(OpKind::kAdd, "pos1", pos, pos)));
+  ValueId sin = un(OpKind::kSin, "sin", x);
+  ValueId cos = un(OpKind::kCos, "cos", p);
   std::vector<ValueId> terms{
       b.AddOp1(OpKind::kSoftmax, "softmax", {x}, axis),
       un(OpKind::kGelu, "gelu", x),
-      bin(OpKind::kMul, "exp_tanh_sigmoid", un(OpKind::kExp, "exp", un(OpKind::kTanh, "tanh", x)),
-          un(OpKind::kSigmoid, "sigmoid", p)),
+      bin(OpKind::kMul, "exp_tanh_sigmoid", exp_tanh, sigmoid),
       un(OpKind::kRsqrt, "rsqrt", pos),
-      bin(OpKind::kDiv, "div", un(OpKind::kSqrt, "sqrt", pos),
-          un(OpKind::kRecip, "recip", un(OpKind::kLog, "log", bin(OpKind::kAdd, "pos1", pos, pos)))),
+      bin(OpKind::kDiv, "div", sqrt, recip),
       un(OpKind::kAbs, "abs", x),
-      bin(OpKind::kMul, "sin_cos", un(OpKind::kSin, "sin", x), un(OpKind::kCos, "cos", p)),
+      bin(OpKind::kMul, "sin_cos", sin, cos),
       un(OpKind::kErf, "erf", x),
       bin(OpKind::kSub, "neg_s", un(OpKind::kNeg, "neg", s), x),
       bin(OpKind::kMax, "max", x, un(OpKind::kSilu, "silu", p)),

@@ -174,7 +174,11 @@ class HunyuanDecoder {
     auto head = [&](const char* proj) {
       return b_.Reshape(std::string(proj) + ".head", b_.Linear(proj, normed, c), {s[0], tokens, 1, c});
     };
-    ValueId out = b_.Attention("sdpa", head("to_q"), head("to_k"), head("to_v"), "self");
+    // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+    ValueId v = head("to_v");
+    ValueId k = head("to_k");
+    ValueId q = head("to_q");
+    ValueId out = b_.Attention("sdpa", q, k, v, "self");
     ValueId projected = b_.Linear("to_out.0", b_.Reshape("merge", out, {s[0], tokens, c}), c);
     ValueId sum = b_.Binary(OpKind::kAdd, "residual", projected, residual);
     return b_.Transpose("channels_first", b_.Reshape("unrows", sum, {s[0], s[2], s[3], s[4], c}), {0, 4, 1, 2, 3});
@@ -239,9 +243,10 @@ class HunyuanDecoder {
     const std::string ramp = "blend_ramp.axis" + std::to_string(axis) + "_" + std::to_string(e);
     ValueId up = b_.Constant(ramp + ".up", kDType, ramp_shape);
     ValueId down = b_.Constant(ramp + ".down", kDType, ramp_shape);
-    ValueId mixed = b_.Binary(OpKind::kAdd, "mix",
-                              b_.Binary(OpKind::kMul, "fade_out", b_.SliceAxis("tail", a, axis, a_size - e, a_size), down),
-                              b_.Binary(OpKind::kMul, "fade_in", b_.SliceAxis("head", b, axis, 0, e), up));
+    // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+    ValueId fade_in = b_.Binary(OpKind::kMul, "fade_in", b_.SliceAxis("head", b, axis, 0, e), up);
+    ValueId fade_out = b_.Binary(OpKind::kMul, "fade_out", b_.SliceAxis("tail", a, axis, a_size - e, a_size), down);
+    ValueId mixed = b_.Binary(OpKind::kAdd, "mix", fade_out, fade_in);
     if (e == b_size) return mixed;
     return b_.Concat("cat", {mixed, b_.SliceAxis("rest", b, axis, e, b_size)}, axis);
   }
@@ -304,9 +309,10 @@ ValueId Unscale(GraphBuilder& b, ValueId latents) {
 
 // (image / 2 + 0.5).clamp(0, 1)
 ValueId ToUnit(GraphBuilder& b, ValueId video) {
-  ValueId x = b.Binary(OpKind::kAdd, "to_unit.add",
-                       b.Binary(OpKind::kMul, "to_unit.half", video, b.Full("half", kDType, {}, 0.5)),
-                       b.Full("offset", kDType, {}, 0.5));
+  // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+  ValueId offset = b.Full("offset", kDType, {}, 0.5);
+  ValueId half = b.Binary(OpKind::kMul, "to_unit.half", video, b.Full("half", kDType, {}, 0.5));
+  ValueId x = b.Binary(OpKind::kAdd, "to_unit.add", half, offset);
   x = b.Binary(OpKind::kMax, "clamp.min", x, b.Full("clamp.lo", kDType, {}, 0.0));
   return b.Binary(OpKind::kMin, "clamp.max", x, b.Full("clamp.hi", kDType, {}, 1.0));
 }

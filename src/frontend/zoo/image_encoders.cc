@@ -50,7 +50,11 @@ pir::Graph BuildClipVitH14(int64_t batch) {
         ValueId slice = b.SliceAxis(name, qkv, 2, index, index + 1);
         return b.Reshape(std::string(name) + ".squeeze", slice, {batch, kTokens, kVisionHeads, head_dim});
       };
-      ValueId out = b.Attention("flash_attention", part("q", 0), part("k", 1), part("v", 2), "self");
+      // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+      ValueId v = part("v", 2);
+      ValueId k = part("k", 1);
+      ValueId q = part("q", 0);
+      ValueId out = b.Attention("flash_attention", q, k, v, "self");
       h = b.Linear("proj", b.Reshape("merge", out, {batch, kTokens, kVisionDim}), kVisionDim);
     }
     x = b.Binary(OpKind::kAdd, "residual1", x, h);

@@ -296,10 +296,11 @@ ValueId ForwardBuilder::Rope(const std::string& name, ValueId x) {
   auto mul = [&](const std::string& leaf, ValueId a, ValueId table) {
     return b_.Binary(OpKind::kMul, name + "." + leaf, a, table);
   };
-  ValueId cos_part = b_.Binary(OpKind::kSub, name + ".cos_part", mul("even_cos", even, rope_cos_),
-                               mul("odd_sin", odd, rope_sin_));
-  ValueId sin_part = b_.Binary(OpKind::kAdd, name + ".sin_part", mul("even_sin", even, rope_sin_),
-                               mul("odd_cos", odd, rope_cos_));
+  // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+  ValueId odd_sin = mul("odd_sin", odd, rope_sin_);
+  ValueId cos_part = b_.Binary(OpKind::kSub, name + ".cos_part", mul("even_cos", even, rope_cos_), odd_sin);
+  ValueId odd_cos = mul("odd_cos", odd, rope_cos_);
+  ValueId sin_part = b_.Binary(OpKind::kAdd, name + ".sin_part", mul("even_sin", even, rope_sin_), odd_cos);
   auto back = [&](const std::string& leaf, ValueId v) {
     return b_.Reshape(name + "." + leaf + ".unsqueeze", b_.CastTo(name + "." + leaf + ".cast", v, dtype_),
                       {batch_, video_, kHeads, kPairs, 1});

@@ -132,7 +132,10 @@ pir::Graph BuildLlavaLlama3Encoder(int64_t batch) {
       k = b.Rope("rope_k", k, rope, {kLlamaHeadDim});
       // SDPA with the 4-D causal + padding mask: the kernel computes every
       // (query, key) pair, so the FLOPs are the full square.
-      ValueId out = b.Attention("sdpa", q, RepeatKv(b, "repeat_k", k), RepeatKv(b, "repeat_v", v), "self");
+      // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+      ValueId repeated_v = RepeatKv(b, "repeat_v", v);
+      ValueId repeated_k = RepeatKv(b, "repeat_k", k);
+      ValueId out = b.Attention("sdpa", q, repeated_k, repeated_v, "self");
       h = b.Linear("o_proj", MergeHeads(b, "merge", out), kLlamaDim, false);
     }
     x = b.Binary(OpKind::kAdd, "residual1", x, h);

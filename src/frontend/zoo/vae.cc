@@ -119,7 +119,11 @@ class WanVae {
     ValueId qkv = FrameConv("to_qkv", Norm("norm", x), 3 * c, 1);
     ValueId rows = b_.Reshape("rows", b_.Transpose("channels_last", qkv, {0, 2, 3, 4, 1}), {frames, positions, 3, c});
     auto part = [&](const char* leaf, int64_t index) { return b_.SliceAxis(leaf, rows, 2, index, index + 1); };
-    ValueId out = b_.Attention("sdpa", part("q", 0), part("k", 1), part("v", 2), "self");
+    // Last argument first, as GCC built the nested call (graph_builder.h, Op order).
+    ValueId v = part("v", 2);
+    ValueId k = part("k", 1);
+    ValueId q = part("q", 0);
+    ValueId out = b_.Attention("sdpa", q, k, v, "self");
     ValueId back = b_.Transpose("channels_first", b_.Reshape("unrows", out, {s[0], s[2], s[3], s[4], c}), {0, 4, 1, 2, 3});
     return b_.Binary(OpKind::kAdd, "add", FrameConv("proj", back, c, 1), x);
   }

@@ -7,6 +7,18 @@
 //
 // Names: ops are named by a scope path plus a leaf, "blocks.3.self_attn.q";
 // parameters are named like the checkpoint's tensors, "blocks.3.self_attn.q.weight".
+//
+// Op order: ops and leaves are appended in the order the calls run, and that
+// order shows: values are numbered by it, the compiled program follows it, and
+// FuseElementwise (compile/spmd/schedule.h) folds an element-wise op only into
+// the op just before it. C++ leaves the order of a call's arguments
+// unspecified (GCC evaluates them last to first, clang first to last), so an
+// argument list holds at most one call that builds: Binary(kAdd, "sum",
+// Unary(..), Unary(..)) builds a different graph per compiler, and prices
+// differently. Build the operands into named values first
+// (scripts/check-op-order enforces this). Sites split for that keep the order
+// GCC built them in (last argument first), the order the pinned plans
+// (tests/golden/plans) were priced with.
 #pragma once
 
 #include <map>

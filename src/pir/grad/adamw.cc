@@ -42,12 +42,17 @@ AdamWState AppendAdamWUpdate(GraphBuilder& b, const AdamWState& state, ValueId g
     return b.Binary(kind, prefix + name, x, y);
   };
   ValueId g = b.CastTo(prefix + "grad_f32", grad, DType::kF32);
+  // Each moment's new term is built right after its producer (the cast, the
+  // square), where FuseElementwise folds it in; as nested arguments their
+  // order was the compiler's (graph_builder.h, Op order).
   AdamWState next;
-  next.exp_avg = op(OpKind::kAdd, "exp_avg", op(OpKind::kMul, "exp_avg.decayed", state.exp_avg, s.beta1),
-                    op(OpKind::kMul, "exp_avg.new", g, s.one_minus_beta1));
+  ValueId exp_avg_new = op(OpKind::kMul, "exp_avg.new", g, s.one_minus_beta1);
+  ValueId exp_avg_decayed = op(OpKind::kMul, "exp_avg.decayed", state.exp_avg, s.beta1);
+  next.exp_avg = op(OpKind::kAdd, "exp_avg", exp_avg_decayed, exp_avg_new);
   ValueId g2 = op(OpKind::kMul, "grad_squared", g, g);
-  next.exp_avg_sq = op(OpKind::kAdd, "exp_avg_sq", op(OpKind::kMul, "exp_avg_sq.decayed", state.exp_avg_sq, s.beta2),
-                       op(OpKind::kMul, "exp_avg_sq.new", g2, s.one_minus_beta2));
+  ValueId exp_avg_sq_new = op(OpKind::kMul, "exp_avg_sq.new", g2, s.one_minus_beta2);
+  ValueId exp_avg_sq_decayed = op(OpKind::kMul, "exp_avg_sq.decayed", state.exp_avg_sq, s.beta2);
+  next.exp_avg_sq = op(OpKind::kAdd, "exp_avg_sq", exp_avg_sq_decayed, exp_avg_sq_new);
   ValueId root = b.Unary(OpKind::kSqrt, prefix + "sqrt", next.exp_avg_sq);
   ValueId denom = op(OpKind::kAdd, "denom", op(OpKind::kMul, "sqrt.corrected", root, s.inv_sqrt_bc2), s.eps);
   ValueId update = op(OpKind::kMul, "update", op(OpKind::kDiv, "ratio", next.exp_avg, denom), s.step_size);

@@ -3,7 +3,8 @@
 // element-wise ops on scalar `full` literals of the operand's dtype; they read
 // the forward input x where PyTorch's backward kernels do (gelu, silu), the
 // forward result y where that is cheaper (exp, tanh, sigmoid, rsqrt, sqrt,
-// recip, softmax).
+// recip, softmax). Chains are built one builder call per argument list, in
+// the order written (graph_builder.h, Op order).
 #include <cmath>
 #include <numbers>
 
@@ -114,11 +115,17 @@ StatusOr<Grads> BackwardUnary(BackwardContext& ctx) {
   switch (kind) {
     case OpKind::kNeg: return Grads{unary(OpKind::kNeg, "x", dy)};
     case OpKind::kExp: derivative = y; break;
-    case OpKind::kTanh: derivative = sub("one_minus_y2", scalar("one", 1), mul("y2", y, y)); break;
-    case OpKind::kSigmoid: derivative = mul("y_one_minus_y", y, sub("one_minus_y", scalar("one", 1), y)); break;
-    case OpKind::kRsqrt:  // d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y^3
-      derivative = mul("minus_half_y3", scalar("minus_half", -0.5), mul("y3", y, mul("y2", y, y)));
+    case OpKind::kTanh: {
+      ValueId y2 = mul("y2", y, y);
+      derivative = sub("one_minus_y2", scalar("one", 1), y2);
       break;
+    }
+    case OpKind::kSigmoid: derivative = mul("y_one_minus_y", y, sub("one_minus_y", scalar("one", 1), y)); break;
+    case OpKind::kRsqrt: {  // d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y^3
+      ValueId y3 = mul("y3", y, mul("y2", y, y));
+      derivative = mul("minus_half_y3", scalar("minus_half", -0.5), y3);
+      break;
+    }
     case OpKind::kSqrt: return Grads{b.Binary(OpKind::kDiv, ctx.Name("x"), mul("half_dy", dy, scalar("half", 0.5)), y)};
     case OpKind::kRecip: derivative = unary(OpKind::kNeg, "minus_y2", mul("y2", y, y)); break;
     case OpKind::kLog: return Grads{b.Binary(OpKind::kDiv, ctx.Name("x"), dy, x)};
@@ -142,13 +149,13 @@ StatusOr<Grads> BackwardUnary(BackwardContext& ctx) {
       break;
     }
     case OpKind::kGelu: {  // Phi(x) + x phi(x) = 1/2 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi)
-      ValueId cdf =
-          mul("cdf", scalar("half", 0.5),
-              add("one_plus_erf", scalar("one", 1),
-                  unary(OpKind::kErf, "erf", mul("x_over_sqrt2", x, scalar("inv_sqrt2", std::numbers::sqrt2 / 2)))));
-      ValueId pdf =
-          mul("pdf", scalar("inv_sqrt_2pi", 1 / std::sqrt(2 * std::numbers::pi)),
-              unary(OpKind::kExp, "gauss", mul("minus_half_x2", scalar("minus_half", -0.5), mul("x2", x, x))));
+      ValueId erf = unary(OpKind::kErf, "erf", mul("x_over_sqrt2", x, scalar("inv_sqrt2", std::numbers::sqrt2 / 2)));
+      ValueId one_plus_erf = add("one_plus_erf", scalar("one", 1), erf);
+      ValueId cdf = mul("cdf", scalar("half", 0.5), one_plus_erf);
+      ValueId x2 = mul("x2", x, x);
+      ValueId minus_half_x2 = mul("minus_half_x2", scalar("minus_half", -0.5), x2);
+      ValueId gauss = unary(OpKind::kExp, "gauss", minus_half_x2);
+      ValueId pdf = mul("pdf", scalar("inv_sqrt_2pi", 1 / std::sqrt(2 * std::numbers::pi)), gauss);
       derivative = add("derivative", cdf, mul("x_pdf", x, pdf));
       break;
     }
@@ -159,14 +166,16 @@ StatusOr<Grads> BackwardUnary(BackwardContext& ctx) {
       const double beta = std::sqrt(2 / std::numbers::pi), kappa = 0.044715;
       ValueId one = scalar("one", 1), half = scalar("half", 0.5);
       ValueId x2 = mul("x2", x, x);
-      ValueId inner = mul("inner", scalar("beta", beta),
-                          add("x_plus", x, mul("kappa_x3", scalar("kappa", kappa), mul("x3", x2, x))));
+      ValueId x3 = mul("x3", x2, x);
+      ValueId x_plus = add("x_plus", x, mul("kappa_x3", scalar("kappa", kappa), x3));
+      ValueId inner = mul("inner", scalar("beta", beta), x_plus);
       ValueId t = unary(OpKind::kTanh, "tanh", inner);
       ValueId left = mul("left", half, add("one_plus_t", one, t));
       ValueId sech2 = sub("one_minus_t2", one, mul("t2", t, t));
-      ValueId du = mul("du", scalar("beta2", beta),
-                       add("one_plus_3kx2", one, mul("3kx2", scalar("three_kappa", 3 * kappa), x2)));
-      ValueId right = mul("right", mul("half_x", half, x), mul("sech2_du", sech2, du));
+      ValueId one_plus_3kx2 = add("one_plus_3kx2", one, mul("3kx2", scalar("three_kappa", 3 * kappa), x2));
+      ValueId du = mul("du", scalar("beta2", beta), one_plus_3kx2);
+      ValueId sech2_du = mul("sech2_du", sech2, du);
+      ValueId right = mul("right", mul("half_x", half, x), sech2_du);
       derivative = add("derivative", left, right);
       break;
     }
