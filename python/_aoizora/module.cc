@@ -267,25 +267,25 @@ std::string PriceJson(const std::string& evidence_text, const std::string& evide
                        {"bytes", c.bytes.value()},
                        {"groups", c.groups},
                        {"count", c.count},
-                       {"time_s", c.time},
-                       {"exposed_s", c.exposed},
+                       {"time_s", c.time.value()},
+                       {"exposed_s", c.exposed.value()},
                        {"algorithm", c.algorithm}});
   }
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const price::LinkLoad& l : r.links) {
-    links.push_back({{"channel", l.channel}, {"name", l.name}, {"bytes", l.bytes}, {"busy_s", l.busy}});
+    links.push_back({{"channel", l.channel}, {"name", l.name}, {"bytes", l.bytes}, {"busy_s", l.busy.value()}});
   }
   nlohmann::ordered_json j = {{"evidence", evidence.hash},
                               {"program", evidence.program},
                               {"topology", topology.name},
                               {"placement", placement},
                               {"placement_method", method},
-                              {"latency_s", r.latency},
+                              {"latency_s", r.latency.value()},
                               {"breakdown",
-                               {{"latency_s", r.latency},
-                                {"compute_s", r.compute},
-                                {"communication_s", r.communication},
-                                {"exposed_communication_s", r.exposed_communication},
+                               {{"latency_s", r.latency.value()},
+                                {"compute_s", r.compute.value()},
+                                {"communication_s", r.communication.value()},
+                                {"exposed_communication_s", r.exposed_communication.value()},
                                 {"kernels", r.kernels},
                                 {"collectives", r.collectives},
                                 {"classes", classes},

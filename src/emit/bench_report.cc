@@ -22,18 +22,18 @@ double Ratio(double slower, double faster) { return faster > 0 ? slower / faster
 std::string BaselineCells(const search::Plan& p) {
   std::string out;
   if (const search::Configuration* expert = p.Find("expert")) {
-    out += expert->description + " | " + Fixed(expert->step_latency_s * 1e3, 1) + " | " +
-           Fixed(Ratio(expert->step_latency_s, p.best.step_latency_s), 3) + "x | ";
+    out += expert->description + " | " + Fixed(expert->step_latency.value() * 1e3, 1) + " | " +
+           Fixed(Ratio(expert->step_latency.value(), p.best.step_latency.value()), 3) + "x | ";
   } else {
     out += "none: " + p.NoteOf("expert") + " | | | ";
   }
   if (const search::Configuration* alpa = p.Find("alpa")) {
-    out += Fixed(alpa->step_latency_s * 1e3, 1) + " | " + Fixed(Ratio(alpa->step_latency_s, p.best.step_latency_s), 3) +
+    out += Fixed(alpa->step_latency.value() * 1e3, 1) + " | " + Fixed(Ratio(alpa->step_latency.value(), p.best.step_latency.value()), 3) +
            "x | ";
   } else {
     out += "none | | ";
   }
-  return out + Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time_s, 2) + " s |\n";
+  return out + Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time.value(), 2) + " s |\n";
 }
 
 }  // namespace
@@ -53,8 +53,8 @@ std::string BenchTrainMarkdown(const std::vector<BenchRow>& rows) {
       continue;
     }
     const search::Plan& p = r.plan;
-    out += p.best.description + " | " + p.best.remat + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " +
-           Fixed(p.samples_per_s, 2) + " | " + FormatBytes(p.best.peak_memory_bytes) + " | ";
+    out += p.best.description + " | " + p.best.remat + " | " + Fixed(p.best.step_latency.value() * 1e3, 1) + " | " +
+           Fixed(p.samples_per_second, 2) + " | " + FormatBytes(p.best.peak_memory.value()) + " | ";
     out += BaselineCells(p);
   }
   return out;
@@ -74,7 +74,7 @@ std::string BenchMarkdown(const std::vector<BenchRow>& rows) {
     }
     const search::Plan& p = r.plan;
     // The whole video: the encoders and the VAE (search/stages.h) around the steps.
-    out += p.best.description + " | " + Fixed(p.best.step_latency_s * 1e3, 1) + " | " + Fixed(p.video_latency_s, 1) +
+    out += p.best.description + " | " + Fixed(p.best.step_latency.value() * 1e3, 1) + " | " + Fixed(p.video_latency.value(), 1) +
            " | ";
     out += BaselineCells(p);
   }
@@ -87,10 +87,10 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
   for (const BenchRow& r : rows) {
     if (!r.planned) continue;
     if (const search::Configuration* expert = r.plan.Find("expert")) {
-      max_ratio = std::max(max_ratio, Ratio(expert->step_latency_s, r.plan.best.step_latency_s));
+      max_ratio = std::max(max_ratio, Ratio(expert->step_latency.value(), r.plan.best.step_latency.value()));
     }
     if (const search::Configuration* alpa = r.plan.Find("alpa")) {
-      max_ratio = std::max(max_ratio, Ratio(alpa->step_latency_s, r.plan.best.step_latency_s));
+      max_ratio = std::max(max_ratio, Ratio(alpa->step_latency.value(), r.plan.best.step_latency.value()));
     }
   }
   max_ratio = std::ceil(max_ratio * 10) / 10;
@@ -123,8 +123,8 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
       out += "<text x=\"" + Fixed(x + 4, 1) + "\" y=\"" + Fixed(y + dy + 9, 1) + "\" font-size=\"10\">" +
              Fixed(ratio, 2) + "x</text>\n";
     };
-    if (const search::Configuration* c = r.plan.Find("expert")) bar(Ratio(c->step_latency_s, r.plan.best.step_latency_s), 4, "#4e79a7");
-    if (const search::Configuration* c = r.plan.Find("alpa")) bar(Ratio(c->step_latency_s, r.plan.best.step_latency_s), 16, "#f28e2b");
+    if (const search::Configuration* c = r.plan.Find("expert")) bar(Ratio(c->step_latency.value(), r.plan.best.step_latency.value()), 4, "#4e79a7");
+    if (const search::Configuration* c = r.plan.Find("alpa")) bar(Ratio(c->step_latency.value(), r.plan.best.step_latency.value()), 16, "#f28e2b");
   }
   out += "</svg>\n";
   return out;

@@ -10,13 +10,13 @@ namespace {
 search::Plan BasePlan() {
   search::Plan plan;
   plan.best.description = "ring=4,cfg=2";
-  plan.best.step_latency_s = 0.25;
+  plan.best.step_latency = Seconds(0.25);
   search::Configuration expert = plan.best;
   expert.description = "xDiT ring=4,cfg=2";
-  expert.step_latency_s = 0.5;
+  expert.step_latency = Seconds(0.5);
   plan.baselines = {{"expert", expert, ""}, {"alpa", std::nullopt, "not run (--no-alpa)"}};
   plan.efficiency = 0.5;
-  plan.plan_time_s = 1.5;
+  plan.plan_time = Seconds(1.5);
   return plan;
 }
 
@@ -35,8 +35,8 @@ TEST(BenchMarkdown, InferenceRowsCarryTheWholeVideo) {
   BenchRow row = Row("h100:8", false);
   // 50 steps of 0.25 s and 3.5 s of encoders and VAE: 16.0 s.
   row.plan.steps = 50;
-  row.plan.stages_latency_s = 3.5;
-  row.plan.video_latency_s = 3.5 + 50 * 0.25;
+  row.plan.stages_latency = Seconds(3.5);
+  row.plan.video_latency = Seconds(3.5 + 50 * 0.25);
   std::string table = BenchMarkdown({row});
   EXPECT_NE(table.find("video s (end to end)"), std::string::npos) << table;
   EXPECT_NE(table.find("| ring=4,cfg=2 | 250.0 | 16.0 | xDiT ring=4,cfg=2 | 500.0 | 2.000x |"), std::string::npos)
@@ -48,8 +48,8 @@ TEST(BenchMarkdown, TrainingRowsCarryThroughputAndRemat) {
   row.plan.train = true;
   row.plan.batch = 4;
   row.plan.best.remat = "selected";
-  row.plan.best.peak_memory_bytes = int64_t{3} << 30;
-  row.plan.samples_per_s = 4 / 0.25;  // 16 samples/s
+  row.plan.best.peak_memory = Bytes(int64_t{3} << 30);
+  row.plan.samples_per_second = 4 / 0.25;  // 16 samples/s
   row.plan.baselines[0].configuration->description = "MaxDiffusion dp=4,fsdp=4,remat=full";
   std::string table = BenchMarkdown({row});
   EXPECT_NE(table.find("| micro-batch |"), std::string::npos) << table;

@@ -67,9 +67,9 @@ std::string CompareSvg(const Plan& plan) {
     }
   }
 
-  double longest = Finite(plan.roofline_bound_s);
+  double longest = Finite(plan.roofline_bound.value());
   for (const Bar& bar : bars) {
-    if (bar.config != nullptr) longest = std::max(longest, Finite(bar.config->step_latency_s));
+    if (bar.config != nullptr) longest = std::max(longest, Finite(bar.config->step_latency.value()));
   }
   double step = longest > 0 ? TickStep(longest) : 1e-3;
   double axis_max = longest > 0 ? std::ceil(longest / step - 1e-9) * step : 5 * step;
@@ -91,7 +91,7 @@ std::string CompareSvg(const Plan& plan) {
   if (!plan.stages.empty()) {
     // The whole video of the best configuration, stage by stage (search/stages.h).
     out += "<text x=\"10\" y=\"56\" " + std::string(kFont) + " font-size=\"11\" fill=\"#555555\">" +
-           XmlText("video " + FormatSeconds(plan.video_latency_s) + " = " + StagesText(plan, plan.best)) + "</text>\n";
+           XmlText("video " + FormatDuration(plan.video_latency) + " = " + StagesText(plan, plan.best)) + "</text>\n";
   }
 
   // Grid and ticks.
@@ -121,34 +121,34 @@ std::string CompareSvg(const Plan& plan) {
       continue;
     }
     const Configuration& config = *bar.config;
-    double latency = Finite(config.step_latency_s);
+    double latency = Finite(config.step_latency.value());
     double width = latency * scale;
     const price::SimResult& breakdown = config.breakdown;
     auto rect = [&](double x, double w, const char* color, const std::string& tip) {
       out += "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" + Num(w) + "\" height=\"" + Num(kBarHeight) +
              "\" fill=\"" + color + "\"><title>" + XmlText(tip) + "</title></rect>\n";
     };
-    if (breakdown.latency > 0) {
+    if (breakdown.latency.value() > 0) {
       double compute_share = std::clamp(breakdown.compute / breakdown.latency, 0.0, 1.0);
       double compute_width = width * compute_share;
-      rect(kChartX, compute_width, kComputeColor, "compute " + FormatSeconds(latency * compute_share));
+      rect(kChartX, compute_width, kComputeColor, "compute " + FormatDuration(latency * compute_share));
       rect(kChartX + compute_width, width - compute_width, kExposedColor,
-           "exposed communication " + FormatSeconds(latency * (1 - compute_share)));
+           "exposed communication " + FormatDuration(latency * (1 - compute_share)));
     } else {
-      rect(kChartX, width, kUnsplitColor, "step " + FormatSeconds(latency));
+      rect(kChartX, width, kUnsplitColor, "step " + FormatDuration(latency));
     }
-    std::string label = FormatMs(config.step_latency_s);
-    if (row > 0) label += "  (aoizora " + FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s)) + ")";
+    std::string label = FormatMs(config.step_latency.value());
+    if (row > 0) label += "  (aoizora " + FormatRatio(Speedup(config.step_latency.value(), plan.best.step_latency.value())) + ")";
     out += "<text x=\"" + Num(kChartX + width + 6) + "\" y=\"" + Num(text_y) + "\" " + kFont + " font-size=\"11\">" +
            XmlText(label) + "</text>\n";
   }
 
-  if (Finite(plan.roofline_bound_s) > 0) {
-    std::string x = Num(kChartX + plan.roofline_bound_s * scale);
+  if (Finite(plan.roofline_bound.value()) > 0) {
+    std::string x = Num(kChartX + plan.roofline_bound.value() * scale);
     out += "<line x1=\"" + x + "\" y1=\"" + Num(kTop - 8) + "\" x2=\"" + x + "\" y2=\"" + Num(chart_bottom) +
            "\" stroke=\"#333333\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n";
     out += "<text x=\"" + x + "\" y=\"" + Num(kTop - 11) + "\" " + kFont + " font-size=\"10\" text-anchor=\"middle\">" +
-           XmlText("roofline " + FormatMs(plan.roofline_bound_s)) + "</text>\n";
+           XmlText("roofline " + FormatMs(plan.roofline_bound.value())) + "</text>\n";
   }
 
   // Legend.

@@ -107,30 +107,30 @@ TEST(StepTrace, HandMadeStepHasExactTimes) {
   // to its end (3/2048 s). Powers of two so seconds x 1e6 is exact:
   // 1/1024 s = 976.5625 us, 1/2048 s = 488.28125 us, 3/2048 s = 1464.84375 us.
   price::SimResult result;
-  result.latency = 3.0 / 2048;
-  result.compute = 1.0 / 1024;
-  result.communication = 1.0 / 1024;
-  result.exposed_communication = 1.0 / 2048;
+  result.latency = Seconds(3.0 / 2048);
+  result.compute = Seconds(1.0 / 1024);
+  result.communication = Seconds(1.0 / 1024);
+  result.exposed_communication = Seconds(1.0 / 2048);
   result.kernels = 1;
   result.collectives = 1;
   price::Slice kernel;
   kernel.engine = price::Slice::kCompute;
   kernel.name = "dot.1";
   kernel.kind = "matmul";
-  kernel.start = 0;
-  kernel.duration = 1.0 / 1024;
+  kernel.start = Seconds(0);
+  kernel.duration = Seconds(1.0 / 1024);
   kernel.flops = Flops(1'000'000);
   kernel.bytes = Bytes(4096);
   price::Slice collective;
   collective.engine = price::Slice::kCommunication;
   collective.name = "all-to-all.2";
   collective.kind = "all-to-all";
-  collective.start = 1.0 / 2048;
-  collective.duration = 1.0 / 1024;
+  collective.start = Seconds(1.0 / 2048);
+  collective.duration = Seconds(1.0 / 1024);
   collective.bytes = Bytes(65536);
   collective.groups = "{{0,1}}";
   collective.algorithm = "direct";
-  collective.exposed = 1.0 / 2048;
+  collective.exposed = Seconds(1.0 / 2048);
   result.slices = {kernel, collective};
 
   std::string text = StepTrace(result, {"tiny on v5e:2x4", true});
@@ -183,7 +183,7 @@ TEST(StepTrace, HandMadeStepHasExactTimes) {
 
 TEST(StepTrace, WithoutTimelineHasSummaryOnly) {
   price::SimResult result;
-  result.latency = 0.5;
+  result.latency = Seconds(0.5);
   result.kernels = 3;
   Parsed p = ParseTrace(StepTrace(result, {}));
   ASSERT_FALSE(p.doc.is_discarded());
@@ -238,7 +238,7 @@ TEST(StepTrace, WanStepOnTwoEngineTracks) {
       EXPECT_GE(slices[i].first, slices[i - 1].first + slices[i - 1].second - 1e-6) << "track " << tid << " #" << i;
     }
   }
-  double latency_us = result.latency * 1e6;
+  double latency_us = result.latency.value() * 1e6;
   EXPECT_NEAR(last_end, latency_us, 1e-6);
   EXPECT_NEAR(p.doc["otherData"]["latency_us"].get<double>(), latency_us, 1e-9);
   // The counter never decreases, in time or value, and ends at the exposed time.
@@ -247,7 +247,7 @@ TEST(StepTrace, WanStepOnTwoEngineTracks) {
     EXPECT_GE(p.counter[i]["ts"].get<double>(), p.counter[i - 1]["ts"].get<double>());
     EXPECT_GE(p.counter[i]["args"]["us"].get<double>(), p.counter[i - 1]["args"]["us"].get<double>());
   }
-  EXPECT_NEAR(p.counter.back()["args"]["us"].get<double>(), result.exposed_communication * 1e6,
+  EXPECT_NEAR(p.counter.back()["args"]["us"].get<double>(), result.exposed_communication.value() * 1e6,
               1e-6 * std::max(1.0, latency_us));
 }
 
@@ -370,7 +370,7 @@ TEST(PlacementSvg, WanStepShowsRanksAndLoads) {
   EXPECT_NE(svg.find(Escaped(busiest->name) + ": "), std::string::npos);  // named in the caption
   for (const price::LinkLoad& load : loads) {
     double width = AttributeOf(svg, "data-channel=\"" + std::to_string(load.channel) + "\"", "stroke-width");
-    EXPECT_NEAR(width, 2 + 6 * load.busy / busiest->busy, 0.051) << load.name;
+    EXPECT_NEAR(width, 2 + 6 * load.busy.value() / busiest->busy.value(), 0.051) << load.name;
   }
   // Every channel without traffic (none here, but the code path is the same)
   // is either an idle lane or part of a link drawn whole at the plain width.
@@ -399,7 +399,7 @@ TEST(PlacementSvg, HandMadeLoadsAndUnusedChips) {
   // Four ranks on four of the eight chips; two loaded channels, one busy half
   // as long as the other.
   net::Placement placement = {5, 2, 0, 7};
-  std::vector<price::LinkLoad> loads = {{0, t->ChannelName(0), 4e6, 2e-3}, {3, t->ChannelName(3), 1e6, 1e-3}};
+  std::vector<price::LinkLoad> loads = {{0, t->ChannelName(0), 4e6, Seconds(2e-3)}, {3, t->ChannelName(3), 1e6, Seconds(1e-3)}};
   std::string svg = PlacementSvg(*t, placement, loads, "four ranks & two loads");
   EXPECT_EQ(CheckXml(svg), "");
   EXPECT_NE(svg.find("four ranks &amp; two loads"), std::string::npos);

@@ -128,8 +128,8 @@ std::string MaxDiffusionYaml(const search::Plan& plan) {
     out += "# Nothing here runs under MaxDiffusion: " + launch.reason + ".\n";
     return out;
   }
-  out += "# Configuration: " + config->description + ", " + FormatMs(config->step_latency_s) + "/step predicted" +
-         (config == &plan.best ? "" : " (the expert baseline; aoizora's best " + FormatMs(plan.best.step_latency_s) + "/step)") +
+  out += "# Configuration: " + config->description + ", " + FormatMs(config->step_latency.value()) + "/step predicted" +
+         (config == &plan.best ? "" : " (the expert baseline; aoizora's best " + FormatMs(plan.best.step_latency.value()) + "/step)") +
          ".\n";
   for (const std::string& note : launch.notes) out += "# Differs from what was priced: " + note + ".\n";
   out += "# Run from a MaxDiffusion checkout:\n#   " + MaxDiffusionCommand(launch) + "\n";

@@ -44,7 +44,7 @@ Configuration Degrees(int cfg, int ring, int context, int ulysses, int tp) {
   }
   c.placement_method = "default (jax create_device_mesh)";
   c.forwards_per_step = cfg == 2 ? 1 : 2;
-  c.step_latency_s = 0.5;
+  c.step_latency = Seconds(0.5);
   return c;
 }
 

@@ -45,12 +45,12 @@ std::string PlacementSvg(const hw::Topology& topology, const net::Placement& pla
   for (const price::LinkLoad& load : loads) {
     AZ_CHECK_MSG(load.channel >= 0 && load.channel < topology.num_channels(),
                  "link load names channel " + std::to_string(load.channel));
-    max_busy = std::max(max_busy, load.busy);
+    max_busy = std::max(max_busy, load.busy.value());
   }
   overlay.channel_loads.assign(static_cast<size_t>(topology.num_channels()), 0.0);
   if (max_busy > 0) {
     for (const price::LinkLoad& load : loads) {
-      overlay.channel_loads[static_cast<size_t>(load.channel)] = load.busy / max_busy;
+      overlay.channel_loads[static_cast<size_t>(load.channel)] = load.busy.value() / max_busy;
     }
   }
 
@@ -58,7 +58,7 @@ std::string PlacementSvg(const hw::Topology& topology, const net::Placement& pla
                             std::to_string(topology.num_chips()) + " chips");
   std::vector<const price::LinkLoad*> busiest;
   for (const price::LinkLoad& load : loads) {
-    if (load.busy > 0) busiest.push_back(&load);
+    if (load.busy.value() > 0) busiest.push_back(&load);
   }
   std::stable_sort(busiest.begin(), busiest.end(), [](const price::LinkLoad* x, const price::LinkLoad* y) {
     if (x->busy != y->busy) return x->busy > y->busy;
@@ -72,8 +72,8 @@ std::string PlacementSvg(const hw::Topology& topology, const net::Placement& pla
   }
   for (const price::LinkLoad* load : busiest) {
     std::string name = load->name.empty() ? topology.ChannelName(load->channel) : load->name;
-    overlay.caption.push_back(name + ": " + FormatSeconds(Seconds(load->busy)) + ", " +
-                              Percent(load->busy / max_busy) + ", " + LoadBytes(load->bytes));
+    overlay.caption.push_back(name + ": " + FormatSeconds(load->busy) + ", " +
+                              Percent(load->busy.value() / max_busy) + ", " + LoadBytes(load->bytes));
   }
   return hw::TopologySvg(topology, overlay);
 }

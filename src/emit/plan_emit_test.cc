@@ -53,10 +53,10 @@ std::vector<search::TensorSpec> Tensors() {
 // 123.4 ms per step: 100 ms compute, 23.4 ms exposed of 50 ms communication.
 price::SimResult Breakdown(const hw::Topology& topology) {
   price::SimResult result;
-  result.latency = 0.1234;
-  result.compute = 0.1;
-  result.communication = 0.05;
-  result.exposed_communication = 0.0234;
+  result.latency = Seconds(0.1234);
+  result.compute = Seconds(0.1);
+  result.communication = Seconds(0.05);
+  result.exposed_communication = Seconds(0.0234);
   result.kernels = 120;
   result.collectives = 120;
   price::ClassCost all_to_all;
@@ -65,29 +65,29 @@ price::SimResult Breakdown(const hw::Topology& topology) {
   all_to_all.groups = "{{0,1,2,3},{4,5,6,7}}";
   all_to_all.algorithm = "pairwise";
   all_to_all.count = 80;
-  all_to_all.time = 0.0004;  // 32 ms in all
-  all_to_all.exposed = 0.015;
+  all_to_all.time = Seconds(0.0004);  // 32 ms in all
+  all_to_all.exposed = Seconds(0.015);
   price::ClassCost permute;
   permute.kind = "collective-permute";
   permute.bytes = Bytes(16 << 20);
   permute.groups = "{0,4},{4,0}";
   permute.algorithm = "direct";
   permute.count = 40;
-  permute.time = 0.00045;  // 18 ms in all
-  permute.exposed = 0.0084;
+  permute.time = Seconds(0.00045);  // 18 ms in all
+  permute.exposed = Seconds(0.0084);
   result.classes = {all_to_all, permute};
-  result.links = {{0, topology.ChannelName(0), 3e9, 0.02}, {1, topology.ChannelName(1), 1e9, 0.01}};
+  result.links = {{0, topology.ChannelName(0), 3e9, Seconds(0.02)}, {1, topology.ChannelName(1), 1e9, Seconds(0.01)}};
   price::Slice kernel;
   kernel.name = "fusion.1";
   kernel.kind = "matmul";
-  kernel.duration = 0.1;
+  kernel.duration = Seconds(0.1);
   price::Slice collective;
   collective.engine = price::Slice::kCommunication;
   collective.name = "all-to-all.2";
   collective.kind = "all-to-all";
-  collective.start = 0.1;
-  collective.duration = 0.0234;
-  collective.exposed = 0.0234;
+  collective.start = Seconds(0.1);
+  collective.duration = Seconds(0.0234);
+  collective.exposed = Seconds(0.0234);
   result.slices = {kernel, collective};
   return result;
 }
@@ -100,9 +100,9 @@ Configuration Best(const hw::Topology& topology) {
   config.sharding = "usp:ulysses=y,ring=x";
   config.placement = kPlacement;
   config.placement_method = "exhaustive";
-  config.step_latency_s = 0.1234;
-  config.peak_memory_bytes = int64_t{30} << 30;
-  config.parameter_bytes = int64_t{28} << 30;
+  config.step_latency = Seconds(0.1234);
+  config.peak_memory = Bytes(int64_t{30} << 30);
+  config.parameter_memory = Bytes(int64_t{28} << 30);
   config.evidence_hash = "0123abcd";
   config.breakdown = Breakdown(topology);
   config.tensors = Tensors();
@@ -121,11 +121,11 @@ Configuration Expert() {
   config.sharding = "ulysses=sp";
   config.placement = net::IdentityPlacement(8);
   config.placement_method = "default";
-  config.step_latency_s = 0.2;
-  config.peak_memory_bytes = int64_t{31} << 30;
-  config.breakdown.latency = 0.2;
-  config.breakdown.compute = 0.1;
-  config.breakdown.exposed_communication = 0.1;
+  config.step_latency = Seconds(0.2);
+  config.peak_memory = Bytes(int64_t{31} << 30);
+  config.breakdown.latency = Seconds(0.2);
+  config.breakdown.compute = Seconds(0.1);
+  config.breakdown.exposed_communication = Seconds(0.1);
   config.tensors = {{"blocks.0.self_attn.q.weight", "parameter", {5120, 5120}, {{}, {}}}};
   config.ulysses = 8;
   config.expressible_in_xdit = true;
@@ -141,8 +141,8 @@ Configuration Alpa() {
   config.sharding = "alpa";
   config.placement = net::IdentityPlacement(8);
   config.placement_method = "jax create_device_mesh";
-  config.step_latency_s = 0.15;
-  config.peak_memory_bytes = int64_t{20} << 30;
+  config.step_latency = Seconds(0.15);
+  config.peak_memory = Bytes(int64_t{20} << 30);
   return config;
 }
 
@@ -185,7 +185,7 @@ Plan MakePlan(bool tpu) {
   plan.topology = tpu ? "v5e:2x4" : "h100:8";
   plan.chip = tpu ? "v5e" : "h100";
   plan.tpu = tpu;
-  plan.hbm_bytes = tpu ? int64_t{16} << 30 : int64_t{80} << 30;
+  plan.hbm = Bytes(tpu ? int64_t{16} << 30 : int64_t{80} << 30);
   plan.chips = Chips(topology);
   plan.seed = 7;
   plan.stack = tpu ? "jax-flash" : "fa3";
@@ -193,10 +193,10 @@ Plan MakePlan(bool tpu) {
   plan.attention_efficiency = 0.6019;
   plan.best = Best(topology);
   plan.baselines = {{"expert", Expert(), ""}, {"alpa", Alpa(), ""}};
-  plan.video_latency_s = 50 * 0.1234;
-  plan.roofline_bound_s = 0.08;
+  plan.video_latency = Seconds(50 * 0.1234);
+  plan.roofline_bound = Seconds(0.08);
   plan.efficiency = 0.08 / 0.1234;
-  plan.plan_time_s = 12.5;
+  plan.plan_time = Seconds(12.5);
   plan.meshes_considered = 5;
   plan.candidates_considered = 40;
   plan.candidates_compiled = 8;
@@ -507,9 +507,9 @@ TEST(PlanFormat, PythonStringsEscapeEverything) {
 }
 
 TEST(PlanFormat, UnitsAndQuoting) {
-  EXPECT_EQ(FormatSeconds(0.1234), "123 ms");
-  EXPECT_EQ(FormatSeconds(6.17), "6.17 s");
-  EXPECT_EQ(FormatSeconds(2.5e-5), "25.0 us");
+  EXPECT_EQ(FormatDuration(0.1234), "123 ms");
+  EXPECT_EQ(FormatDuration(6.17), "6.17 s");
+  EXPECT_EQ(FormatDuration(2.5e-5), "25.0 us");
   EXPECT_EQ(FormatMs(0.1234), "123.4 ms");
   EXPECT_EQ(FormatBytes(int64_t{30} << 30), "30.0 GiB");
   EXPECT_EQ(FormatBytes(512), "512 B");
@@ -925,14 +925,14 @@ TEST(PlanJson, ExpertsSayHoldOrSwap) {
   Plan plan = MakePlan(/*tpu=*/true);
   EXPECT_FALSE(Json::parse(PlanJson(plan))["best"]["memory"].contains("experts"));
   EXPECT_EQ(PlanReport(plan).find("Experts:"), std::string::npos);
-  plan.best.experts_mode = "swap";
-  plan.best.experts = 2;
-  plan.best.expert_bytes = int64_t{7} << 30;
+  plan.best.noise_experts_mode = "swap";
+  plan.best.noise_experts = 2;
+  plan.best.noise_expert_memory = Bytes(int64_t{7} << 30);
   // 2 x 7 GiB / 1.6e10 B/s = 0.9395 s per video; / 50 steps = 18.8 ms.
-  plan.best.expert_swap_s_per_video = 2.0 * 7 * 1073741824 / 1.6e10;
-  plan.best.expert_swap_s_per_step = plan.best.expert_swap_s_per_video / 50;
-  plan.best.host_link_bps = 1.6e10;
-  plan.best.experts_reason = "holding both experts needs more than the HBM";
+  plan.best.noise_swap_per_video = Seconds(2.0 * 7 * 1073741824 / 1.6e10);
+  plan.best.noise_swap_per_step = Seconds(plan.best.noise_swap_per_video.value() / 50);
+  plan.best.host_link = Bandwidth(1.6e10);
+  plan.best.noise_experts_reason = "holding both experts needs more than the HBM";
   const Json experts = Json::parse(PlanJson(plan))["best"]["memory"]["experts"];
   EXPECT_EQ(experts["mode"], "swap");
   EXPECT_EQ(experts["count"], 2);
@@ -952,16 +952,16 @@ TEST(PlanJson, ExpertsSayHoldOrSwap) {
 TEST(CodegenPython, ExpertsAreHeldOrSwappedAsPlanned) {
   REQUIRE_PYTHON();
   Plan plan = MakePlan(/*tpu=*/false);
-  plan.expert_switch_step = 20;
-  plan.best.experts = 2;
+  plan.noise_switch_step = 20;
+  plan.best.noise_experts = 2;
   EXPECT_EQ(PlanJax(plan, plan.best).find("EXPERTS"), std::string::npos) << "experts mode unset: one expert";
-  plan.best.experts = 1;
+  plan.best.noise_experts = 1;
   EXPECT_EQ(PlanJax(plan, plan.best).find("EXPERTS"), std::string::npos);
   EXPECT_EQ(Json::parse(PlanJson(plan))["best"]["memory"].contains("experts"), false);
-  plan.best.experts = 2;
+  plan.best.noise_experts = 2;
   for (const char* mode : {"swap", "hold-both"}) {
     SCOPED_TRACE(mode);
-    plan.best.experts_mode = mode;
+    plan.best.noise_experts_mode = mode;
     EXPECT_EQ(Json::parse(PlanJson(plan))["best"]["memory"]["experts"]["switch_step"], 20);
     TempDir dir(std::string("experts_") + mode);
     WriteText(dir.path() / "plan_jax.py", PlanJax(plan, plan.best));

@@ -170,7 +170,7 @@ std::string ShellWord(std::string_view text) {
   return out + "'";
 }
 
-std::string FormatSeconds(double seconds) {
+std::string FormatDuration(double seconds) {
   if (!std::isfinite(seconds)) return "-";
   double magnitude = std::fabs(seconds);
   std::string sign = seconds < 0 ? "-" : "";
@@ -287,8 +287,8 @@ std::vector<KindCost> CostByKind(const price::SimResult& result) {
     }
     it->count += cls.count;
     it->bytes += cls.bytes.value() * cls.count;
-    it->time += cls.time * cls.count;
-    it->exposed += cls.exposed;
+    it->time += cls.time.value() * cls.count;
+    it->exposed += cls.exposed.value();
   }
   std::stable_sort(kinds.begin(), kinds.end(), [](const KindCost& a, const KindCost& b) {
     if (a.time != b.time) return a.time > b.time;
@@ -327,17 +327,17 @@ std::string WorkloadText(const search::Plan& plan) {
 
 std::string ThroughputText(const search::Plan& plan, const search::Configuration& config) {
   if (plan.train) {
-    double rate = config.step_latency_s > 0 ? static_cast<double>(plan.batch) / config.step_latency_s : 0;
+    double rate = config.step_latency.value() > 0 ? static_cast<double>(plan.batch) / config.step_latency.value() : 0;
     // Three significant digits, trailing zeros kept ("3.80", "38.4", "384").
     char text[32];
     std::snprintf(text, sizeof text, "%.*f", rate >= 100 ? 0 : rate >= 10 ? 1 : 2, rate);
     return std::string(text) + " samples/s";
   }
-  return FormatSeconds(VideoLatency(plan, config)) + "/video";
+  return FormatDuration(VideoLatency(plan, config)) + "/video";
 }
 
 double VideoLatency(const search::Plan& plan, const search::Configuration& config) {
-  return plan.stages_latency_s + config.step_latency_s * static_cast<double>(plan.steps);
+  return plan.stages_latency.value() + config.step_latency.value() * static_cast<double>(plan.steps);
 }
 
 std::string StagesText(const search::Plan& plan, const search::Configuration& config) {
@@ -345,13 +345,13 @@ std::string StagesText(const search::Plan& plan, const search::Configuration& co
   std::string out;
   bool steps_written = false;
   auto steps = [&] {
-    out += (out.empty() ? "" : " + ") + std::to_string(plan.steps) + " x " + FormatSeconds(config.step_latency_s) +
+    out += (out.empty() ? "" : " + ") + std::to_string(plan.steps) + " x " + FormatDuration(config.step_latency) +
            " steps";
     steps_written = true;
   };
   for (const search::StagePlan& stage : plan.stages) {
     if (!steps_written && stage.kind == "vae-decoder") steps();
-    out += (out.empty() ? "" : " + ") + stage.name + " " + FormatSeconds(stage.latency_s) + " (" + stage.sharding +
+    out += (out.empty() ? "" : " + ") + stage.name + " " + FormatDuration(stage.latency_s) + " (" + stage.sharding +
            (stage.offloaded ? ", offloaded" : "") + ")";
   }
   if (!steps_written) steps();
@@ -368,31 +368,31 @@ std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const sear
               PyText(StepsText(plan, config)) + ", on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").",
           "Configuration " + PyText(config.label) + ": mesh " + PyText(MeshText(config)) + ", sharding " +
               PyText(config.sharding) + ", placement by " + PyText(config.placement_method) + ".",
-          "Predicted: " + FormatSeconds(config.step_latency_s) + " per step, " + ThroughputText(plan, config) +
-              ", peak memory " + FormatBytes(config.peak_memory_bytes) + " per device."};
+          "Predicted: " + FormatDuration(config.step_latency) + " per step, " + ThroughputText(plan, config) +
+              ", peak memory " + FormatBytes(config.peak_memory.value()) + " per device."};
 }
 
 std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,
                           const std::string& place_experts, const std::string& place_one) {
-  if (config.experts <= 1 || config.experts_mode.empty()) return "";
-  const bool swap = config.experts_mode == "swap";
+  if (config.noise_experts <= 1 || config.noise_experts_mode.empty()) return "";
+  const bool swap = config.noise_experts_mode == "swap";
   std::string out;
   auto line = [&out](const std::string& text = "") { out += text + "\n"; };
   line();
   line();
-  line("# Denoising experts: " + std::to_string(config.experts) + " of identical structure, one running per step:");
-  line("# the first runs steps [0, " + std::to_string(plan.expert_switch_step) +
+  line("# Denoising experts: " + std::to_string(config.noise_experts) + " of identical structure, one running per step:");
+  line("# the first runs steps [0, " + std::to_string(plan.noise_switch_step) +
        "), the second the rest. Each is sharded as the table above");
-  line("# (the plan compiled one). Mode " + PyString(config.experts_mode) + ": " +
+  line("# (the plan compiled one). Mode " + PyString(config.noise_experts_mode) + ": " +
        (swap ? "one expert on the devices; at the switch the next is"
              : "every expert resident (the peak memory counts them"));
-  line(swap ? "# loaded from host memory (" + FormatSeconds(config.expert_swap_s_per_video) +
+  line(swap ? "# loaded from host memory (" + FormatDuration(config.noise_swap_per_video) +
                   " per video, in the prediction)."
             : "# all). Nothing moves between steps.");
   line("# Diffusers' Wan 2.2 pipeline holds them as pipe.transformer and pipe.transformer_2.");
-  line("EXPERTS = " + std::to_string(config.experts));
-  line("EXPERT_SWITCH_STEP = " + std::to_string(plan.expert_switch_step));
-  line("EXPERT_MODE = " + PyString(config.experts_mode));
+  line("EXPERTS = " + std::to_string(config.noise_experts));
+  line("EXPERT_SWITCH_STEP = " + std::to_string(plan.noise_switch_step));
+  line("EXPERT_MODE = " + PyString(config.noise_experts_mode));
   line();
   line();
   line("def expert_of_step(step):");

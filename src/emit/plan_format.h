@@ -38,8 +38,10 @@ std::string XmlText(std::string_view text);
 std::string MarkdownCell(std::string_view text);
 std::string ShellWord(std::string_view text);
 
-// "12.3 us", "456 ms", "1.23 s": three significant digits; "-" when not finite.
-std::string FormatSeconds(double seconds);
+// "12.3 us", "456 ms", "1.23 s": three significant digits; "-" when not finite
+// (support/units.h: FormatSeconds always writes three decimals).
+std::string FormatDuration(double seconds);
+inline std::string FormatDuration(Seconds seconds) { return FormatDuration(seconds.value()); }
 // Always milliseconds with one decimal ("1234.5 ms"): comparable in a column.
 std::string FormatMs(double seconds);
 // "512 B", "1.5 KiB", "12.3 GiB".

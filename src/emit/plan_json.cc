@@ -42,7 +42,7 @@ Json Inputs(const Plan& plan) {
   inputs["topology"] = plan.topology;
   inputs["chip"] = plan.chip;
   inputs["platform"] = plan.tpu ? "tpu" : "gpu";
-  inputs["hbm_bytes"] = plan.hbm_bytes;
+  inputs["hbm_bytes"] = plan.hbm.value();
   inputs["seed"] = plan.seed;
   inputs["target"] = plan.target;
   inputs["stack"] = Json{{"name", plan.stack},
@@ -86,11 +86,11 @@ Json Placement(const Plan& plan, const Configuration& config) {
 
 Json Memory(const Plan& plan, const Configuration& config) {
   Json memory;
-  memory["peak_bytes"] = config.peak_memory_bytes;
-  memory["parameter_bytes"] = config.parameter_bytes;
-  memory["other_bytes"] = config.peak_memory_bytes - config.parameter_bytes;
-  memory["hbm_bytes"] = plan.hbm_bytes;
-  memory["fits"] = plan.hbm_bytes <= 0 || config.peak_memory_bytes <= plan.hbm_bytes;
+  memory["peak_bytes"] = config.peak_memory.value();
+  memory["parameter_bytes"] = config.parameter_memory.value();
+  memory["other_bytes"] = config.peak_memory.value() - config.parameter_memory.value();
+  memory["hbm_bytes"] = plan.hbm.value();
+  memory["fits"] = plan.hbm.value() <= 0 || config.peak_memory.value() <= plan.hbm.value();
   const evidence::MemoryBreakdown& m = config.memory;
   if (m.Total().value() > 0) {
     memory["at_peak"] = Json{{"parameters", m.parameters.value()},       {"gradients", m.gradients.value()},
@@ -98,30 +98,30 @@ Json Memory(const Plan& plan, const Configuration& config) {
                              {"communication", m.communication.value()}, {"inputs", m.inputs.value()},
                              {"constants", m.constants.value()}};
   }
-  if (!config.experts_mode.empty()) {
+  if (!config.noise_experts_mode.empty()) {
     // Denoising experts (search/noise_experts.h): all resident, or one swapped in at the switch.
-    memory["experts"] = Json{{"mode", config.experts_mode},
-                             {"count", config.experts},
-                             {"switch_step", plan.expert_switch_step},
-                             {"expert_bytes", config.expert_bytes},
-                             {"swap_s_per_video", Number(config.expert_swap_s_per_video)},
-                             {"swap_s_per_step", Number(config.expert_swap_s_per_step)},
-                             {"host_link_bytes_per_s", Number(config.host_link_bps)},
-                             {"reason", config.experts_reason}};
+    memory["experts"] = Json{{"mode", config.noise_experts_mode},
+                             {"count", config.noise_experts},
+                             {"switch_step", plan.noise_switch_step},
+                             {"expert_bytes", config.noise_expert_memory.value()},
+                             {"swap_s_per_video", Number(config.noise_swap_per_video.value())},
+                             {"swap_s_per_step", Number(config.noise_swap_per_step.value())},
+                             {"host_link_bytes_per_s", Number(config.host_link.value())},
+                             {"reason", config.noise_experts_reason}};
   }
   return memory;
 }
 
 Json Breakdown(const price::SimResult& result) {
   Json breakdown;
-  breakdown["latency_s"] = Number(result.latency);
-  breakdown["compute_s"] = Number(result.compute);
-  breakdown["communication_s"] = Number(result.communication);
-  breakdown["exposed_communication_s"] = Number(result.exposed_communication);
-  breakdown["overlapped_communication_s"] = Number(result.communication - result.exposed_communication);
-  if (result.host_transfer > 0) {  // remat offload (price/simulator.h)
-    breakdown["host_transfer_s"] = Number(result.host_transfer);
-    breakdown["host_exposed_s"] = Number(result.host_exposed);
+  breakdown["latency_s"] = Number(result.latency.value());
+  breakdown["compute_s"] = Number(result.compute.value());
+  breakdown["communication_s"] = Number(result.communication.value());
+  breakdown["exposed_communication_s"] = Number(result.exposed_communication.value());
+  breakdown["overlapped_communication_s"] = Number(result.communication.value() - result.exposed_communication.value());
+  if (result.host_transfer.value() > 0) {  // remat offload (price/simulator.h)
+    breakdown["host_transfer_s"] = Number(result.host_transfer.value());
+    breakdown["host_exposed_s"] = Number(result.host_exposed.value());
   }
   breakdown["kernels"] = result.kernels;
   breakdown["collectives"] = result.collectives;
@@ -141,15 +141,15 @@ Json Breakdown(const price::SimResult& result) {
                            {"groups", cls.groups},
                            {"algorithm", cls.algorithm},
                            {"count", cls.count},
-                           {"time_s", Number(cls.time)},
-                           {"total_s", Number(cls.time * cls.count)},
-                           {"exposed_s", Number(cls.exposed)}});
+                           {"time_s", Number(cls.time.value())},
+                           {"total_s", Number(cls.time.value() * cls.count)},
+                           {"exposed_s", Number(cls.exposed.value())}});
   }
   breakdown["classes"] = std::move(classes);
   Json links = Json::array();
   for (const price::LinkLoad* link : BusiestLinks(result, kPlanJsonLinks)) {
     links.push_back(
-        Json{{"channel", link->channel}, {"name", link->name}, {"bytes", link->bytes}, {"busy_s", Number(link->busy)}});
+        Json{{"channel", link->channel}, {"name", link->name}, {"bytes", link->bytes}, {"busy_s", Number(link->busy.value())}});
   }
   breakdown["busiest_links"] = std::move(links);
   breakdown["loaded_links"] = result.links.size();
@@ -223,10 +223,10 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   Json out;
   out["label"] = config.label;
   out["description"] = config.description;
-  out["step_latency_s"] = Number(config.step_latency_s);
+  out["step_latency_s"] = Number(config.step_latency.value());
   if (plan.train) {
     out["samples_per_s"] =
-        Number(config.step_latency_s > 0 ? static_cast<double>(plan.batch) / config.step_latency_s : std::nan(""));
+        Number(config.step_latency.value() > 0 ? static_cast<double>(plan.batch) / config.step_latency.value() : std::nan(""));
     out["remat"] = config.remat;
   } else {
     out["video_latency_s"] = Number(VideoLatency(plan, config));  // end to end: the plan's stages + the steps
@@ -234,7 +234,7 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   out["mesh"] = Mesh(config);
   out["sharding"] = config.sharding;
   out["placement"] = Placement(plan, config);
-  out["peak_memory_bytes"] = config.peak_memory_bytes;
+  out["peak_memory_bytes"] = config.peak_memory.value();
   out["memory"] = Memory(plan, config);
   out["breakdown"] = Breakdown(config.breakdown);  // of one forward pass (training: of the step)
   out["forwards_per_step"] = config.forwards_per_step;
@@ -264,21 +264,21 @@ std::string PlanJson(const Plan& plan, bool timing) {
   doc["baselines"] = std::move(baselines);
   auto over = [&](std::string_view label) {
     const Configuration* c = plan.Find(label);
-    return c ? Speedup(c->step_latency_s, plan.best.step_latency_s) : std::nan("");
+    return c ? Speedup(c->step_latency.value(), plan.best.step_latency.value()) : std::nan("");
   };
   double over_alpa = over("alpa"), over_expert = over("expert");
   doc["speedups"] = Json{{"over_expert", Number(over_expert)},
                          {"over_alpa", Number(over_alpa)}};
   if (plan.train) {
-    doc["samples_per_s"] = Number(plan.samples_per_s);
+    doc["samples_per_s"] = Number(plan.samples_per_second);
   } else {
-    doc["video_latency_s"] = Number(plan.video_latency_s);
-    doc["denoising_latency_s"] = Number(plan.best.step_latency_s * static_cast<double>(plan.steps));
-    doc["stages_latency_s"] = Number(plan.stages_latency_s);
+    doc["video_latency_s"] = Number(plan.video_latency.value());
+    doc["denoising_latency_s"] = Number(plan.best.step_latency.value() * static_cast<double>(plan.steps));
+    doc["stages_latency_s"] = Number(plan.stages_latency.value());
     doc["stages"] = Stages(plan);
   }
-  if (timing) doc["plan_time_s"] = Number(plan.plan_time_s);
-  doc["roofline_bound_s"] = Number(plan.roofline_bound_s);
+  if (timing) doc["plan_time_s"] = Number(plan.plan_time.value());
+  doc["roofline_bound_s"] = Number(plan.roofline_bound.value());
   doc["efficiency"] = Number(plan.efficiency);
   doc["search"] = Json{{"meshes_considered", plan.meshes_considered},
                        {"candidates_considered", plan.candidates_considered},

@@ -47,10 +47,10 @@ void Summary(std::string& out, const Plan& plan) {
   Line(out, Rule(header.size()));
   auto row = [&](const Configuration& config, const std::string& name) {
     Line(out, Row({name, MarkdownCell(MeshText(config)), MarkdownCell(config.sharding),
-                   MarkdownCell(config.placement_method), FormatMs(config.step_latency_s),
-                   plan.train ? ThroughputText(plan, config) : FormatSeconds(VideoLatency(plan, config)),
-                   FormatBytes(config.peak_memory_bytes),
-                   FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s))}));
+                   MarkdownCell(config.placement_method), FormatMs(config.step_latency.value()),
+                   plan.train ? ThroughputText(plan, config) : FormatDuration(VideoLatency(plan, config)),
+                   FormatBytes(config.peak_memory.value()),
+                   FormatRatio(Speedup(config.step_latency.value(), plan.best.step_latency.value()))}));
   };
   row(plan.best, "**aoizora**");
   for (const search::Baseline& b : plan.baselines) {
@@ -64,29 +64,29 @@ void Summary(std::string& out, const Plan& plan) {
   const Configuration* expert = plan.Find("expert");
   const Configuration* alpa = plan.Find("alpa");
   std::string sentence =
-      expert ? "aoizora is " + FormatRatio(Speedup(expert->step_latency_s, plan.best.step_latency_s)) +
+      expert ? "aoizora is " + FormatRatio(Speedup(expert->step_latency.value(), plan.best.step_latency.value())) +
                    " as fast as the expert configuration (" + MarkdownCell(expert->description) + ")"
              : "No expert configuration runs here";
   if (alpa) {
     sentence += std::string(expert ? " and " : "; aoizora is ") +
-                FormatRatio(Speedup(alpa->step_latency_s, plan.best.step_latency_s)) + " as fast as Alpa's (" +
+                FormatRatio(Speedup(alpa->step_latency.value(), plan.best.step_latency.value())) + " as fast as Alpa's (" +
                 MarkdownCell(alpa->description) + ")";
   }
   Line(out, sentence + ". Speedup = the configuration's step latency / aoizora's.");
   Line(out);
   Line(out, "aoizora: " + MarkdownCell(plan.best.description) + "; peak memory " +
-                FormatBytes(plan.best.peak_memory_bytes) + " per device (parameters " +
-                FormatBytes(plan.best.parameter_bytes) + ") of " + FormatBytes(plan.hbm_bytes) + " HBM.");
+                FormatBytes(plan.best.peak_memory.value()) + " per device (parameters " +
+                FormatBytes(plan.best.parameter_memory.value()) + ") of " + FormatBytes(plan.hbm.value()) + " HBM.");
   Line(out);
-  if (!plan.best.experts_mode.empty()) {
-    std::string swap = plan.best.experts_mode == "swap"
-                           ? " The swap costs " + FormatSeconds(Seconds(plan.best.expert_swap_s_per_video)) +
-                                 " per video, " + FormatSeconds(Seconds(plan.best.expert_swap_s_per_step)) +
+  if (!plan.best.noise_experts_mode.empty()) {
+    std::string swap = plan.best.noise_experts_mode == "swap"
+                           ? " The swap costs " + FormatSeconds(plan.best.noise_swap_per_video) +
+                                 " per video, " + FormatSeconds(plan.best.noise_swap_per_step) +
                                  " per step, included in the step latency."
                            : "";
-    Line(out, "Experts: " + plan.best.experts_mode + " (" + std::to_string(plan.best.experts) + " experts of " +
-                  FormatBytes(Bytes(plan.best.expert_bytes)) + " per device, one active per step): " +
-                  MarkdownCell(plan.best.experts_reason) + "." + swap);
+    Line(out, "Experts: " + plan.best.noise_experts_mode + " (" + std::to_string(plan.best.noise_experts) + " experts of " +
+                  FormatBytes(plan.best.noise_expert_memory) + " per device, one active per step): " +
+                  MarkdownCell(plan.best.noise_experts_reason) + "." + swap);
     Line(out);
   }
 }
@@ -129,21 +129,21 @@ void Stages(std::string& out, const Plan& plan) {
   Line(out);
   Line(out, Row({"stage", "sharding", "latency per video", "share of the video", "peak memory", "note"}));
   Line(out, Rule(6));
-  const double video = plan.video_latency_s;
+  const double video = plan.video_latency.value();
   bool steps_written = false;
   auto steps = [&] {
-    const double denoising = plan.best.step_latency_s * static_cast<double>(plan.steps);
+    const double denoising = plan.best.step_latency.value() * static_cast<double>(plan.steps);
     Line(out, Row({"denoising: " + std::to_string(plan.steps) + " steps", MarkdownCell(plan.best.sharding),
-                   FormatSeconds(denoising), Share(denoising, video), FormatBytes(plan.best.peak_memory_bytes), ""}));
+                   FormatDuration(denoising), Share(denoising, video), FormatBytes(plan.best.peak_memory.value()), ""}));
     steps_written = true;
   };
   for (const search::StagePlan& s : plan.stages) {
     if (!steps_written && s.kind == "vae-decoder") steps();
-    Line(out, Row({s.name, MarkdownCell(s.sharding) + (s.offloaded ? " (offloaded)" : ""), FormatSeconds(s.latency_s),
+    Line(out, Row({s.name, MarkdownCell(s.sharding) + (s.offloaded ? " (offloaded)" : ""), FormatDuration(s.latency_s),
                    Share(s.latency_s, video), FormatBytes(s.peak_memory_bytes), MarkdownCell(s.note)}));
   }
   if (!steps_written) steps();
-  Line(out, Row({"**video**", "", FormatSeconds(video), Share(video, video), "", ""}));
+  Line(out, Row({"**video**", "", FormatDuration(video), Share(video, video), "", ""}));
   Line(out);
   Line(out, "Each stage runs on the same chips with the DiT's weights resident; the baselines' video latencies add the "
             "same stages.");
@@ -153,10 +153,10 @@ void Stages(std::string& out, const Plan& plan) {
 void Roofline(std::string& out, const Plan& plan) {
   Line(out, "## Roofline");
   Line(out);
-  Line(out, "Bound: " + FormatSeconds(plan.roofline_bound_s) +
+  Line(out, "Bound: " + FormatDuration(plan.roofline_bound) +
                 " per step, the larger of all FLOPs at every chip's peak and all HBM traffic at every chip's "
                 "bandwidth. aoizora's step takes " +
-                FormatSeconds(plan.best.step_latency_s) + ": efficiency " + FormatPercent(plan.efficiency) +
+                FormatDuration(plan.best.step_latency) + ": efficiency " + FormatPercent(plan.efficiency) +
                 " (bound / step latency).");
   Line(out);
 }
@@ -175,17 +175,17 @@ void Breakdown(std::string& out, const Plan& plan) {
   const std::string unit = plan.train ? "training step" : "forward pass";
   Line(out, Row({"", "time", "share of the " + std::string(plan.train ? "step" : "forward")}));
   Line(out, Rule(3));
-  Line(out, Row({unit, FormatSeconds(result.latency), Share(result.latency, result.latency)}));
-  Line(out, Row({"compute", FormatSeconds(result.compute), Share(result.compute, result.latency)}));
-  Line(out, Row({"communication", FormatSeconds(result.communication), Share(result.communication, result.latency)}));
-  Line(out, Row({"exposed communication", FormatSeconds(result.exposed_communication),
-                 Share(result.exposed_communication, result.latency)}));
-  double overlapped = result.communication - result.exposed_communication;
-  Line(out, Row({"overlapped communication", FormatSeconds(overlapped), Share(overlapped, result.latency)}));
-  if (result.host_transfer > 0) {  // remat offload: each direction over the host link, and what compute left exposed
-    Line(out, Row({"host offload (each way)", FormatSeconds(result.host_transfer),
-                   Share(result.host_transfer, result.latency)}));
-    Line(out, Row({"exposed host offload", FormatSeconds(result.host_exposed), Share(result.host_exposed, result.latency)}));
+  Line(out, Row({unit, FormatDuration(result.latency.value()), Share(result.latency.value(), result.latency.value())}));
+  Line(out, Row({"compute", FormatDuration(result.compute.value()), Share(result.compute.value(), result.latency.value())}));
+  Line(out, Row({"communication", FormatDuration(result.communication.value()), Share(result.communication.value(), result.latency.value())}));
+  Line(out, Row({"exposed communication", FormatDuration(result.exposed_communication.value()),
+                 Share(result.exposed_communication.value(), result.latency.value())}));
+  double overlapped = result.communication.value() - result.exposed_communication.value();
+  Line(out, Row({"overlapped communication", FormatDuration(overlapped), Share(overlapped, result.latency.value())}));
+  if (result.host_transfer.value() > 0) {  // remat offload: each direction over the host link, and what compute left exposed
+    Line(out, Row({"host offload (each way)", FormatDuration(result.host_transfer.value()),
+                   Share(result.host_transfer.value(), result.latency.value())}));
+    Line(out, Row({"exposed host offload", FormatDuration(result.host_exposed.value()), Share(result.host_exposed.value(), result.latency.value())}));
   }
   Line(out);
   Line(out, std::to_string(result.kernels) + " kernels, " + std::to_string(result.collectives) + " collectives in " +
@@ -201,8 +201,8 @@ void Breakdown(std::string& out, const Plan& plan) {
   for (size_t k = 0; k < classes.size() && k < kReportClasses; ++k) {
     const price::ClassCost& cls = *classes[k];
     Line(out, Row({MarkdownCell(cls.kind), FormatBytes(cls.bytes.value()), MarkdownCell(cls.groups),
-                   MarkdownCell(cls.algorithm), std::to_string(cls.count), FormatSeconds(cls.time),
-                   FormatSeconds(cls.time * cls.count), FormatSeconds(cls.exposed)}));
+                   MarkdownCell(cls.algorithm), std::to_string(cls.count), FormatDuration(cls.time),
+                   FormatDuration(cls.time * cls.count), FormatDuration(cls.exposed)}));
   }
   Line(out);
   Line(out, "Per collective kind:");
@@ -211,14 +211,14 @@ void Breakdown(std::string& out, const Plan& plan) {
   Line(out, Rule(5));
   for (const KindCost& kind : CostByKind(result)) {
     Line(out, Row({MarkdownCell(kind.kind), std::to_string(kind.count), FormatBytes(kind.bytes),
-                   FormatSeconds(kind.time), FormatSeconds(kind.exposed)}));
+                   FormatDuration(kind.time), FormatDuration(kind.exposed)}));
   }
   Line(out);
   std::vector<const price::LinkLoad*> links = BusiestLinks(result, kReportLinks);
   if (!links.empty()) {
     std::string text = "Busiest links:";
     for (size_t k = 0; k < links.size(); ++k) {
-      text += (k > 0 ? "; " : " ") + MarkdownCell(links[k]->name) + " busy " + FormatSeconds(links[k]->busy) + " (" +
+      text += (k > 0 ? "; " : " ") + MarkdownCell(links[k]->name) + " busy " + FormatDuration(links[k]->busy) + " (" +
               FormatBytes(static_cast<int64_t>(links[k]->bytes)) + ")";
     }
     Line(out, text + " (placement.svg).");
@@ -307,13 +307,13 @@ std::string PlanReport(const Plan& plan) {
   std::string out;
   Line(out, "# AoiZora plan: " + MarkdownCell(plan.model) + " on " + MarkdownCell(plan.topology));
   Line(out);
-  Line(out, MarkdownCell(Inputs(plan)) + "; chip " + MarkdownCell(plan.chip) + " (" + FormatBytes(plan.hbm_bytes) +
+  Line(out, MarkdownCell(Inputs(plan)) + "; chip " + MarkdownCell(plan.chip) + " (" + FormatBytes(plan.hbm.value()) +
                 " HBM), " + std::to_string(plan.chips.size()) + " chips, seed " + std::to_string(plan.seed) + ".");
   char efficiency[32];
   std::snprintf(efficiency, sizeof(efficiency), "%.4f", plan.attention_efficiency);
   Line(out, "Priced with the software stack " + MarkdownCell(plan.stack) + " (attention efficiency " + efficiency +
                 "): " + MarkdownCell(plan.stack_reason) + ".");
-  Line(out, "Planned in " + FormatSeconds(plan.plan_time_s) + ": " + std::to_string(plan.meshes_considered) +
+  Line(out, "Planned in " + FormatDuration(plan.plan_time) + ": " + std::to_string(plan.meshes_considered) +
                 " meshes, " + std::to_string(plan.candidates_considered) + " candidates, " +
                 std::to_string(plan.candidates_compiled) + " compiled.");
   Line(out);
@@ -345,10 +345,10 @@ std::string PlanSummary(const Plan& plan) {
   }
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
     std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
-                       pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency_s) + "/step  " +
+                       pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency.value()) + "/step  " +
                        ThroughputText(plan, config) + "  peak " +
-                       FormatBytes(config.peak_memory_bytes) + (plan.train ? "  remat " + config.remat : "");
-    if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency_s, plan.best.step_latency_s)) + ")";
+                       FormatBytes(config.peak_memory.value()) + (plan.train ? "  remat " + config.remat : "");
+    if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency.value(), plan.best.step_latency.value())) + ")";
     Line(out, text);
   };
   line("aoizora", plan.best, true);
@@ -359,11 +359,11 @@ std::string PlanSummary(const Plan& plan) {
       Line(out, "  " + pad(b.label, 8) + "no plan: " + b.note);
     }
   }
-  Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound_s) +
+  Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound.value()) +
                 "/step, efficiency " + FormatPercent(plan.efficiency) + "; planned in " +
-                FormatSeconds(plan.plan_time_s));
-  if (!plan.best.experts_mode.empty()) Line(out, "  experts " + plan.best.experts_mode + ": " + plan.best.experts_reason);
-  if (!plan.stages.empty()) Line(out, "  video " + FormatSeconds(plan.video_latency_s) + " = " + StagesText(plan, plan.best));
+                FormatDuration(plan.plan_time));
+  if (!plan.best.noise_experts_mode.empty()) Line(out, "  experts " + plan.best.noise_experts_mode + ": " + plan.best.noise_experts_reason);
+  if (!plan.stages.empty()) Line(out, "  video " + FormatDuration(plan.video_latency) + " = " + StagesText(plan, plan.best));
   return out;
 }
 

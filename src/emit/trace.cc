@@ -39,7 +39,7 @@ Json Complete(const price::Slice& slice) {
   // starts a slice exactly where the previous one on its engine ended (in
   // seconds), and scaling start and duration separately could round the next
   // start an ulp before this end, which trace viewers read as nesting.
-  double start = Micros(slice.start), end = Micros(slice.start + slice.duration);
+  double start = Micros(slice.start.value()), end = Micros(slice.start.value() + slice.duration.value());
   event["ts"] = start;
   event["dur"] = end - start;
   Json args;
@@ -50,7 +50,7 @@ Json Complete(const price::Slice& slice) {
     args["bytes"] = slice.bytes.value();
     args["groups"] = slice.groups;
     args["algorithm"] = slice.algorithm;
-    args["exposed_us"] = Micros(slice.exposed);
+    args["exposed_us"] = Micros(slice.exposed.value());
   }
   event["args"] = std::move(args);
   return event;
@@ -83,18 +83,18 @@ std::string StepTrace(const price::SimResult& result, const TraceOptions& option
     double total = 0;
     events.push_back(Counter(0, 0));
     for (const price::Slice& slice : result.slices) {
-      if (slice.engine != price::Slice::kCommunication || slice.exposed <= 0) continue;
-      total += Micros(slice.exposed);
-      events.push_back(Counter(Micros(slice.start + slice.duration), total));
+      if (slice.engine != price::Slice::kCommunication || slice.exposed.value() <= 0) continue;
+      total += Micros(slice.exposed.value());
+      events.push_back(Counter(Micros(slice.start.value() + slice.duration.value()), total));
     }
   }
 
   Json summary;
   summary["title"] = options.title;
-  summary["latency_us"] = Micros(result.latency);
-  summary["compute_us"] = Micros(result.compute);
-  summary["communication_us"] = Micros(result.communication);
-  summary["exposed_communication_us"] = Micros(result.exposed_communication);
+  summary["latency_us"] = Micros(result.latency.value());
+  summary["compute_us"] = Micros(result.compute.value());
+  summary["communication_us"] = Micros(result.communication.value());
+  summary["exposed_communication_us"] = Micros(result.exposed_communication.value());
   summary["kernels"] = result.kernels;
   summary["collectives"] = result.collectives;
 

@@ -340,7 +340,7 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
     cost.groups = GroupsText(classes_[c].collective);
     cost.algorithm = r.algorithm;
     cost.count = classes_[c].count;
-    cost.time = r.time.value();
+    cost.time = r.time;
     for (auto [channel, bytes] : r.channel_bytes) {
       channel_bytes[static_cast<size_t>(channel)] += bytes * classes_[c].count;
     }
@@ -350,7 +350,7 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
     if (bytes <= 0) continue;
     const hw::Link& link = topology_.channel_link(channel);
     double rate = link.bw.value() * network_.calibration().LinkEfficiency(link.cls);
-    result.links.push_back({channel, topology_.ChannelName(channel), bytes, rate > 0 ? bytes / rate : 0});
+    result.links.push_back({channel, topology_.ChannelName(channel), bytes, Seconds(rate > 0 ? bytes / rate : 0)});
   }
   // Replay the evidence event by event (not the folded ops) for the timeline
   // and the exposed time of every collective.
@@ -363,8 +363,8 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
     s.engine = Slice::kCommunication;
     s.name = r.name;
     s.kind = cost.kind;
-    s.start = start;
-    s.duration = duration;
+    s.start = Seconds(start);
+    s.duration = Seconds(duration);
     s.bytes = r.bytes;
     s.groups = cost.groups;
     s.algorithm = cost.algorithm;
@@ -382,8 +382,8 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
           s.engine = Slice::kCompute;
           s.name = seg.name;
           s.kind = std::string(cir::KernelKindName(seg.kind));
-          s.start = e.clock;
-          s.duration = t;
+          s.start = Seconds(e.clock);
+          s.duration = Seconds(t);
           s.flops = seg.flops;
           s.bytes = seg.bytes;
           result.slices.push_back(std::move(s));
@@ -397,7 +397,7 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
         double t = class_time_[static_cast<size_t>(collective_class_[index])];
         double start = e.Issue(t);
         end_of[index] = e.comm_free;
-        result.communication += t;
+        result.communication += Seconds(t);
         ++result.collectives;
         if (timeline) {
           slice_of[index] = result.slices.size();
@@ -405,26 +405,26 @@ StatusOr<SimResult> Simulator::Simulate(const net::Placement& placement, bool ti
         }
         if (ev.type == evidence::EventType::kBlocking) {
           double waited = e.comm_free - e.clock;
-          result.classes[static_cast<size_t>(collective_class_[index])].exposed += waited;
-          if (timeline) result.slices[slice_of[index]].exposed = waited;
+          result.classes[static_cast<size_t>(collective_class_[index])].exposed += Seconds(waited);
+          if (timeline) result.slices[slice_of[index]].exposed = Seconds(waited);
           e.Wait(e.comm_free);
         }
         break;
       }
       case evidence::EventType::kDone: {
         double waited = std::max(0.0, end_of[index] - e.clock);
-        result.classes[static_cast<size_t>(collective_class_[index])].exposed += waited;
-        if (timeline) result.slices[slice_of[index]].exposed = waited;
+        result.classes[static_cast<size_t>(collective_class_[index])].exposed += Seconds(waited);
+        if (timeline) result.slices[slice_of[index]].exposed = Seconds(waited);
         e.Wait(end_of[index]);
         break;
       }
     }
   }
-  result.latency = e.clock + host_exposed_;
-  result.compute = compute_total_;
-  result.exposed_communication = std::max(0.0, e.clock - compute_total_);
-  result.host_transfer = host_time_;
-  result.host_exposed = host_exposed_;
+  result.latency = Seconds(e.clock + host_exposed_);
+  result.compute = Seconds(compute_total_);
+  result.exposed_communication = Seconds(std::max(0.0, e.clock - compute_total_));
+  result.host_transfer = Seconds(host_time_);
+  result.host_exposed = Seconds(host_exposed_);
   return result;
 }
 

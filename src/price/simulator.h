@@ -73,12 +73,12 @@ struct Slice {
   enum Engine { kCompute = 0, kCommunication = 1 } engine = kCompute;
   std::string name;
   std::string kind;  // kernel kind or collective kind
-  double start = 0, duration = 0;  // seconds from the step's start
+  Seconds start, duration;         // from the step's start
   Flops flops;                    // kernels
   Bytes bytes;                    // kernels: moved; collectives: the buffer
   std::string groups;             // collectives: replica groups in logical ids (or pairs)
   std::string algorithm;          // collectives: what the model picked
-  double exposed = 0;             // collectives: seconds the compute engine waited for it
+  Seconds exposed;                // collectives: how long the compute engine waited for it
 };
 
 // Per collective class: what it cost in the step.
@@ -88,24 +88,24 @@ struct ClassCost {
   std::string groups;
   std::string algorithm;
   int count = 0;         // collectives in the step
-  double time = 0;       // seconds, one instance
-  double exposed = 0;    // seconds the compute engine waited, all instances
+  Seconds time;          // one instance
+  Seconds exposed;       // how long the compute engine waited, all instances
 };
 
 struct LinkLoad {
   int channel = -1;
   std::string name;      // "(0,0)->(1,0)"
   double bytes = 0;      // over the whole step
-  double busy = 0;       // seconds: bytes / (bandwidth * link efficiency)
+  Seconds busy;          // bytes / (bandwidth * link efficiency)
 };
 
 struct SimResult {
-  double latency = 0;                 // seconds (host_exposed included)
-  double compute = 0;                 // sum of kernel times
-  double communication = 0;           // sum of collective times
-  double exposed_communication = 0;   // latency - compute - host_exposed: the compute engine waiting
-  double host_transfer = 0;           // host offload: seconds on the host link, each direction
-  double host_exposed = 0;            // of which not hidden behind compute (see above)
+  Seconds latency;                    // the step (host_exposed included)
+  Seconds compute;                    // sum of kernel times
+  Seconds communication;              // sum of collective times
+  Seconds exposed_communication;      // latency - compute - host_exposed: the compute engine waiting
+  Seconds host_transfer;              // host offload: time on the host link, each direction
+  Seconds host_exposed;               // of which not hidden behind compute (see above)
   int kernels = 0, collectives = 0;
   std::vector<ClassCost> classes;     // in order of first issue
   std::vector<LinkLoad> links;        // loaded channels, in channel order

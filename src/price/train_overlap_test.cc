@@ -42,12 +42,12 @@ TEST(TrainOverlap, GradientReductionsOverlapTheBackward) {
   auto with = fast->Simulate(net::IdentityPlacement(4), false);
   auto without = slow->Simulate(net::IdentityPlacement(4), false);
   ASSERT_TRUE(with.ok() && without.ok());
-  EXPECT_NEAR(without->latency, without->compute + without->communication, 1e-12 * without->latency);
+  EXPECT_NEAR(without->latency.value(), without->compute.value() + without->communication.value(), 1e-12 * without->latency.value());
   EXPECT_LT(with->latency, without->latency);
   EXPECT_GE(with->latency, with->compute);
   EXPECT_GE(with->latency, with->communication * (1 - 1e-12));
-  RecordProperty("overlapped_ms", std::to_string(with->latency * 1e3));
-  RecordProperty("blocking_ms", std::to_string(without->latency * 1e3));
+  RecordProperty("overlapped_ms", std::to_string(with->latency.value() * 1e3));
+  RecordProperty("blocking_ms", std::to_string(without->latency.value() * 1e3));
 }
 
 }  // namespace

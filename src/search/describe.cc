@@ -50,20 +50,20 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
   c.sharding = pick.sharding.empty() ? combo.Template() : pick.sharding;
   c.placement = pick.searched_placement ? p.best_placement : p.default_placement;
   c.placement_method = pick.searched_placement ? p.best_method : p.default_method;
-  c.step_latency_s = pick.searched_placement ? p.best_latency : p.default_latency;
-  c.peak_memory_bytes = evidence.peak_memory.value();
-  c.parameter_bytes = evidence.parameter_bytes.value();
+  c.step_latency = Seconds(pick.searched_placement ? p.best_latency : p.default_latency);
+  c.peak_memory = evidence.peak_memory;
+  c.parameter_memory = evidence.parameter_bytes;
   c.memory = evidence.memory;
   if (p.noise_experts.mode != NoiseExpertMode::kSingle) {
-    c.experts_mode = std::string(NoiseExpertModeName(p.noise_experts.mode));
-    c.experts = static_cast<int>(p.noise_experts.experts);
-    c.expert_bytes = c.parameter_bytes;
-    c.peak_memory_bytes = static_cast<int64_t>(p.noise_experts.resident_peak);
-    if (p.noise_experts.mode == NoiseExpertMode::kHoldBoth) c.parameter_bytes *= p.noise_experts.experts;
-    c.expert_swap_s_per_video = p.noise_experts.swap_per_video_s;
-    c.expert_swap_s_per_step = p.noise_experts.swap_per_step_s;
-    c.host_link_bps = p.noise_experts.host_bandwidth.value();
-    c.experts_reason = p.noise_experts.reason;
+    c.noise_experts_mode = std::string(NoiseExpertModeName(p.noise_experts.mode));
+    c.noise_experts = static_cast<int>(p.noise_experts.experts);
+    c.noise_expert_memory = c.parameter_memory;
+    c.peak_memory = Bytes(static_cast<int64_t>(p.noise_experts.resident_peak));
+    if (p.noise_experts.mode == NoiseExpertMode::kHoldBoth) c.parameter_memory = c.parameter_memory * p.noise_experts.experts;
+    c.noise_swap_per_video = Seconds(p.noise_experts.swap_per_video_s);
+    c.noise_swap_per_step = Seconds(p.noise_experts.swap_per_step_s);
+    c.host_link = p.noise_experts.host_bandwidth;
+    c.noise_experts_reason = p.noise_experts.reason;
   }
   c.evidence_hash = evidence.hash;
   c.forwards_per_step = static_cast<int>(p.forwards);

@@ -46,15 +46,15 @@ TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   Evaluated e = EvaluateCombo(config, "ulysses=4,cfg=2", t, PlacementPolicy{});
   ASSERT_TRUE(e.status.ok()) << e.status.message();
-  EXPECT_EQ(plan->best.step_latency_s, e.default_latency);
+  EXPECT_EQ(plan->best.step_latency.value(), e.default_latency);
   EXPECT_EQ(plan->best.evidence_hash, e.compiled.evidence.hash);
   EXPECT_EQ(plan->best.placement, e.default_placement);
-  EXPECT_EQ(plan->best.peak_memory_bytes, e.compiled.evidence.peak_memory.value());
+  EXPECT_EQ(plan->best.peak_memory.value(), e.compiled.evidence.peak_memory.value());
   // CFG parallel runs the batch-2 forward once per step.
   EXPECT_EQ(e.forwards, 1);
   EXPECT_EQ(plan->best.forwards_per_step, 1);
   ASSERT_NE(plan->Find("expert"), nullptr);
-  EXPECT_EQ(plan->Find("expert")->step_latency_s, e.default_latency);
+  EXPECT_EQ(plan->Find("expert")->step_latency.value(), e.default_latency);
 }
 
 // The placement-free bound is a lower bound of the default placement's
@@ -159,7 +159,7 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
   auto plan = MakePlan(ctx.config, t, ctx.options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   ASSERT_NE(plan->Find("alpa"), nullptr);
-  EXPECT_EQ(plan->Find("alpa")->step_latency_s, again.default_latency);
+  EXPECT_EQ(plan->Find("alpa")->step_latency.value(), again.default_latency);
   EXPECT_EQ(plan->Find("alpa")->evidence_hash, again.compiled.evidence.hash);
 }
 

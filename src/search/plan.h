@@ -34,25 +34,26 @@ struct Configuration {
   std::string sharding;                  // the template spec, or "alpa" (seeds of the ILP)
   net::Placement placement;              // logical rank (row-major mesh position) -> chip id
   std::string placement_method;          // "exhaustive", "jax create_device_mesh", ...
-  double step_latency_s = 0;
-  int64_t peak_memory_bytes = 0;
-  int64_t parameter_bytes = 0;           // per device (hold-both: every resident expert's)
+  Seconds step_latency;
+  Bytes peak_memory;                     // per device
+  Bytes parameter_memory;                // per device (hold-both: every resident noise expert's)
   // What is live at the peak, per device, by kind (evidence.h): parameters,
   // gradients, optimizer states, activations (for a training step: what the
   // backward keeps under the remat choice, plus working buffers),
   // communication buffers, inputs, constants. All zero for evidence without it.
   evidence::MemoryBreakdown memory;
-  // Denoising experts (search/noise_experts.h), when the model has more than one:
-  // experts_mode "hold-both" (all resident; peak_memory_bytes counts them) or
-  // "swap" (one resident, the next loaded from host memory at the switch;
-  // step_latency_s includes expert_swap_s_per_step). Empty with one expert.
-  std::string experts_mode;
-  int experts = 1;
-  int64_t expert_bytes = 0;              // one expert's parameters per device
-  double expert_swap_s_per_video = 0;
-  double expert_swap_s_per_step = 0;
-  double host_link_bps = 0;              // the host link swapping uses
-  std::string experts_reason;
+  // Noise experts (denoising experts, search/noise_experts.h), when the model
+  // has more than one: noise_experts_mode "hold-both" (all resident;
+  // peak_memory counts them) or "swap" (one resident, the next loaded from
+  // host memory at the switch; step_latency includes noise_swap_per_step).
+  // Empty with one expert. plan.json keeps its keys ("experts_mode", ...).
+  std::string noise_experts_mode;
+  int noise_experts = 1;
+  Bytes noise_expert_memory;             // one expert's parameters per device
+  Seconds noise_swap_per_video;
+  Seconds noise_swap_per_step;
+  Bandwidth host_link;                   // the host link swapping uses
+  std::string noise_experts_reason;
   std::string evidence_hash;
   // Training steps: the per-block rematerialization ("none", "selected",
   // "full"; pir/grad/backward.h); empty for inference.
@@ -97,18 +98,18 @@ struct Plan {
   std::string model;          // "wan2.1-t2v-14b", or the imported program's file
   std::string program_format; // "onnx" / "stablehlo" for an imported program, else empty
   int64_t width = 0, height = 0, frames = 0, steps = 0, batch = 1;
-  // With denoising experts (Configuration::experts > 1): the step the second
+  // With noise experts (Configuration::noise_experts > 1): the step the second
   // takes over at (workload.h: Workload::noise_switch_step); else 0.
-  int64_t expert_switch_step = 0;
+  int64_t noise_switch_step = 0;
   std::string cfg_mode;       // "two-pass", "batch2", "none"
   // A training step (search/planner.h: TrainPlanOptions) instead of a
   // denoising step: `batch` is then the micro-batch (samples per step), steps
-  // and cfg_mode do not apply, and video_latency_s is 0.
+  // and cfg_mode do not apply, and video_latency is 0.
   bool train = false;
   std::string topology;       // "v5e:2x4"
   std::string chip;           // "v5e"
   bool tpu = false;
-  int64_t hbm_bytes = 0;      // per chip
+  Bytes hbm;                  // per chip
   std::vector<ChipInfo> chips;
   uint64_t seed = 1;
   std::string target = "any";  // search/targets.h
@@ -134,13 +135,13 @@ struct Plan {
   // stages are not built, and with PlanOptions::stages off. Every
   // configuration's video latency adds the same stages.
   std::vector<StagePlan> stages;
-  double stages_latency_s = 0;      // the sum of stages[].latency_s
-  // End to end (inference): stages_latency_s + steps x best step latency.
-  double video_latency_s = 0;
-  double samples_per_s = 0;         // training: batch / best step latency
-  double roofline_bound_s = 0;      // per step: max(FLOPs / (chips * peak), HBM bytes / (chips * HBM bw))
-  double efficiency = 0;            // roofline_bound_s / best.step_latency_s
-  double plan_time_s = 0;
+  Seconds stages_latency;           // the sum of stages[].latency_s
+  // End to end (inference): stages_latency + steps x best step latency.
+  Seconds video_latency;
+  double samples_per_second = 0;    // training: batch / best step latency
+  Seconds roofline_bound;           // per step: max(FLOPs / (chips * peak), HBM bytes / (chips * HBM bw))
+  double efficiency = 0;            // roofline_bound / best.step_latency
+  Seconds plan_time;
   int meshes_considered = 0, candidates_considered = 0, candidates_compiled = 0;
 };
 

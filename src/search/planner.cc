@@ -157,13 +157,13 @@ Plan Header(const SearchContext& ctx, const StackChoice& stack) {
   plan.frames = config.frames;
   plan.steps = config.steps;
   plan.batch = config.batch;
-  if (config.noise_experts > 1) plan.expert_switch_step = config.noise_switch_step;
+  if (config.noise_experts > 1) plan.noise_switch_step = config.noise_switch_step;
   plan.cfg_mode = std::string(workload::CfgModeName(config.cfg));
   plan.train = options.train.has_value();
   plan.topology = topology.name;
   plan.chip = topology.chip.name;
   plan.tpu = topology.chip.family == hw::ChipFamily::kTpu;
-  plan.hbm_bytes = topology.chip.hbm.value();
+  plan.hbm = topology.chip.hbm;
   plan.seed = options.seed;
   plan.target = std::string(TargetName(options.target));
   plan.stack = price::StackName(stack.stack);
@@ -250,10 +250,9 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
   const workload::Workload& config = ctx.config;
   const hw::Topology& topology = *ctx.topology;
   if (ctx.options.train) {
-    plan.samples_per_s = plan.best.step_latency_s > 0 ? static_cast<double>(ctx.options.train->micro_batch) /
-                                                           plan.best.step_latency_s
-                                                     : 0;
-    plan.roofline_bound_s = TrainRooflineBound(config, topology, *ctx.options.train);
+    const double step = plan.best.step_latency.value();
+    plan.samples_per_second = step > 0 ? static_cast<double>(ctx.options.train->micro_batch) / step : 0;
+    plan.roofline_bound = Seconds(TrainRooflineBound(config, topology, *ctx.options.train));
   } else {
     if (ctx.options.stages && !config.program) {
       Say(ctx, "stages: planning the encoders and the VAE with the DiT's weights resident");
@@ -264,18 +263,18 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
       stage_options.calibration = plan_options.calibration;
       // Between denoising runs the DiT's activations are freed; its weights
       // stay (and may be evicted to the host as a priced last resort).
-      stage_options.resident_bytes_per_chip = plan.best.parameter_bytes;
-      stage_options.dit_parameter_bytes_per_chip = plan.best.parameter_bytes;
+      stage_options.resident_bytes_per_chip = plan.best.parameter_memory.value();
+      stage_options.dit_parameter_bytes_per_chip = plan.best.parameter_memory.value();
       stage_options.threads = ctx.options.threads;
       stage_options.seed = ctx.options.seed;
       stage_options.progress = ctx.options.progress;
       AZ_ASSIGN_OR_RETURN(plan.stages, PlanStages(config, topology, stage_options));
-      for (const StagePlan& stage : plan.stages) plan.stages_latency_s += stage.latency_s;
+      for (const StagePlan& stage : plan.stages) plan.stages_latency += Seconds(stage.latency_s);
     }
-    plan.video_latency_s = plan.stages_latency_s + static_cast<double>(config.steps) * plan.best.step_latency_s;
-    plan.roofline_bound_s = RooflineBound(config, topology);
+    plan.video_latency = plan.stages_latency + plan.best.step_latency * static_cast<double>(config.steps);
+    plan.roofline_bound = Seconds(RooflineBound(config, topology));
   }
-  plan.efficiency = plan.best.step_latency_s > 0 ? plan.roofline_bound_s / plan.best.step_latency_s : 0;
+  plan.efficiency = plan.best.step_latency.value() > 0 ? plan.roofline_bound / plan.best.step_latency : 0;
   return Status::Ok();
 }
 
@@ -320,7 +319,7 @@ StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topolo
     plan.baselines.push_back(std::move(b));
   }
   AZ_RETURN_IF_ERROR(Finish(plan, ctx, plan_options));
-  plan.plan_time_s = std::chrono::duration<double>(Clock::now() - start).count();
+  plan.plan_time = Seconds(std::chrono::duration<double>(Clock::now() - start).count());
   return plan;
 }
 

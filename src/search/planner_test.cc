@@ -92,22 +92,22 @@ TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
     auto plan = MakePlan(config, t, Options(t));
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     ASSERT_NE(plan->Find("expert"), nullptr) << spec;
-    EXPECT_LE(plan->best.step_latency_s, plan->Find("expert")->step_latency_s) << spec;
+    EXPECT_LE(plan->best.step_latency, plan->Find("expert")->step_latency) << spec;
     if (const Configuration* alpa = plan->Find("alpa")) {
-      EXPECT_LE(plan->best.step_latency_s, alpa->step_latency_s) << spec;
+      EXPECT_LE(plan->best.step_latency, alpa->step_latency) << spec;
     }
-    EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
+    EXPECT_LE(plan->best.peak_memory.value(), t.chip.hbm.value());
     // End to end: Wan's umT5 and VAE decoder (search/stages.h) around the steps.
     ASSERT_EQ(plan->stages.size(), 2u) << spec;
     EXPECT_EQ(plan->stages[0].name, "umt5-xxl");
     EXPECT_EQ(plan->stages[1].name, "wan-vae-decoder");
-    EXPECT_DOUBLE_EQ(plan->stages_latency_s, plan->stages[0].latency_s + plan->stages[1].latency_s);
-    EXPECT_GT(plan->stages_latency_s, 0);
-    EXPECT_DOUBLE_EQ(plan->video_latency_s,
-                     plan->stages_latency_s + static_cast<double>(config.steps) * plan->best.step_latency_s);
-    EXPECT_GT(plan->roofline_bound_s, 0);
-    EXPECT_LE(plan->roofline_bound_s, plan->best.step_latency_s);
-    EXPECT_NEAR(plan->efficiency, plan->roofline_bound_s / plan->best.step_latency_s, 1e-12);
+    EXPECT_DOUBLE_EQ(plan->stages_latency.value(), plan->stages[0].latency_s + plan->stages[1].latency_s);
+    EXPECT_GT(plan->stages_latency.value(), 0);
+    EXPECT_DOUBLE_EQ(plan->video_latency.value(),
+                     plan->stages_latency.value() + static_cast<double>(config.steps) * plan->best.step_latency.value());
+    EXPECT_GT(plan->roofline_bound.value(), 0);
+    EXPECT_LE(plan->roofline_bound, plan->best.step_latency);
+    EXPECT_NEAR(plan->efficiency, plan->roofline_bound / plan->best.step_latency, 1e-12);
     EXPECT_EQ(plan->best.placement.size(), 8u);
     EXPECT_FALSE(plan->best.tensors.empty());
     EXPECT_FALSE(plan->best.breakdown.slices.empty());
@@ -133,12 +133,12 @@ TEST(Planner, Deterministic) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->best.description, b->best.description);
   EXPECT_EQ(a->best.placement, b->best.placement);
-  EXPECT_EQ(a->best.step_latency_s, b->best.step_latency_s);
+  EXPECT_EQ(a->best.step_latency, b->best.step_latency);
   ASSERT_EQ(a->baselines.size(), b->baselines.size());
   for (size_t i = 0; i < a->baselines.size(); ++i) {
     ASSERT_EQ(a->baselines[i].configuration.has_value(), b->baselines[i].configuration.has_value());
     if (a->baselines[i].configuration) {
-      EXPECT_EQ(a->baselines[i].configuration->step_latency_s, b->baselines[i].configuration->step_latency_s);
+      EXPECT_EQ(a->baselines[i].configuration->step_latency, b->baselines[i].configuration->step_latency);
     }
   }
 }
@@ -158,7 +158,7 @@ TEST(Planner, PinnedConfiguration) {
   EXPECT_EQ(plan->best.placement, *placement);
   EXPECT_EQ(plan->Find("alpa"), nullptr);
   ASSERT_NE(plan->Find("expert"), nullptr);
-  EXPECT_DOUBLE_EQ(plan->best.step_latency_s, plan->Find("expert")->step_latency_s);
+  EXPECT_DOUBLE_EQ(plan->best.step_latency.value(), plan->Find("expert")->step_latency.value());
   options.pinned = "ulysses=8";  // 12 heads: Ulysses 8 does not divide them
   auto bad = MakePlan(config, t, options);
   EXPECT_FALSE(bad.ok());
@@ -347,28 +347,28 @@ TEST(Planner, HoldsBothExpertsOrSwapsThem) {
   auto hold = MakePlan(config, t, options);
   ASSERT_TRUE(hold.ok()) << hold.status().message();
   const Configuration& held = hold->best;
-  EXPECT_EQ(held.experts_mode, "hold-both");
-  EXPECT_EQ(held.experts, 2);
-  EXPECT_NEAR(static_cast<double>(held.expert_bytes), 2.0 * 14'288'491'584 / 8, 0.01 * 3.57e9);
-  EXPECT_EQ(held.parameter_bytes, 2 * held.expert_bytes);
-  EXPECT_EQ(held.expert_swap_s_per_step, 0);
-  EXPECT_LE(held.peak_memory_bytes, t.chip.hbm.value());
-  const int64_t one_expert_peak = held.peak_memory_bytes - held.expert_bytes;
+  EXPECT_EQ(held.noise_experts_mode, "hold-both");
+  EXPECT_EQ(held.noise_experts, 2);
+  EXPECT_NEAR(static_cast<double>(held.noise_expert_memory.value()), 2.0 * 14'288'491'584 / 8, 0.01 * 3.57e9);
+  EXPECT_EQ(held.parameter_memory.value(), 2 * held.noise_expert_memory.value());
+  EXPECT_EQ(held.noise_swap_per_step.value(), 0);
+  EXPECT_LE(held.peak_memory.value(), t.chip.hbm.value());
+  const int64_t one_expert_peak = held.peak_memory.value() - held.noise_expert_memory.value();
 
   hw::Topology small = t;
-  small.chip.hbm = Bytes(one_expert_peak + held.expert_bytes / 2);
+  small.chip.hbm = Bytes(one_expert_peak + held.noise_expert_memory.value() / 2);
   auto swap = MakePlan(config, small, options);
   ASSERT_TRUE(swap.ok()) << swap.status().message();
   const Configuration& swapped = swap->best;
-  EXPECT_EQ(swapped.experts_mode, "swap");
-  EXPECT_EQ(swapped.peak_memory_bytes, one_expert_peak);
-  EXPECT_EQ(swapped.parameter_bytes, swapped.expert_bytes);
-  const double per_step = 2.0 * static_cast<double>(held.expert_bytes) / 1.6e10 / 40;
-  EXPECT_NEAR(swapped.expert_swap_s_per_step, per_step, 1e-12);
-  EXPECT_NEAR(swapped.step_latency_s, held.step_latency_s + per_step, 1e-9);
+  EXPECT_EQ(swapped.noise_experts_mode, "swap");
+  EXPECT_EQ(swapped.peak_memory.value(), one_expert_peak);
+  EXPECT_EQ(swapped.parameter_memory, swapped.noise_expert_memory);
+  const double per_step = 2.0 * static_cast<double>(held.noise_expert_memory.value()) / 1.6e10 / 40;
+  EXPECT_NEAR(swapped.noise_swap_per_step.value(), per_step, 1e-12);
+  EXPECT_NEAR(swapped.step_latency.value(), held.step_latency.value() + per_step, 1e-9);
   // The denoising part of the video; the stages differ (the small chip leaves the VAE less room).
-  EXPECT_NEAR(swap->video_latency_s - swap->stages_latency_s,
-              hold->video_latency_s - hold->stages_latency_s + 40 * per_step, 1e-7);
+  EXPECT_NEAR(swap->video_latency.value() - swap->stages_latency.value(),
+              hold->video_latency.value() - hold->stages_latency.value() + 40 * per_step, 1e-7);
 
   hw::Topology tiny = t;
   tiny.chip.hbm = Bytes(one_expert_peak / 2);
@@ -393,13 +393,13 @@ TEST(Planner, SwapsExpertsOnASmallSlice) {
   auto plan = MakePlan(config, t, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   const Configuration& best = plan->best;
-  EXPECT_EQ(best.experts_mode, "swap") << best.experts_reason;
-  EXPECT_NEAR(static_cast<double>(best.expert_bytes), 2.0 * 14'288'491'584 / 4, 0.01 * 7.14e9);
-  EXPECT_GT(best.peak_memory_bytes + best.expert_bytes, t.chip.hbm.value());
-  EXPECT_LE(best.peak_memory_bytes, t.chip.hbm.value());
-  EXPECT_NEAR(best.expert_swap_s_per_video, 2.0 * static_cast<double>(best.expert_bytes) / 1.6e10, 1e-9);
-  EXPECT_NEAR(best.expert_swap_s_per_video, 0.89, 0.01);
-  EXPECT_NEAR(best.expert_swap_s_per_step, best.expert_swap_s_per_video / 40, 1e-12);
+  EXPECT_EQ(best.noise_experts_mode, "swap") << best.noise_experts_reason;
+  EXPECT_NEAR(static_cast<double>(best.noise_expert_memory.value()), 2.0 * 14'288'491'584 / 4, 0.01 * 7.14e9);
+  EXPECT_GT(best.peak_memory.value() + best.noise_expert_memory.value(), t.chip.hbm.value());
+  EXPECT_LE(best.peak_memory.value(), t.chip.hbm.value());
+  EXPECT_NEAR(best.noise_swap_per_video.value(), 2.0 * static_cast<double>(best.noise_expert_memory.value()) / 1.6e10, 1e-9);
+  EXPECT_NEAR(best.noise_swap_per_video.value(), 0.89, 0.01);
+  EXPECT_NEAR(best.noise_swap_per_step.value(), best.noise_swap_per_video.value() / 40, 1e-12);
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ TEST(ProgramPlan, ImportedBlockPlansLikeTheZooModel) {
   auto zoo_plan = MakePlan(zoo_as_program, *topology, options);
   ASSERT_TRUE(zoo_plan.ok()) << zoo_plan.status().message();
   EXPECT_EQ(plan->best.description, zoo_plan->best.description);
-  EXPECT_DOUBLE_EQ(plan->best.step_latency_s, zoo_plan->best.step_latency_s);
+  EXPECT_DOUBLE_EQ(plan->best.step_latency.value(), zoo_plan->best.step_latency.value());
 }
 
 }  // namespace

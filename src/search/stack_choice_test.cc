@@ -91,7 +91,7 @@ TEST(Planner, Wan22OnH100IsPricedWithFa3) {
   auto attention = [](const Plan& plan) {
     double total = 0;
     for (const price::Slice& s : plan.best.breakdown.slices) {
-      if (s.engine == price::Slice::kCompute && s.kind == "attention") total += s.duration;
+      if (s.engine == price::Slice::kCompute && s.kind == "attention") total += s.duration.value();
     }
     return total;
   };
@@ -103,8 +103,8 @@ TEST(Planner, Wan22OnH100IsPricedWithFa3) {
   // overhead not shrinking. Bound: 1.70.
   EXPECT_GT(a2 / a3, 1.70);
   // Per forward, nothing but the attention moved.
-  EXPECT_NEAR(fa2->best.breakdown.compute - fa3->best.breakdown.compute, a2 - a3, 1e-9);
-  EXPECT_LT(fa3->best.step_latency_s, fa2->best.step_latency_s);
+  EXPECT_NEAR(fa2->best.breakdown.compute.value() - fa3->best.breakdown.compute.value(), a2 - a3, 1e-9);
+  EXPECT_LT(fa3->best.step_latency, fa2->best.step_latency);
 }
 
 }  // namespace

@@ -262,7 +262,7 @@ TEST(StageTiles, HunyuanVideo720pBesideTheDitOnV5e2x4) {
   EXPECT_EQ(vae.sharding, "tiles=8");
   EXPECT_TRUE(vae.fits);
   EXPECT_FALSE(vae.offloaded);
-  EXPECT_LE(vae.peak_memory_bytes + plan->best.parameter_bytes, t.chip.hbm.value());
+  EXPECT_LE(vae.peak_memory_bytes + plan->best.parameter_memory.value(), t.chip.hbm.value());
   EXPECT_LT(vae.latency_s, Candidate(vae, "single device").latency_s);
 
   const int64_t resident = t.chip.hbm.value() - Candidate(vae, "tiles=8").peak_memory_bytes + MiB(1).value();

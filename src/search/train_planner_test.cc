@@ -106,20 +106,20 @@ TEST(TrainPlanner, NeverSlowerThanTheBaselinesAndFits) {
   EXPECT_TRUE(plan->train);
   EXPECT_EQ(plan->batch, 4);  // default micro-batch: one sample per chip
   EXPECT_EQ(plan->cfg_mode, "none");
-  EXPECT_EQ(plan->video_latency_s, 0);
-  EXPECT_DOUBLE_EQ(plan->samples_per_s, 4 / plan->best.step_latency_s);
+  EXPECT_EQ(plan->video_latency.value(), 0);
+  EXPECT_DOUBLE_EQ(plan->samples_per_second, 4 / plan->best.step_latency.value());
   EXPECT_FALSE(plan->best.remat.empty());
-  EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_LE(plan->best.peak_memory.value(), t.chip.hbm.value());
   const Configuration* expert = plan->Find("expert");
   ASSERT_NE(expert, nullptr) << plan->NoteOf("expert");
   EXPECT_TRUE(expert->description.starts_with("MaxDiffusion ")) << expert->description;
-  EXPECT_LE(plan->best.step_latency_s, expert->step_latency_s);
+  EXPECT_LE(plan->best.step_latency, expert->step_latency);
   if (const Configuration* alpa = plan->Find("alpa")) {
-    EXPECT_LE(plan->best.step_latency_s, alpa->step_latency_s);
+    EXPECT_LE(plan->best.step_latency, alpa->step_latency);
   }
   // The step is more than its compute bound and no faster than the roofline.
-  EXPECT_GT(plan->roofline_bound_s, 0);
-  EXPECT_GE(plan->best.step_latency_s, plan->roofline_bound_s);
+  EXPECT_GT(plan->roofline_bound.value(), 0);
+  EXPECT_GE(plan->best.step_latency, plan->roofline_bound);
   // Optimizer states are planned tensors, with their own role.
   EXPECT_TRUE(std::any_of(plan->best.tensors.begin(), plan->best.tensors.end(),
                           [](const TensorSpec& s) { return s.role == "optimizer_state"; }));
@@ -138,7 +138,7 @@ TEST(TrainPlanner, RematChosenByMemory) {
   auto plan = MakePlan(config, t, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_NE(plan->best.remat, "none");
-  EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_LE(plan->best.peak_memory.value(), t.chip.hbm.value());
   options.pinned = "dp=4,fsdp=4,remat=none";
   auto none = MakePlan(config, t, options);
   ASSERT_FALSE(none.ok());
@@ -166,10 +166,10 @@ TEST(TrainPlanner, OffloadIsWhatFits) {
   auto plan = MakePlan(config, t, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->best.remat, "offload");
-  EXPECT_LE(plan->best.peak_memory_bytes, t.chip.hbm.value());
-  EXPECT_NEAR(plan->best.breakdown.host_transfer, 12'170'995'200 / 1.6e10, 1e-9);
+  EXPECT_LE(plan->best.peak_memory.value(), t.chip.hbm.value());
+  EXPECT_NEAR(plan->best.breakdown.host_transfer.value(), 12'170'995'200 / 1.6e10, 1e-9);
   // The step's compute hides both trips (its forward alone is seconds).
-  EXPECT_EQ(plan->best.breakdown.host_exposed, 0);
+  EXPECT_EQ(plan->best.breakdown.host_exposed.value(), 0);
   for (const char* pinned : {"context=4,fsdp=4,remat=full", "context=4,fsdp=4,remat=selected"}) {
     options.pinned = pinned;
     auto other = MakePlan(config, t, options);
@@ -222,8 +222,8 @@ TEST(TrainPlanner, DeterministicAcrossThreads) {
       EXPECT_EQ(a->description, b->description) << threads;
       EXPECT_EQ(a->remat, b->remat) << threads;
       EXPECT_EQ(a->placement, b->placement) << threads;
-      EXPECT_EQ(a->step_latency_s, b->step_latency_s) << threads;
-      EXPECT_EQ(a->peak_memory_bytes, b->peak_memory_bytes) << threads;
+      EXPECT_EQ(a->step_latency, b->step_latency) << threads;
+      EXPECT_EQ(a->peak_memory, b->peak_memory) << threads;
       EXPECT_EQ(a->evidence_hash, b->evidence_hash) << threads;
     }
     EXPECT_EQ(plan->candidates_compiled, reference->candidates_compiled);

@@ -125,18 +125,18 @@ ordered_json Breakdown(const price::SimResult& r) {
                        {"bytes", c.bytes.value()},
                        {"groups", c.groups},
                        {"count", c.count},
-                       {"time_s", c.time},
-                       {"exposed_s", c.exposed},
+                       {"time_s", c.time.value()},
+                       {"exposed_s", c.exposed.value()},
                        {"algorithm", c.algorithm}});
   }
   ordered_json links = ordered_json::array();
   for (const price::LinkLoad& l : r.links) {
-    links.push_back({{"channel", l.channel}, {"name", l.name}, {"bytes", l.bytes}, {"busy_s", l.busy}});
+    links.push_back({{"channel", l.channel}, {"name", l.name}, {"bytes", l.bytes}, {"busy_s", l.busy.value()}});
   }
-  return {{"latency_s", r.latency},
-          {"compute_s", r.compute},
-          {"communication_s", r.communication},
-          {"exposed_communication_s", r.exposed_communication},
+  return {{"latency_s", r.latency.value()},
+          {"compute_s", r.compute.value()},
+          {"communication_s", r.communication.value()},
+          {"exposed_communication_s", r.exposed_communication.value()},
           {"kernels", r.kernels},
           {"collectives", r.collectives},
           {"classes", classes},
@@ -144,9 +144,9 @@ ordered_json Breakdown(const price::SimResult& r) {
 }
 
 void PrintBreakdown(const price::SimResult& r) {
-  fmt::print("  compute        {:>12}  ({} kernels)\n", FormatSeconds(Seconds(r.compute)), r.kernels);
-  fmt::print("  communication  {:>12}  ({} collectives, {} exposed)\n", FormatSeconds(Seconds(r.communication)),
-             r.collectives, FormatSeconds(Seconds(r.exposed_communication)));
+  fmt::print("  compute        {:>12}  ({} kernels)\n", FormatSeconds(r.compute), r.kernels);
+  fmt::print("  communication  {:>12}  ({} collectives, {} exposed)\n", FormatSeconds(r.communication),
+             r.collectives, FormatSeconds(r.exposed_communication));
   if (!r.classes.empty()) {
     fmt::print("  collectives (one line per distinct kind, size and groups)\n");
     for (const price::ClassCost& c : r.classes) {
@@ -218,13 +218,13 @@ int RunPrice(const PriceArgs& args) {
                       {"topology", l->topology.name},
                       {"placement", placement},
                       {"placement_method", method},
-                      {"latency_s", r->latency},
+                      {"latency_s", r->latency.value()},
                       {"breakdown", Breakdown(*r)}};
     fmt::print("{}\n", j.dump(1));
     return 0;
   }
   fmt::print("{} on {}: {} per run of the program\n", l->evidence.program, l->topology.name,
-             FormatSeconds(Seconds(r->latency)));
+             FormatSeconds(r->latency));
   fmt::print("  placement      {} ({})\n", PlacementText(placement), method);
   PrintBreakdown(*r);
   return 0;
