@@ -351,7 +351,7 @@ std::string StagesText(const search::Plan& plan, const search::Configuration& co
   };
   for (const search::StagePlan& stage : plan.stages) {
     if (!steps_written && stage.kind == "vae-decoder") steps();
-    out += (out.empty() ? "" : " + ") + stage.name + " " + FormatDuration(stage.latency_s) + " (" + stage.sharding +
+    out += (out.empty() ? "" : " + ") + stage.name + " " + FormatDuration(stage.latency.value()) + " (" + stage.sharding +
            (stage.offloaded ? ", offloaded" : "") + ")";
   }
   if (!steps_written) steps();

@@ -201,19 +201,19 @@ Json Stages(const Plan& plan) {
     for (const auto& [axis, size] : s.mesh) mesh.push_back(Json{{"axis", axis}, {"size", size}});
     stages.push_back(Json{{"name", s.name},
                           {"kind", s.kind},
-                          {"latency_s", Number(s.latency_s)},
+                          {"latency_s", Number(s.latency.value())},
                           {"sharding", s.sharding},
-                          {"peak_memory_bytes", s.peak_memory_bytes},
+                          {"peak_memory_bytes", s.peak_memory.value()},
                           {"mesh", std::move(mesh)},
                           {"device_order", s.placement},
                           {"invocations", s.invocations},
-                          {"invocation_s", Number(s.invocation_s)},
-                          {"transfer_s", Number(s.transfer_s)},
-                          {"offload_s", Number(s.offload_s)},
+                          {"invocation_s", Number(s.invocation.value())},
+                          {"transfer_s", Number(s.transfer_time.value())},
+                          {"offload_s", Number(s.offload.value())},
                           {"offloaded", s.offloaded},
                           {"dit_evicted", s.dit_evicted},
                           {"fits", s.fits},
-                          {"parameter_bytes", s.parameter_bytes},
+                          {"parameter_bytes", s.parameter_memory.value()},
                           {"note", s.note}});
   }
   return stages;

@@ -139,8 +139,8 @@ void Stages(std::string& out, const Plan& plan) {
   };
   for (const search::StagePlan& s : plan.stages) {
     if (!steps_written && s.kind == "vae-decoder") steps();
-    Line(out, Row({s.name, MarkdownCell(s.sharding) + (s.offloaded ? " (offloaded)" : ""), FormatDuration(s.latency_s),
-                   Share(s.latency_s, video), FormatBytes(s.peak_memory_bytes), MarkdownCell(s.note)}));
+    Line(out, Row({s.name, MarkdownCell(s.sharding) + (s.offloaded ? " (offloaded)" : ""), FormatDuration(s.latency.value()),
+                   Share(s.latency.value(), video), FormatBytes(s.peak_memory.value()), MarkdownCell(s.note)}));
   }
   if (!steps_written) steps();
   Line(out, Row({"**video**", "", FormatDuration(video), Share(video, video), "", ""}));

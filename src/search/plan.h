@@ -135,7 +135,7 @@ struct Plan {
   // stages are not built, and with PlanOptions::stages off. Every
   // configuration's video latency adds the same stages.
   std::vector<StagePlan> stages;
-  Seconds stages_latency;           // the sum of stages[].latency_s
+  Seconds stages_latency;           // the sum of stages[].latency
   // End to end (inference): stages_latency + steps x best step latency.
   Seconds video_latency;
   double samples_per_second = 0;    // training: batch / best step latency

@@ -269,7 +269,7 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
       stage_options.seed = ctx.options.seed;
       stage_options.progress = ctx.options.progress;
       AZ_ASSIGN_OR_RETURN(plan.stages, PlanStages(config, topology, stage_options));
-      for (const StagePlan& stage : plan.stages) plan.stages_latency += Seconds(stage.latency_s);
+      for (const StagePlan& stage : plan.stages) plan.stages_latency += stage.latency;
     }
     plan.video_latency = plan.stages_latency + plan.best.step_latency * static_cast<double>(config.steps);
     plan.roofline_bound = Seconds(RooflineBound(config, topology));

@@ -101,7 +101,7 @@ TEST(Planner, NeverSlowerThanTheBaselinesAndFits) {
     ASSERT_EQ(plan->stages.size(), 2u) << spec;
     EXPECT_EQ(plan->stages[0].name, "umt5-xxl");
     EXPECT_EQ(plan->stages[1].name, "wan-vae-decoder");
-    EXPECT_DOUBLE_EQ(plan->stages_latency.value(), plan->stages[0].latency_s + plan->stages[1].latency_s);
+    EXPECT_DOUBLE_EQ(plan->stages_latency.value(), plan->stages[0].latency.value() + plan->stages[1].latency.value());
     EXPECT_GT(plan->stages_latency.value(), 0);
     EXPECT_DOUBLE_EQ(plan->video_latency.value(),
                      plan->stages_latency.value() + static_cast<double>(config.steps) * plan->best.step_latency.value());

@@ -179,14 +179,14 @@ Status PriceTilesReplica(const TiledDecode& decode, int64_t group, const net::Pl
 
   AZ_ASSIGN_OR_RETURN(TileGather gather, PriceTileGather(shares, placement, topology, network));
   cost.tile_runs = runs;
-  cost.makespan_s = assignment.makespan_s;
-  cost.gather_s = gather.time_s;
-  cost.gather_bytes = gather.bytes;
-  cost.blend_s = decode.blend_s;
-  cost.invocation_s = assignment.makespan_s + gather.time_s + decode.blend_s;
-  cost.peak_memory_bytes = *std::max_element(peak.begin(), peak.end());
-  cost.parameter_bytes = parameter_bytes;
-  cost.largest_parameter_bytes = largest_parameter;
+  cost.makespan = Seconds(assignment.makespan_s);
+  cost.gather = Seconds(gather.time_s);
+  cost.gathered = Bytes(gather.bytes);
+  cost.blend = Seconds(decode.blend_s);
+  cost.invocation = Seconds(assignment.makespan_s + gather.time_s + decode.blend_s);
+  cost.peak_memory = Bytes(*std::max_element(peak.begin(), peak.end()));
+  cost.parameter_memory = Bytes(parameter_bytes);
+  cost.largest_parameter = Bytes(largest_parameter);
   return Status::Ok();
 }
 

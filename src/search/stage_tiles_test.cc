@@ -153,12 +153,12 @@ TEST(StageTiles, SmallDecodeByHand) {
   StageCandidateCost cost;
   ASSERT_TRUE(PriceTilesReplica(*decode, 2, two, t, calibration.network, cost).ok());
   EXPECT_EQ(cost.tile_runs, 4);
-  EXPECT_DOUBLE_EQ(cost.makespan_s, std::max(run[0], run[1] + run[2] + run[3]));
-  EXPECT_EQ(cost.gather_bytes, 11'354'112);
+  EXPECT_DOUBLE_EQ(cost.makespan.value(), std::max(run[0], run[1] + run[2] + run[3]));
+  EXPECT_EQ(cost.gathered.value(), 11'354'112);
   auto gather = PriceTileGather({decoded[0], decoded[1] + decoded[2] + decoded[3]}, two, t, calibration.network);
   ASSERT_TRUE(gather.ok());
-  EXPECT_DOUBLE_EQ(cost.gather_s, gather->time_s);
-  EXPECT_DOUBLE_EQ(cost.invocation_s, cost.makespan_s + cost.gather_s + decode->blend_s);
+  EXPECT_DOUBLE_EQ(cost.gather.value(), gather->time_s);
+  EXPECT_DOUBLE_EQ(cost.invocation.value(), cost.makespan.value() + cost.gather.value() + decode->blend_s);
   // Memory: chip 0 holds the latent while it decodes run 0, then blends;
   // chip 1 holds the latent and the tiles it has decoded while it decodes
   // runs 1, 2, 3 in run order.
@@ -167,14 +167,14 @@ TEST(StageTiles, SmallDecodeByHand) {
                                  decode->blend_peak_memory_bytes + p[0].parameter_bytes);
   const int64_t chip1 = decode->latent_bytes + std::max({p[1].peak_memory_bytes, decoded[1] + p[2].peak_memory_bytes,
                                                          decoded[1] + decoded[2] + p[3].peak_memory_bytes});
-  EXPECT_EQ(cost.peak_memory_bytes, std::max(chip0, chip1));
-  EXPECT_EQ(cost.parameter_bytes, p[0].parameter_bytes);
+  EXPECT_EQ(cost.peak_memory.value(), std::max(chip0, chip1));
+  EXPECT_EQ(cost.parameter_memory.value(), p[0].parameter_bytes);
   // tiles=4: a run per chip; the makespan is the largest run, as on 2 chips;
   // chips 1-3 send the same 11,354,112 B (now at once).
   StageCandidateCost four;
   ASSERT_TRUE(PriceTilesReplica(*decode, 4, {0, 1, 2, 3}, t, calibration.network, four).ok());
-  EXPECT_EQ(four.makespan_s, run[0]);
-  EXPECT_EQ(four.gather_bytes, 11'354'112);
+  EXPECT_EQ(four.makespan.value(), run[0]);
+  EXPECT_EQ(four.gathered.value(), 11'354'112);
   // tiles=8: more chips than runs.
   StageCandidateCost eight;
   Status refused = PriceTilesReplica(*decode, 8, {0, 1, 2, 3, 4, 5, 6, 7}, t, calibration.network, eight);
@@ -204,12 +204,12 @@ TEST(StageTiles, HunyuanVideo720pOnH100x8) {
   EXPECT_EQ(eight.tile_runs, 84);
   // More chips, faster; never faster than the single device's work split
   // perfectly 8 ways.
-  EXPECT_LT(eight.invocation_s, four.invocation_s);
-  EXPECT_LT(four.invocation_s, two.invocation_s);
-  EXPECT_LT(two.invocation_s, single.invocation_s);
-  EXPECT_GT(eight.invocation_s, single.invocation_s / 8);
-  EXPECT_DOUBLE_EQ(eight.invocation_s, eight.makespan_s + eight.gather_s + eight.blend_s);
-  EXPECT_DOUBLE_EQ(vae.latency_s, eight.latency_s + vae.transfer_s);
+  EXPECT_LT(eight.invocation.value(), four.invocation.value());
+  EXPECT_LT(four.invocation.value(), two.invocation.value());
+  EXPECT_LT(two.invocation.value(), single.invocation.value());
+  EXPECT_GT(eight.invocation.value(), single.invocation.value() / 8);
+  EXPECT_DOUBLE_EQ(eight.invocation.value(), eight.makespan.value() + eight.gather.value() + eight.blend.value());
+  EXPECT_DOUBLE_EQ(vae.latency.value(), eight.latency.value() + vae.transfer_time.value());
   EXPECT_NE(vae.note.find("; the 84 tile runs spread over 8 chips longest first"), std::string::npos) << vae.note;
 
   auto decode = PriceTiledDecode(config, "hunyuan-vae-decoder", t, price::DefaultPriceCalibration(t), 2);
@@ -227,11 +227,11 @@ TEST(StageTiles, HunyuanVideo720pOnH100x8) {
   // are the single device's program but for fusion across the cuts (the
   // latent's slices), within 0.5%.
   const double total = std::accumulate(run_s.begin(), run_s.end(), 0.0);
-  EXPECT_NEAR(total + decode->blend_s, single.invocation_s, single.invocation_s * 0.005);
+  EXPECT_NEAR(total + decode->blend_s, single.invocation.value(), single.invocation.value() * 0.005);
   // The makespan: at least the runs' mean per chip, at most that plus the
   // longest run (list scheduling).
-  EXPECT_GE(eight.makespan_s, total / 8);
-  EXPECT_LE(eight.makespan_s, total / 8 + *std::max_element(run_s.begin(), run_s.end()));
+  EXPECT_GE(eight.makespan.value(), total / 8);
+  EXPECT_LE(eight.makespan.value(), total / 8 + *std::max_element(run_s.begin(), run_s.end()));
   // The first chip keeps its share; the 7 others send the rest.
   const TileAssignment assignment = AssignTileRuns(run_s, 8);
   int64_t kept = 0;
@@ -239,10 +239,10 @@ TEST(StageTiles, HunyuanVideo720pOnH100x8) {
     const TileProgram& p = decode->programs[static_cast<size_t>(decode->program_of_run[k])];
     if (assignment.chip_of_run[k] == 0) kept += p.decoded_bytes;
   }
-  EXPECT_EQ(eight.gather_bytes, decoded - kept);
-  EXPECT_GT(eight.gather_s, 0);
+  EXPECT_EQ(eight.gathered.value(), decoded - kept);
+  EXPECT_GT(eight.gather.value(), 0);
   // The blends are a small part of the decode: under 1% of the single device.
-  EXPECT_LT(eight.blend_s, single.invocation_s / 100);
+  EXPECT_LT(eight.blend.value(), single.invocation.value() / 100);
 }
 
 // v5e:2x4 beside the DiT, as the CLI plans it (the DiT's weights resident,
@@ -262,10 +262,10 @@ TEST(StageTiles, HunyuanVideo720pBesideTheDitOnV5e2x4) {
   EXPECT_EQ(vae.sharding, "tiles=8");
   EXPECT_TRUE(vae.fits);
   EXPECT_FALSE(vae.offloaded);
-  EXPECT_LE(vae.peak_memory_bytes + plan->best.parameter_memory.value(), t.chip.hbm.value());
-  EXPECT_LT(vae.latency_s, Candidate(vae, "single device").latency_s);
+  EXPECT_LE(vae.peak_memory.value() + plan->best.parameter_memory.value(), t.chip.hbm.value());
+  EXPECT_LT(vae.latency.value(), Candidate(vae, "single device").latency.value());
 
-  const int64_t resident = t.chip.hbm.value() - Candidate(vae, "tiles=8").peak_memory_bytes + MiB(1).value();
+  const int64_t resident = t.chip.hbm.value() - Candidate(vae, "tiles=8").peak_memory.value() + MiB(1).value();
   const StagePlan tight = VaePlan(config, t, StageOptions(t, resident));
   for (const StageCandidateCost& c : tight.candidates) {
     if (c.ok) {
@@ -291,15 +291,15 @@ TEST(StageTiles, DeterministicAcrossThreads) {
     const StagePlan b = VaePlan(config, t, StageOptions(t, 0, threads));
     EXPECT_EQ(a.sharding, b.sharding);
     EXPECT_EQ(a.placement, b.placement);
-    EXPECT_EQ(a.latency_s, b.latency_s);
-    EXPECT_EQ(a.peak_memory_bytes, b.peak_memory_bytes);
+    EXPECT_EQ(a.latency.value(), b.latency.value());
+    EXPECT_EQ(a.peak_memory.value(), b.peak_memory.value());
     EXPECT_EQ(a.note, b.note);
     ASSERT_EQ(a.candidates.size(), b.candidates.size());
     for (size_t k = 0; k < a.candidates.size(); ++k) {
-      EXPECT_EQ(a.candidates[k].latency_s, b.candidates[k].latency_s);
-      EXPECT_EQ(a.candidates[k].makespan_s, b.candidates[k].makespan_s);
-      EXPECT_EQ(a.candidates[k].gather_bytes, b.candidates[k].gather_bytes);
-      EXPECT_EQ(a.candidates[k].peak_memory_bytes, b.candidates[k].peak_memory_bytes);
+      EXPECT_EQ(a.candidates[k].latency.value(), b.candidates[k].latency.value());
+      EXPECT_EQ(a.candidates[k].makespan.value(), b.candidates[k].makespan.value());
+      EXPECT_EQ(a.candidates[k].gathered.value(), b.candidates[k].gathered.value());
+      EXPECT_EQ(a.candidates[k].peak_memory.value(), b.candidates[k].peak_memory.value());
       EXPECT_EQ(a.candidates[k].error, b.candidates[k].error);
     }
   }

@@ -20,6 +20,13 @@ namespace az::search {
 
 namespace {
 
+// What a device holds running the candidate with its weights streamed from
+// the host: the peak without its parameters, plus the largest shard twice
+// (the one in use and the next one arriving).
+Bytes StreamingPeak(const StageCandidateCost& c) {
+  return c.peak_memory - c.parameter_memory + c.largest_parameter * 2;
+}
+
 using Clock = std::chrono::steady_clock;
 
 // One candidate compiled and priced.
@@ -74,10 +81,10 @@ Status PriceSpmd(const StageCandidate& c, const std::shared_ptr<const pir::Graph
   const Evaluated e = Evaluate(candidate, topology, EvaluateOptions{options.calibration, ""},
                                PlacementPolicy{PlacementKind::kGiven, group, {}});
   AZ_RETURN_IF_ERROR(e.status);
-  cost.invocation_s = e.forward_s;
-  cost.peak_memory_bytes = e.compiled.evidence.peak_memory.value();
-  cost.parameter_bytes = e.compiled.evidence.parameter_bytes.value();
-  cost.largest_parameter_bytes = LargestParameterShard(*graph, e.compiled.sharding);
+  cost.invocation = Seconds(e.forward_s);
+  cost.peak_memory = e.compiled.evidence.peak_memory;
+  cost.parameter_memory = e.compiled.evidence.parameter_bytes;
+  cost.largest_parameter = Bytes(LargestParameterShard(*graph, e.compiled.sharding));
   return Status::Ok();
 }
 
@@ -106,16 +113,15 @@ Status PriceCandidate(const StageCandidate& c, const std::shared_ptr<const pir::
     AZ_RETURN_IF_ERROR(PriceSpmd(c, graph, group, topology, options, cost));
   }
   cost.rounds = (invocations + c.replicas - 1) / c.replicas;
-  cost.latency_s = static_cast<double>(cost.rounds) * cost.invocation_s;
-  cost.offload_s = static_cast<double>(cost.rounds) * static_cast<double>(cost.parameter_bytes) /
-                   hw::HostLinkBandwidth(topology.chip).value();
-  const int64_t hbm = topology.chip.hbm.value();
-  const int64_t resident = options.resident_bytes_per_chip;
-  cost.fits = cost.peak_memory_bytes + resident <= hbm;
-  cost.fits_offloaded =
-      cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes + resident <= hbm;
+  cost.latency = Seconds(static_cast<double>(cost.rounds) * cost.invocation.value());
+  cost.offload = Seconds(static_cast<double>(cost.rounds) * static_cast<double>(cost.parameter_memory.value()) /
+                         hw::HostLinkBandwidth(topology.chip).value());
+  const Bytes hbm = topology.chip.hbm;
+  const Bytes resident(options.resident_bytes_per_chip);
+  cost.fits = cost.peak_memory + resident <= hbm;
+  cost.fits_offloaded = StreamingPeak(cost) + resident <= hbm;
   cost.fits_evicted = options.dit_parameter_bytes_per_chip > 0 &&
-                      cost.peak_memory_bytes + resident - options.dit_parameter_bytes_per_chip <= hbm;
+                      cost.peak_memory + resident - Bytes(options.dit_parameter_bytes_per_chip) <= hbm;
   return Status::Ok();
 }
 
@@ -153,7 +159,7 @@ Status PriceTransfer(workload::StageKind kind, const pir::Graph& graph, const hw
     c.kind = net::CollectiveKind::kAllGather;
     c.bytes = Bytes(InputBytes(graph) * plan.invocations);
     AZ_ASSIGN_OR_RETURN(net::CollectiveResult r, model.Price(c, identity));
-    plan.transfer_s = r.time.value();
+    plan.transfer_time = r.time;
     plan.transfer = "the latent (" + FormatBytes(c.bytes) + ") all-gathered over the " + chips +
                     " chips, collective model (" + r.algorithm + ")";
     return Status::Ok();
@@ -167,7 +173,7 @@ Status PriceTransfer(workload::StageKind kind, const pir::Graph& graph, const hw
     // Invocation i runs on replica i mod R, whose first chip broadcasts it.
     c.root = plan.placement[static_cast<size_t>((i % replicas) * per_replica)];
     AZ_ASSIGN_OR_RETURN(net::CollectiveResult r, model.Price(c, identity));
-    plan.transfer_s += r.time.value();
+    plan.transfer_time += r.time;
     algorithm = r.algorithm;
   }
   plan.transfer = std::to_string(plan.invocations) + " x " + FormatBytes(c.bytes) + " broadcast to the " + chips +
@@ -195,14 +201,14 @@ int Choose(const std::vector<StageCandidateCost>& costs) {
   int best = -1;
   for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
     if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits &&
-        better(i, best, [](const StageCandidateCost& c) { return c.latency_s; })) {
+        better(i, best, [](const StageCandidateCost& c) { return c.latency.value(); })) {
       best = i;
     }
   }
   if (best >= 0) return best;
   for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
     if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits_offloaded &&
-        better(i, best, [](const StageCandidateCost& c) { return c.latency_s + c.offload_s; })) {
+        better(i, best, [](const StageCandidateCost& c) { return c.latency.value() + c.offload.value(); })) {
       best = i;
     }
   }
@@ -210,7 +216,7 @@ int Choose(const std::vector<StageCandidateCost>& costs) {
   // The DiT evicted: the same reload whoever runs, so the fastest stage.
   for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
     if (costs[static_cast<size_t>(i)].ok && costs[static_cast<size_t>(i)].fits_evicted &&
-        better(i, best, [](const StageCandidateCost& c) { return c.latency_s; })) {
+        better(i, best, [](const StageCandidateCost& c) { return c.latency.value(); })) {
       best = i;
     }
   }
@@ -218,7 +224,7 @@ int Choose(const std::vector<StageCandidateCost>& costs) {
   for (int i = 0; i < static_cast<int>(costs.size()); ++i) {
     if (costs[static_cast<size_t>(i)].ok &&
         better(i, best, [](const StageCandidateCost& c) {
-          return static_cast<double>(c.peak_memory_bytes - c.parameter_bytes + 2 * c.largest_parameter_bytes);
+          return static_cast<double>(StreamingPeak(c).value());
         })) {
       best = i;
     }
@@ -282,25 +288,25 @@ StatusOr<std::vector<StagePlan>> PlanStages(const workload::Workload& config, co
     plan.mesh = priced[static_cast<size_t>(chosen)].mesh;
     plan.placement = priced[static_cast<size_t>(chosen)].placement;
     plan.rounds = cost.rounds;
-    plan.invocation_s = cost.invocation_s;
-    plan.parameter_bytes = cost.parameter_bytes;
-    plan.peak_memory_bytes = cost.peak_memory_bytes;
+    plan.invocation = cost.invocation;
+    plan.parameter_memory = cost.parameter_memory;
+    plan.peak_memory = cost.peak_memory;
     plan.fits = cost.fits || cost.fits_offloaded || cost.fits_evicted;
     plan.offloaded = !cost.fits;
     plan.dit_evicted = !cost.fits && !cost.fits_offloaded && cost.fits_evicted;
     if (plan.dit_evicted) {
-      plan.offload_s = static_cast<double>(options.dit_parameter_bytes_per_chip) / host.value();
+      plan.offload = Bytes(options.dit_parameter_bytes_per_chip) / host;
     } else if (plan.offloaded) {
-      plan.offload_s = cost.offload_s;
-      plan.peak_memory_bytes = cost.peak_memory_bytes - cost.parameter_bytes + 2 * cost.largest_parameter_bytes;
+      plan.offload = cost.offload;
+      plan.peak_memory = StreamingPeak(cost);
     }
     AZ_RETURN_IF_ERROR(PriceTransfer(info.kind, graph, topology, options, plan));
-    plan.latency_s = static_cast<double>(plan.rounds) * plan.invocation_s + plan.offload_s + plan.transfer_s;
+    plan.latency = Seconds(static_cast<double>(plan.rounds) * plan.invocation.value()) + plan.offload + plan.transfer_time;
     const std::string budget = FormatBytes(Bytes(hbm - options.resident_bytes_per_chip));
     if (!plan.fits) {
       plan.note = std::string("nothing fits, even offloaded") +
                   (options.dit_parameter_bytes_per_chip > 0 ? " or with the DiT's weights evicted" : "") +
-                  ": the smallest need is " + FormatBytes(Bytes(plan.peak_memory_bytes)) +
+                  ": the smallest need is " + FormatBytes(plan.peak_memory) +
                   " per device, " + budget + " left beside the resident " +
                   FormatBytes(Bytes(options.resident_bytes_per_chip));
     } else if (plan.dit_evicted) {
@@ -337,15 +343,15 @@ StatusOr<std::vector<StagePlan>> PlanStages(const workload::Workload& config, co
       std::snprintf(text, sizeof text,
                     "; the %lld tile runs spread over %lld chips longest first (the busiest decodes for %.3f s), "
                     "their decoded tiles (%s) sent to chip %d in %.3f s and blended there in %.3f s",
-                    static_cast<long long>(cost.tile_runs), static_cast<long long>(c.group), cost.makespan_s,
-                    FormatBytes(Bytes(cost.gather_bytes)).c_str(), plan.placement[0], cost.gather_s, cost.blend_s);
+                    static_cast<long long>(cost.tile_runs), static_cast<long long>(c.group), cost.makespan.value(),
+                    FormatBytes(cost.gathered).c_str(), plan.placement[0], cost.gather.value(), cost.blend.value());
       plan.note += text;
     }
     if (options.progress) {
       char line[320];
       std::snprintf(line, sizeof line, "stages: %s: %zu candidates in %.2f s; %s, %.4f s per video%s",
                     info.name.c_str(), candidates.size(), std::chrono::duration<double>(Clock::now() - start).count(),
-                    plan.sharding.c_str(), plan.latency_s, plan.offloaded ? " (offloaded)" : "");
+                    plan.sharding.c_str(), plan.latency.value(), plan.offloaded ? " (offloaded)" : "");
       options.progress(line);
     }
     plans.push_back(std::move(plan));

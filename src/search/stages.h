@@ -1,7 +1,7 @@
 // The non-DiT stages of a video pipeline, planned and priced: text and image
 // encoders and the VAE decoder (zoo/stages.h), each with its own sharding and
 // placement on the chips the DiT runs on. A user waits for the whole video:
-//   video_latency_s = sum over stages of StagePlan::latency_s
+//   video latency = sum over stages of StagePlan::latency
 //                     + steps x the denoising step (planner.h).
 // This file prices the first term; docs/stages.md is the full contract.
 //
@@ -41,6 +41,7 @@
 #include "hw/topology.h"
 #include "net/collective.h"
 #include "price/calibration.h"
+#include "support/units.h"
 
 namespace az::search {
 
@@ -61,22 +62,22 @@ struct StageCandidateCost {
   int64_t chips = 1;           // R x G
   bool ok = true;              // compiled and priced; else `error` says why
   std::string error;
-  double invocation_s = 0;     // one invocation of the group program
+  Seconds invocation;          // one invocation of the group program
   int64_t rounds = 1;          // invocations per replica, one after another
-  double latency_s = 0;        // per video, resident: rounds x invocation (no transfer)
-  double offload_s = 0;        // per video, were it offloaded: rounds x parameters / host link
-  int64_t peak_memory_bytes = 0;
-  int64_t parameter_bytes = 0;
-  int64_t largest_parameter_bytes = 0;  // the largest parameter shard per device
+  Seconds latency;             // per video, resident: rounds x invocation (no transfer)
+  Seconds offload;             // per video, were it offloaded: rounds x parameters / host link
+  Bytes peak_memory;
+  Bytes parameter_memory;
+  Bytes largest_parameter;     // the largest parameter shard per device
   bool fits = false;           // resident: peak + resident bytes <= HBM
   bool fits_offloaded = false; // offloaded: peak - parameters + 2 x largest + resident <= HBM
   bool fits_evicted = false;   // the DiT's weights evicted: peak + resident - DiT weights <= HBM
-  // tiles=G (stage_tiles.h): invocation_s = makespan_s + gather_s + blend_s.
+  // tiles=G (stage_tiles.h): invocation = makespan + gather + blend.
   int64_t tile_runs = 0;
-  double makespan_s = 0;       // the busiest chip's runs
-  double gather_s = 0;         // the decoded tiles to the first chip
-  int64_t gather_bytes = 0;    // what the other chips send
-  double blend_s = 0;          // the blend graph on the first chip
+  Seconds makespan;            // the busiest chip's runs
+  Seconds gather;              // the decoded tiles to the first chip
+  Bytes gathered;              // what the other chips send
+  Seconds blend;               // the blend graph on the first chip
 };
 
 struct StagePlan {
@@ -87,16 +88,16 @@ struct StagePlan {
   net::Placement placement;  // logical id (row-major in mesh) -> chip id
   int64_t invocations = 1;   // per video
   int64_t rounds = 1;        // invocations each replica runs one after another
-  double invocation_s = 0;   // one invocation of the group program
-  double latency_s = 0;      // per video: rounds x invocation + offload + transfer
-  double transfer_s = 0;
+  Seconds invocation;        // one invocation of the group program
+  Seconds latency;           // per video: rounds x invocation + offload + transfer
+  Seconds transfer_time;
   std::string transfer;      // what moved, how priced
-  double offload_s = 0;
+  Seconds offload;
   bool offloaded = false;
   bool dit_evicted = false;  // offloaded by evicting the DiT's weights, not the stage's
   bool fits = true;
-  int64_t peak_memory_bytes = 0;  // per device; offloaded: what the device holds streaming
-  int64_t parameter_bytes = 0;    // per device, as stored (offloaded: on the host)
+  Bytes peak_memory;              // per device; offloaded: what the device holds streaming
+  Bytes parameter_memory;         // per device, as stored (offloaded: on the host)
   double flops = 0;               // one invocation, the whole graph (unsharded)
   std::string note;               // why this candidate; what could not be tried
   std::vector<StageCandidateCost> candidates;  // every candidate, in candidate order

@@ -101,14 +101,14 @@ void CheckPlans(const workload::Workload& config, const hw::Topology& t) {
     EXPECT_EQ(p.name, stages[i].name);
     EXPECT_TRUE(p.fits);
     EXPECT_FALSE(p.offloaded);
-    EXPECT_GT(p.latency_s, 0);
+    EXPECT_GT(p.latency.value(), 0);
     EXPECT_GT(p.flops, 0);
-    EXPECT_GE(p.latency_s, static_cast<double>(p.invocations) * p.flops / (t.num_chips() * peak));
-    EXPECT_DOUBLE_EQ(p.latency_s, static_cast<double>(p.rounds) * p.invocation_s + p.offload_s + p.transfer_s);
-    EXPECT_GT(p.transfer_s, 0);  // 8 chips: the encoder output or the latent moves
+    EXPECT_GE(p.latency.value(), static_cast<double>(p.invocations) * p.flops / (t.num_chips() * peak));
+    EXPECT_DOUBLE_EQ(p.latency.value(), static_cast<double>(p.rounds) * p.invocation.value() + p.offload.value() + p.transfer_time.value());
+    EXPECT_GT(p.transfer_time.value(), 0);  // 8 chips: the encoder output or the latent moves
     for (const StageCandidateCost& c : p.candidates) {
       if (c.ok && c.fits) {
-        EXPECT_LE(p.latency_s - p.transfer_s, c.latency_s * 1.001) << c.sharding;
+        EXPECT_LE(p.latency.value() - p.transfer_time.value(), c.latency.value() * 1.001) << c.sharding;
       }
     }
     EXPECT_FALSE(p.placement.empty());
@@ -144,14 +144,14 @@ TEST(PlanStages, TransfersArePricedWithTheCollectiveModel) {
     c.root = t5.placement[static_cast<size_t>(i % replicas) * group];
     broadcast += model.Time(c, identity).value();
   }
-  EXPECT_DOUBLE_EQ(plans[0].transfer_s, broadcast);
+  EXPECT_DOUBLE_EQ(plans[0].transfer_time.value(), broadcast);
   c.kind = net::CollectiveKind::kAllGather;
   c.bytes = Bytes(int64_t{16} * 21 * 90 * 160 * 4);
-  EXPECT_DOUBLE_EQ(plans[1].transfer_s, model.Time(c, identity).value());
+  EXPECT_DOUBLE_EQ(plans[1].transfer_time.value(), model.Time(c, identity).value());
   // One chip: nothing moves.
   hw::Topology one = Topo("h100:1");
   for (const StagePlan& p : Plan(Config("wan2.1-t2v-14b", 1280, 720, 81), one, StageOptions(one))) {
-    EXPECT_EQ(p.transfer_s, 0) << p.name;
+    EXPECT_EQ(p.transfer_time.value(), 0) << p.name;
     EXPECT_EQ(p.sharding, "single device");
   }
 }
@@ -166,8 +166,8 @@ TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
   workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(0);
   ASSERT_EQ(free.name, "umt5-xxl");
-  const int64_t single = Candidate(free, "single device").peak_memory_bytes;
-  ASSERT_LT(Candidate(free, "fsdp=8").peak_memory_bytes + MiB(1).value(), single);
+  const int64_t single = Candidate(free, "single device").peak_memory.value();
+  ASSERT_LT(Candidate(free, "fsdp=8").peak_memory.value() + MiB(1).value(), single);
   const int64_t resident = t.chip.hbm.value() - single + MiB(1).value();
   const StagePlan tight = Plan(config, t, StageOptions(t, resident)).at(0);
   EXPECT_FALSE(Candidate(tight, "single device").fits);
@@ -175,7 +175,7 @@ TEST(PlanStages, ShardedUmt5FitsWhereASingleDeviceDoesNot) {
   EXPECT_TRUE(Candidate(tight, "fsdp=8").fits);
   EXPECT_TRUE(tight.fits);
   EXPECT_FALSE(tight.offloaded);
-  EXPECT_LE(tight.peak_memory_bytes + resident, t.chip.hbm.value());
+  EXPECT_LE(tight.peak_memory.value() + resident, t.chip.hbm.value());
   EXPECT_NE(tight.sharding, "single device");
   EXPECT_NE(tight.sharding, "dp=2");
 }
@@ -190,22 +190,22 @@ TEST(PlanStages, OffloadIsPricedWhenNothingFits) {
   hw::Topology t = Topo("h100:8");
   workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(0);
-  int64_t smallest = free.candidates.front().peak_memory_bytes;
+  int64_t smallest = free.candidates.front().peak_memory.value();
   for (const StageCandidateCost& c : free.candidates) {
-    if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes);
+    if (c.ok) smallest = std::min(smallest, c.peak_memory.value());
   }
   const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
   const StagePlan p = Plan(config, t, StageOptions(t, resident)).at(0);
   for (const StageCandidateCost& c : p.candidates) EXPECT_FALSE(c.fits) << c.sharding;
   EXPECT_TRUE(p.offloaded);
   EXPECT_TRUE(p.fits);
-  EXPECT_LE(p.peak_memory_bytes + resident, t.chip.hbm.value());
+  EXPECT_LE(p.peak_memory.value() + resident, t.chip.hbm.value());
   const StageCandidateCost& chosen = Candidate(p, p.sharding);
   EXPECT_TRUE(chosen.fits_offloaded);
-  EXPECT_EQ(p.peak_memory_bytes,
-            chosen.peak_memory_bytes - chosen.parameter_bytes + 2 * chosen.largest_parameter_bytes);
-  EXPECT_DOUBLE_EQ(p.offload_s, static_cast<double>(p.rounds) * static_cast<double>(p.parameter_bytes) / 64e9);
-  EXPECT_GT(p.offload_s, 0);
+  EXPECT_EQ(p.peak_memory.value(),
+            chosen.peak_memory.value() - chosen.parameter_memory.value() + 2 * chosen.largest_parameter.value());
+  EXPECT_DOUBLE_EQ(p.offload.value(), static_cast<double>(p.rounds) * static_cast<double>(p.parameter_memory.value()) / 64e9);
+  EXPECT_GT(p.offload.value(), 0);
   EXPECT_NE(p.note.find("streamed from host memory"), std::string::npos) << p.note;
 
   // The whole HBM resident: nothing fits even offloaded; said, not hidden.
@@ -228,7 +228,7 @@ TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
   ASSERT_EQ(free.name, "wan-vae-decoder");
   int64_t smallest = INT64_MAX;
   for (const StageCandidateCost& c : free.candidates) {
-    if (c.ok) smallest = std::min(smallest, c.peak_memory_bytes - c.parameter_bytes + 2 * c.largest_parameter_bytes);
+    if (c.ok) smallest = std::min(smallest, c.peak_memory.value() - c.parameter_memory.value() + 2 * c.largest_parameter.value());
   }
   const int64_t resident = t.chip.hbm.value() - smallest + MiB(1).value();
   StagePlanOptions o = StageOptions(t, resident);
@@ -242,8 +242,8 @@ TEST(PlanStages, TheDitIsEvictedWhenTheStageCannotFitBesideIt) {
   EXPECT_TRUE(p.dit_evicted);
   EXPECT_TRUE(Candidate(p, "single device").fits_evicted);
   EXPECT_EQ(p.sharding, "spatial=8");
-  EXPECT_DOUBLE_EQ(p.offload_s, static_cast<double>(resident) / 1.6e10);
-  EXPECT_LE(p.peak_memory_bytes, t.chip.hbm.value());
+  EXPECT_DOUBLE_EQ(p.offload.value(), static_cast<double>(resident) / 1.6e10);
+  EXPECT_LE(p.peak_memory.value(), t.chip.hbm.value());
   EXPECT_NE(p.note.find("evicted"), std::string::npos) << p.note;
 }
 
@@ -262,13 +262,13 @@ TEST(PlanStages, Deterministic) {
       const StagePlan& o = (*other)[i];
       EXPECT_EQ(a[i].sharding, o.sharding);
       EXPECT_EQ(a[i].placement, o.placement);
-      EXPECT_EQ(a[i].latency_s, o.latency_s);
-      EXPECT_EQ(a[i].peak_memory_bytes, o.peak_memory_bytes);
+      EXPECT_EQ(a[i].latency.value(), o.latency.value());
+      EXPECT_EQ(a[i].peak_memory.value(), o.peak_memory.value());
       EXPECT_EQ(a[i].note, o.note);
       ASSERT_EQ(a[i].candidates.size(), o.candidates.size());
       for (size_t k = 0; k < a[i].candidates.size(); ++k) {
-        EXPECT_EQ(a[i].candidates[k].latency_s, o.candidates[k].latency_s);
-        EXPECT_EQ(a[i].candidates[k].peak_memory_bytes, o.candidates[k].peak_memory_bytes);
+        EXPECT_EQ(a[i].candidates[k].latency.value(), o.candidates[k].latency.value());
+        EXPECT_EQ(a[i].candidates[k].peak_memory.value(), o.candidates[k].peak_memory.value());
       }
     }
   }
@@ -411,15 +411,15 @@ TEST(PlanStages, WanVaeDecoderSplitsOnH100x8) {
   const StageCandidateCost& single = Candidate(vae, "single device");
   const StageCandidateCost& eight = Candidate(vae, "spatial=8");
   ASSERT_TRUE(eight.ok) << eight.error;
-  EXPECT_LT(eight.invocation_s, single.invocation_s);
-  EXPECT_GT(eight.invocation_s, single.invocation_s / 8);
-  EXPECT_LT(Candidate(vae, "spatial=8").invocation_s, Candidate(vae, "spatial=4").invocation_s);
-  EXPECT_LT(Candidate(vae, "spatial=4").invocation_s, Candidate(vae, "spatial=2").invocation_s);
+  EXPECT_LT(eight.invocation.value(), single.invocation.value());
+  EXPECT_GT(eight.invocation.value(), single.invocation.value() / 8);
+  EXPECT_LT(Candidate(vae, "spatial=8").invocation, Candidate(vae, "spatial=4").invocation);
+  EXPECT_LT(Candidate(vae, "spatial=4").invocation, Candidate(vae, "spatial=2").invocation);
   EXPECT_EQ(vae.sharding, "spatial=8");
   EXPECT_EQ(vae.mesh, (std::vector<std::pair<std::string, int64_t>>{{"width", 8}}));
   EXPECT_NE(vae.note.find("the width split in 8 bands"), std::string::npos) << vae.note;
   // Each band holds 1/8 of the activations: far below the single device.
-  EXPECT_LT(eight.peak_memory_bytes, single.peak_memory_bytes / 4);
+  EXPECT_LT(eight.peak_memory.value(), single.peak_memory.value() / 4);
 }
 
 // v5e:2x4 with resident = HBM - the single device's peak + 1 MiB: the single
@@ -429,7 +429,7 @@ TEST(PlanStages, SpatialFitsWhereASingleDeviceDoesNot) {
   hw::Topology t = Topo("v5e:2x4");
   workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   const StagePlan free = Plan(config, t, StageOptions(t)).at(1);
-  const int64_t resident = t.chip.hbm.value() - Candidate(free, "single device").peak_memory_bytes + MiB(1).value();
+  const int64_t resident = t.chip.hbm.value() - Candidate(free, "single device").peak_memory.value() + MiB(1).value();
   const StagePlan tight = Plan(config, t, StageOptions(t, resident)).at(1);
   EXPECT_FALSE(Candidate(tight, "single device").fits);
   EXPECT_TRUE(Candidate(tight, "spatial=8").fits);
