@@ -32,7 +32,7 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
     return refuse("MaxDiffusion has no text-to-video config for " + plan.model +
                   " (it runs Wan 2.1 T2V 1.3B and 14B and Wan 2.2 T2V A14B)");
   }
-  if (config.sharding == "alpa" || config.sharding == "annotated") {
+  if (config.seeded) {
     return refuse("the " + config.sharding + " sharding is a set of per-tensor seeds, not MaxDiffusion's mesh axes");
   }
   int64_t devices = 1;
@@ -86,7 +86,7 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
   // One slice: every DCN degree 1 (the configs leave dcn_context at -1, auto).
   for (const char* axis : {"data", "fsdp", "context", "tensor"}) set(std::string("dcn_") + axis + "_parallelism", "1");
 
-  if (config.placement_method.rfind("default", 0) != 0 && config.placement_method != "jax create_device_mesh") {
+  if (!config.default_order) {
     out.notes.push_back("MaxDiffusion builds its mesh with create_device_mesh, not the plan's placement (" +
                         config.placement_method + "); plan_jax.py's device array reproduces it");
   }

@@ -114,6 +114,7 @@ TEST(MaxDiffusion, KernelsAndDifferences) {
   EXPECT_EQ(Value(context, "ici_context_parallelism"), "4");
   Configuration ring = Degrees(1, 8, 1, 1, 1);
   ring.placement_method = "exhaustive";
+  ring.default_order = false;
   MaxDiffusionLaunch ringed = PlanMaxDiffusion(plan, ring);
   ASSERT_TRUE(ringed.expressible);
   EXPECT_EQ(Value(ringed, "attention"), "ring");
@@ -138,6 +139,7 @@ TEST(MaxDiffusion, RefusedWithTheReason) {
   EXPECT_FALSE(PlanMaxDiffusion(gpu, Degrees(1, 8, 1, 1, 1)).expressible);
   Configuration alpa = Degrees(1, 8, 1, 1, 1);
   alpa.sharding = "alpa";
+  alpa.seeded = true;
   EXPECT_NE(PlanMaxDiffusion(plan, alpa).reason.find("per-tensor seeds"), std::string::npos);
   // dp 2 over one video without guidance: MaxDiffusion's data axis has 1 row.
   Plan unguided = plan;
@@ -155,6 +157,7 @@ TEST(MaxDiffusion, YamlFallsBackToTheExpert) {
   Plan plan = WanPlan();
   plan.best = Degrees(1, 8, 1, 1, 1);
   plan.best.sharding = "alpa";
+  plan.best.seeded = true;
   plan.best.description = "Alpa ILP on mesh a=8";
   Configuration expert = Degrees(2, 2, 1, 2, 1);
   expert.description = "xDiT ulysses=2,ring=2,cfg=2";

@@ -48,7 +48,9 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.mesh.push_back({candidate.mesh.axis_name(a), candidate.mesh.axis_size(a)});
   }
   c.sharding = pick.sharding.empty() ? combo.Template() : pick.sharding;
+  c.seeded = !pick.sharding.empty();
   c.placement = pick.searched_placement ? p.best_placement : p.default_placement;
+  c.default_order = c.placement == p.default_placement;
   c.placement_method = pick.searched_placement ? p.best_method : p.default_method;
   c.step_latency = Seconds(pick.searched_placement ? p.best_latency : p.default_latency);
   c.peak_memory = evidence.peak_memory;

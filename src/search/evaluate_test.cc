@@ -55,6 +55,10 @@ TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
   EXPECT_EQ(plan->best.forwards_per_step, 1);
   ASSERT_NE(plan->Find("expert"), nullptr);
   EXPECT_EQ(plan->Find("expert")->step_latency.value(), e.default_latency);
+  // A template under the default order (no placement search).
+  EXPECT_FALSE(plan->best.seeded);
+  EXPECT_TRUE(plan->best.default_order);
+  EXPECT_TRUE(plan->Find("expert")->default_order);
 }
 
 // The placement-free bound is a lower bound of the default placement's
@@ -161,6 +165,10 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
   ASSERT_NE(plan->Find("alpa"), nullptr);
   EXPECT_EQ(plan->Find("alpa")->step_latency.value(), again.default_latency);
   EXPECT_EQ(plan->Find("alpa")->evidence_hash, again.compiled.evidence.hash);
+  // Alpa's ILP seeds per tensor; a baseline runs the default order.
+  EXPECT_TRUE(plan->Find("alpa")->seeded);
+  EXPECT_TRUE(plan->Find("alpa")->default_order);
+  EXPECT_EQ(plan->Find("alpa")->placement, again.default_placement);
 }
 
 }  // namespace

@@ -32,8 +32,14 @@ struct Configuration {
   std::string description;               // "usp:ulysses=y,ring=x" / "xDiT ulysses=4,ring=2" / "Alpa ILP"
   std::vector<std::pair<std::string, int64_t>> mesh;  // axis name, size (row-major: the last axis fastest)
   std::string sharding;                  // the template spec, or "alpa" (seeds of the ILP)
+  // The sharding is a set of per-tensor seeds (Alpa's ILP, an imported
+  // program's annotations), not a template: no mesh-axis vocabulary.
+  bool seeded = false;
   net::Placement placement;              // logical rank (row-major mesh position) -> chip id
   std::string placement_method;          // "exhaustive", "jax create_device_mesh", ...
+  // The placement is the default device order (place/default_placement.h:
+  // JAX's create_device_mesh on TPUs), whether or not a search ran.
+  bool default_order = true;
   Seconds step_latency;
   Bytes peak_memory;                     // per device
   Bytes parameter_memory;                // per device (hold-both: every resident noise expert's)
