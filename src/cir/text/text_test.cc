@@ -413,14 +413,9 @@ TEST(CirLexer, ErrorsStayPut) {
 TEST(CirGolden, EveryFileRoundTripsByteIdenticalAndVerifies) {
   std::vector<fs::path> files = CirFiles(GoldenDir());
   ASSERT_GE(files.size(), 4u) << GoldenDir();
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    StatusOr<Program> program = ParseAndVerifyProgram(text, path.filename().string());
-    ASSERT_TRUE(program.ok()) << program.status().message();
-    EXPECT_EQ(PrintProgram(*program), text);
-    ExpectRoundTrip(*program);
-  }
+  ExpectGoldenFilesRoundTrip(
+      files, [](const std::string& text, const std::string& name) { return ParseAndVerifyProgram(text, name); },
+      PrintProgram, [](const Program& program) { ExpectRoundTrip(program); });
 }
 
 // The golden Ulysses step, summarized: the numbers follow from its text.
@@ -451,25 +446,19 @@ TEST(CirGolden, UlyssesSummary) {
 TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
   std::vector<fs::path> files = CirFiles(GoldenDir() / "errors");
   ASSERT_GE(files.size(), 30u);
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    std::optional<ExpectedError> expected = ParseExpectedError(text);
-    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
-    std::string name = path.filename().string();
+  ForEachGoldenErrorFile(files, [](const std::string& text, const std::string& name, const ExpectedError& expected) {
     bool verify = name.rfind("verify_", 0) == 0;
-
     EXPECT_EQ(ParseProgram(text, name).ok(), verify);
     StatusOr<Program> program = ParseAndVerifyProgram(text, name);
     ASSERT_FALSE(program.ok());
     // The first diagnostic: "file:L:C: error: message", the source line, the caret.
     std::string rendered = program.status().message();
     StatusCode expected_code = verify ? StatusCode::kInvalidArgument
-                               : expected->message.find("limit") != std::string::npos ? StatusCode::kResourceExhausted
-                                                                            : StatusCode::kParseError;
+                               : expected.message.find("limit") != std::string::npos ? StatusCode::kResourceExhausted
+                                                                           : StatusCode::kParseError;
     EXPECT_EQ(program.status().code(), expected_code) << rendered;
-    ExpectDiagnostic(rendered, name, *expected);
-  }
+    ExpectDiagnostic(rendered, name, expected);
+  });
 }
 
 // The fuzz target's property, on seeded random edits of the golden files (a

@@ -426,14 +426,9 @@ TEST(PirParser, ReportsFirstErrorInTextOrder) {
 TEST(PirGolden, EveryFileRoundTripsByteIdentical) {
   std::vector<fs::path> files = PirFiles(GoldenDir());
   ASSERT_GE(files.size(), 4u) << GoldenDir();
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    StatusOr<Graph> graph = ParseGraph(text, path.filename().string());
-    ASSERT_TRUE(graph.ok()) << graph.status().message();
-    EXPECT_EQ(PrintGraph(*graph), text);
-    ExpectRoundTrip(*graph);
-  }
+  ExpectGoldenFilesRoundTrip(
+      files, [](const std::string& text, const std::string& name) { return ParseGraph(text, name); }, PrintGraph,
+      [](const Graph& graph) { ExpectRoundTrip(graph); });
 }
 
 // Golden graphs are meant to be valid programs, not only valid syntax: every
@@ -454,18 +449,11 @@ TEST(PirGolden, EveryFileIsWellTyped) {
 TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
   std::vector<fs::path> files = PirFiles(GoldenDir() / "errors");
   ASSERT_GE(files.size(), 10u);
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    std::optional<ExpectedError> expected = ParseExpectedError(text);
-    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
-    std::string name = path.filename().string();
-
+  ForEachGoldenErrorFile(files, [](const std::string& text, const std::string& name, const ExpectedError& expected) {
     StatusOr<Graph> graph = ParseGraph(text, name);
     ASSERT_FALSE(graph.ok());
-    std::string rendered = graph.status().message();
-    ExpectDiagnostic(rendered, name, *expected);
-  }
+    ExpectDiagnostic(graph.status().message(), name, expected);
+  });
 }
 
 // The fuzz target's property, on seeded random edits of the golden files (a
