@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "cir/testing.h"
 #include "cir/text/lexer.h"
 #include "cir/text/parser.h"
 #include "cir/text/printer.h"
@@ -46,64 +47,25 @@ Program UlyssesProgram() {
   p.num_devices = 8;
   p.mesh = "x=2,y=4";
   auto buffer = [&](std::string name, BufferKind kind, pir::Shape shape) {
-    Buffer b;
-    b.name = std::move(name);
-    b.kind = kind;
-    b.dtype = DType::kBF16;
-    b.shape = std::move(shape);
-    return p.AddBuffer(std::move(b));
+    return p.AddBuffer(cir_test::MakeBuffer(std::move(name), kind, std::move(shape), DType::kBF16));
   };
   int latent = buffer("latent", BufferKind::kInput, {1, 9450, 5120});
   int weight = buffer("blocks.0.q.weight", BufferKind::kParameter, {5120, 5120});
   int q = buffer("blocks.0.q", BufferKind::kActivation, {1, 9450, 5120});
   int a2a = buffer("a2a.0", BufferKind::kCommunication, {1, 75600, 640});
 
-  Instruction kernel;
-  kernel.kind = InstrKind::kKernel;
-  kernel.kernel = KernelKind::kMatmul;
-  kernel.name = "blocks.0.self_attn.q";
+  Instruction kernel = cir_test::Kernel("blocks.0.self_attn.q", {latent, weight}, {q}, 123);
   kernel.origin = "blocks.0.self_attn.q";
-  kernel.operands = {latent, weight};
-  kernel.results = {q};
-  kernel.flops = Flops(123);
   kernel.bytes_read = Bytes(456);
   kernel.bytes_written = Bytes(789);
   p.AddInstruction(kernel);
-
-  Instruction start;
-  start.kind = InstrKind::kCollectiveStart;
-  start.collective = CollectiveKind::kAllToAll;
-  start.name = "a2a.0";
-  start.operands = {q};
-  start.results = {a2a};
-  start.collective_bytes = Bytes(1000);
-  start.groups.groups = {{0, 1, 2, 3}, {4, 5, 6, 7}};
-  int start_index = p.AddInstruction(start);
-
-  Instruction done;
-  done.kind = InstrKind::kCollectiveDone;
-  done.collective = CollectiveKind::kAllToAll;
-  done.name = "a2a.0.done";
-  done.start = start_index;
-  p.AddInstruction(done);
-
-  Instruction all_reduce;
-  all_reduce.kind = InstrKind::kCollective;
-  all_reduce.collective = CollectiveKind::kAllReduce;
-  all_reduce.name = "ar.1";
-  all_reduce.operands = {a2a};
-  all_reduce.results = {a2a};
-  all_reduce.collective_bytes = Bytes(1000);
-  all_reduce.groups.groups = {{0, 1, 2, 3}, {4, 6}, {5, 7}};
-  p.AddInstruction(all_reduce);
-
-  Instruction permute;
-  permute.kind = InstrKind::kCollective;
-  permute.collective = CollectiveKind::kCollectivePermute;
-  permute.name = "cp.2";
-  permute.operands = {q};
-  permute.results = {a2a};
-  permute.collective_bytes = Bytes(10);
+  int start = p.AddInstruction(cir_test::Collective(InstrKind::kCollectiveStart, CollectiveKind::kAllToAll, "a2a.0",
+                                                    {q}, {a2a}, 1000, {{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  p.AddInstruction(cir_test::Done(CollectiveKind::kAllToAll, "a2a.0.done", start));
+  p.AddInstruction(cir_test::Collective(InstrKind::kCollective, CollectiveKind::kAllReduce, "ar.1", {a2a}, {a2a},
+                                        1000, {{0, 1, 2, 3}, {4, 6}, {5, 7}}));
+  Instruction permute =
+      cir_test::Collective(InstrKind::kCollective, CollectiveKind::kCollectivePermute, "cp.2", {q}, {a2a}, 10, {});
   permute.pairs = {{0, 1}, {1, 0}};
   p.AddInstruction(permute);
 
