@@ -8,7 +8,7 @@
 
 #include "cir/program.h"
 
-namespace az::cir::cir_test {
+namespace az::cir {
 
 inline Buffer MakeBuffer(std::string name, BufferKind kind, pir::Shape shape, pir::DType dtype = pir::DType::kF32) {
   Buffer buffer;
@@ -55,4 +55,4 @@ inline Instruction Done(CollectiveKind collective, std::string name, int start) 
   return d;
 }
 
-}  // namespace az::cir::cir_test
+}  // namespace az::cir

@@ -47,25 +47,25 @@ Program UlyssesProgram() {
   p.num_devices = 8;
   p.mesh = "x=2,y=4";
   auto buffer = [&](std::string name, BufferKind kind, pir::Shape shape) {
-    return p.AddBuffer(cir_test::MakeBuffer(std::move(name), kind, std::move(shape), DType::kBF16));
+    return p.AddBuffer(MakeBuffer(std::move(name), kind, std::move(shape), DType::kBF16));
   };
   int latent = buffer("latent", BufferKind::kInput, {1, 9450, 5120});
   int weight = buffer("blocks.0.q.weight", BufferKind::kParameter, {5120, 5120});
   int q = buffer("blocks.0.q", BufferKind::kActivation, {1, 9450, 5120});
   int a2a = buffer("a2a.0", BufferKind::kCommunication, {1, 75600, 640});
 
-  Instruction kernel = cir_test::Kernel("blocks.0.self_attn.q", {latent, weight}, {q}, 123);
+  Instruction kernel = Kernel("blocks.0.self_attn.q", {latent, weight}, {q}, 123);
   kernel.origin = "blocks.0.self_attn.q";
   kernel.bytes_read = Bytes(456);
   kernel.bytes_written = Bytes(789);
   p.AddInstruction(kernel);
-  int start = p.AddInstruction(cir_test::Collective(InstrKind::kCollectiveStart, CollectiveKind::kAllToAll, "a2a.0",
+  int start = p.AddInstruction(Collective(InstrKind::kCollectiveStart, CollectiveKind::kAllToAll, "a2a.0",
                                                     {q}, {a2a}, 1000, {{0, 1, 2, 3}, {4, 5, 6, 7}}));
-  p.AddInstruction(cir_test::Done(CollectiveKind::kAllToAll, "a2a.0.done", start));
-  p.AddInstruction(cir_test::Collective(InstrKind::kCollective, CollectiveKind::kAllReduce, "ar.1", {a2a}, {a2a},
+  p.AddInstruction(Done(CollectiveKind::kAllToAll, "a2a.0.done", start));
+  p.AddInstruction(Collective(InstrKind::kCollective, CollectiveKind::kAllReduce, "ar.1", {a2a}, {a2a},
                                         1000, {{0, 1, 2, 3}, {4, 6}, {5, 7}}));
   Instruction permute =
-      cir_test::Collective(InstrKind::kCollective, CollectiveKind::kCollectivePermute, "cp.2", {q}, {a2a}, 10, {});
+      Collective(InstrKind::kCollective, CollectiveKind::kCollectivePermute, "cp.2", {q}, {a2a}, 10, {});
   permute.pairs = {{0, 1}, {1, 0}};
   p.AddInstruction(permute);
 
@@ -254,18 +254,21 @@ TEST(CirParser, DoneWithListsAndOrigin) {
 std::string Header(int64_t devices = 8) { return "program \"p\" devices = " + std::to_string(devices) + " {\n"; }
 
 // Input over a limit gets kResourceExhausted, located at the statement that
-// crosses it.
+// crosses it: `text`, parsed as `file`, fails with a message that starts with `error`.
+void ExpectOverLimit(const std::string& text, const std::string& file, const std::string& error) {
+  StatusOr<Program> program = ParseProgram(text, file);
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(program.status().message().rfind(error, 0), 0u) << program.status().message().substr(0, 200);
+}
+
 TEST(CirParser, BufferLimit) {
   // 10^6 buffers parse; one more does not.
   std::string many_buffers = Header();
   many_buffers.reserve(40'000'000);
   for (int i = 0; i <= 1'000'000; ++i) many_buffers += "buffer %" + std::to_string(i) + " \"\" param f32[]\n";
   many_buffers += "outputs ()\n}\n";
-  StatusOr<Program> buffers = ParseProgram(many_buffers, "big.cir");
-  ASSERT_FALSE(buffers.ok());
-  EXPECT_EQ(buffers.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(buffers.status().message().rfind("big.cir:1000002:1: error: more than 1000000 buffers", 0), 0u)
-      << buffers.status().message().substr(0, 200);
+  ExpectOverLimit(many_buffers, "big.cir", "big.cir:1000002:1: error: more than 1000000 buffers");
 }
 
 TEST(CirParser, InstructionLimit) {
@@ -275,11 +278,7 @@ TEST(CirParser, InstructionLimit) {
     many_instructions += "kernel \"" + std::to_string(i) + "\" custom () -> () {flops=0,read=0,written=0}\n";
   }
   many_instructions += "outputs ()\n}\n";
-  StatusOr<Program> instructions = ParseProgram(many_instructions, "big.cir");
-  ASSERT_FALSE(instructions.ok());
-  EXPECT_EQ(instructions.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(instructions.status().message().rfind("big.cir:1000002:1: error: more than 1000000 instructions", 0), 0u)
-      << instructions.status().message().substr(0, 200);
+  ExpectOverLimit(many_instructions, "big.cir", "big.cir:1000002:1: error: more than 1000000 instructions");
 }
 
 TEST(CirParser, GroupIdLimit) {
@@ -289,14 +288,8 @@ TEST(CirParser, GroupIdLimit) {
     many_ids += "all-reduce \"" + std::to_string(i) + "\" (%0) -> (%0) {bytes = 4, groups = [1,1048576]<=[1048576]}\n";
   }
   many_ids += "outputs ()\n}\n";
-  StatusOr<Program> ids = ParseProgram(many_ids, "ids.cir");
-  ASSERT_FALSE(ids.ok());
-  EXPECT_EQ(ids.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(ids.status().message().rfind("ids.cir:7:50: error: the program's replica groups and pairs exceed the "
-                                         "limit of 2^22 device ids",
-                                         0),
-            0u)
-      << ids.status().message();
+  ExpectOverLimit(many_ids, "ids.cir",
+                  "ids.cir:7:50: error: the program's replica groups and pairs exceed the limit of 2^22 device ids");
 }
 
 TEST(CirParser, LargestIotaRoundTrips) {
