@@ -210,10 +210,7 @@ TEST(SplitStackControl, BlocksConvolvedAloneDiffer) {
 // The cases halo.h refuses: the interpreter reports them as unimplemented
 // with the reason, as the compiler does, rather than run them.
 void ExpectRefused(const pir::Graph& graph, const shard::ShardingPlan& plan, const std::string& reason) {
-  auto got = RunPartitioned(graph, plan, RandomLeaves(graph));
-  ASSERT_FALSE(got.ok()) << reason;
-  EXPECT_EQ(got.status().code(), StatusCode::kUnimplemented) << got.status().ToString();
-  EXPECT_NE(got.status().message().find(reason), std::string::npos) << got.status().message();
+  interpret_test::ExpectUnimplemented(RunPartitioned(graph, plan, RandomLeaves(graph)), reason);
 }
 
 TEST(SplitStackRefusals, UnalignedUpsampleAndWideWindows) {
