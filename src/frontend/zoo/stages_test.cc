@@ -176,10 +176,7 @@ int64_t WanVaeDecoderFlops(int64_t latent_frames, int64_t h, int64_t w) {
 //   head: gamma 96 + 3*96*27 + 3                                  =      7,875
 //   total                                                         = 73,295,603
 TEST(Stages, WanVaeDecoderParametersAndChunks) {
-  ModelOptions small;
-  small.width = 64;
-  small.height = 32;
-  small.frames = 9;  // 3 latent frames of 4 x 8
+  ModelOptions small{.width = 64, .height = 32, .frames = 9};  // 3 latent frames of 4 x 8
   ModelConfig config = Resolve("wan2.1-t2v-1.3b", small);
   pir::Graph g = Stage(config, "wan-vae-decoder");
   EXPECT_EQ(ParamCount(g), 73'295'603);

@@ -104,10 +104,7 @@ int64_t HunyuanDecoderFlops(int64_t frames, int64_t h, int64_t w, int64_t* tiles
 constexpr int64_t kHunyuanDecoderParams = 146'136'339;
 
 TEST(VaeStages, HunyuanDecoderParametersAndOneTile) {
-  ModelOptions small;
-  small.width = 128;
-  small.height = 64;
-  small.frames = 9;  // 3 latent frames of 8 x 16: one tile, no tiling
+  ModelOptions small{.width = 128, .height = 64, .frames = 9};  // 3 latent frames of 8 x 16: one tile, no tiling
   pir::Graph g = Stage(Resolve("hunyuanvideo-13b", small), "hunyuan-vae-decoder");
   EXPECT_EQ(ParamCount(g), kHunyuanDecoderParams);
   EXPECT_EQ(ParamCount(g, "decoder.mid_block.attentions.0."), 1'051'648);
@@ -355,10 +352,7 @@ int64_t WanVaeEncoderFlops(int64_t latent_frames, int64_t h, int64_t w) {
 // With the decoder's 73,295,603 (stages_test.cc): 126,892,531, Wan2.1_VAE's
 // published ~127M.
 TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
-  ModelOptions small;
-  small.width = 64;
-  small.height = 32;
-  small.frames = 9;  // chunks of 1, 4, 4 frames -> 3 latent frames of 4 x 8
+  ModelOptions small{.width = 64, .height = 32, .frames = 9};  // chunks of 1, 4, 4 frames -> 3 latent frames of 4 x 8
   pir::Graph g = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
   EXPECT_EQ(ParamCount(g), 53'596'928);
   EXPECT_EQ(ParamCount(g) + 73'295'603, 126'892'531);
