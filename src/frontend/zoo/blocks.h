@@ -42,19 +42,22 @@ struct PatchGrid {
 };
 
 // What every family's forward builder holds: the graph being built, the
-// model dtype, the batch and one sample's patch grid with its video token
-// count. A family's ForwardBuilder derives from it and adds its own shape,
-// depth and shared values.
+// model dtype, the batch, one sample's patch grid with its video token count
+// and the depth to build. A family's ForwardBuilder derives from it and adds
+// its own shape and shared values (or inherits this constructor when it has
+// none).
 class ForwardState {
- protected:
-  ForwardState(pir::GraphBuilder& b, pir::DType dtype, int64_t batch, PatchGrid grid)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()) {}
+ public:
+  ForwardState(pir::GraphBuilder& b, pir::DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
+      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), depth_(depth) {}
 
+ protected:
   pir::GraphBuilder& b_;
   pir::DType dtype_;
   int64_t batch_;
   PatchGrid grid_;
   int64_t video_;  // grid_.tokens()
+  int64_t depth_;  // block units to build (DitFamily::Depth)
 };
 
 // x * (1 + scale) + shift, with `one` the scalar constant 1 in the model
