@@ -238,6 +238,24 @@ class Lowering {
     reloaded_.insert(v);
   }
 
+  // The kernel `name` of `op` of kind `kind`, priced by `cost` on the local
+  // shapes; the caller adds operands and results.
+  static cir::Instruction OpKernel(const pir::Op& op, cir::KernelKind kind, const std::string& name,
+                                   const pir::OpCost& cost, const std::vector<pir::TensorType>& local_operands,
+                                   const std::vector<pir::TensorType>& local_results) {
+    cir::Instruction k;
+    k.kind = cir::InstrKind::kKernel;
+    k.kernel = kind;
+    k.name = name;
+    k.origin = op.name;
+    k.flops = cost.total_flops();
+    k.bytes_read = cost.bytes_read;
+    k.bytes_written = cost.bytes_written;
+    k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
+    k.precision = MatrixPrecision(k.kernel, local_operands);
+    return k;
+  }
+
   Status LowerOp(pir::OpId id) {
     const pir::Op& op = graph_.op(id);
     const pir::FactorRule& rule = plan_.rules[id];
@@ -355,16 +373,7 @@ class Lowering {
       }
       statistics.push_back(source);
     }
-    cir::Instruction k;
-    k.kind = cir::InstrKind::kKernel;
-    k.kernel = KernelKindOf(op, cost);
-    k.name = UniqueName(op.name);
-    k.origin = op.name;
-    k.flops = cost.total_flops();
-    k.bytes_read = cost.bytes_read;
-    k.bytes_written = cost.bytes_written;
-    k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
-    k.precision = MatrixPrecision(k.kernel, local_operands);
+    cir::Instruction k = OpKernel(op, KernelKindOf(op, cost), UniqueName(op.name), cost, local_operands, local_results);
     k.operands = operands;
     k.operands.insert(k.operands.end(), statistics.begin(), statistics.end());
     for (size_t r = 0; r < op.results.size(); ++r) {
@@ -447,24 +456,6 @@ class Lowering {
     }
   }
 
-  // The ring's block kernel of `step` (op.ring<step>): the op's cost on one
-  // (q block, kv block) pair, `block`; the caller adds operands and results.
-  cir::Instruction RingBlockKernel(const pir::Op& op, int64_t step, const pir::OpCost& block,
-                                   const std::vector<pir::TensorType>& local_operands,
-                                   const std::vector<pir::TensorType>& local_results) {
-    cir::Instruction k;
-    k.kind = cir::InstrKind::kKernel;
-    k.kernel = cir::KernelKind::kAttention;
-    k.name = UniqueName(op.name + ".ring" + std::to_string(step));
-    k.origin = op.name;
-    k.flops = block.total_flops();
-    k.bytes_read = block.bytes_read;
-    k.bytes_written = block.bytes_written;
-    k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
-    k.precision = MatrixPrecision(k.kernel, local_operands);
-    return k;
-  }
-
   // Ring attention's backward over `axes` (n devices per ring), as
   // ring-flash-attention runs it: each device keeps its query block (q, o,
   // dO, lse) and its dQ; the (k, v) blocks rotate as in the forward (n - 1
@@ -493,7 +484,9 @@ class Lowering {
     int accumulator = -1;  // the (dK, dV) accumulator received from the ring predecessor
     for (int64_t step = 0; step < n; ++step) {
       const std::string suffix = std::to_string(step);
-      cir::Instruction k = RingBlockKernel(op, step, block, local_operands, local_results);
+      // The op's cost on one (q block, kv block) pair.
+      const std::string kernel = UniqueName(op.name + ".ring" + std::to_string(step));
+      cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.operands.insert(k.operands.end(), operands.begin() + 3, operands.end());
@@ -539,7 +532,9 @@ class Lowering {
     const std::vector<std::pair<int, int>> pairs = RingPairs(axes);
     std::vector<int> kv = {operands[1], operands[2]};
     for (int64_t step = 0; step < n; ++step) {
-      cir::Instruction k = RingBlockKernel(op, step, block, local_operands, local_results);
+      // The op's cost on one (q block, kv block) pair.
+      const std::string kernel = UniqueName(op.name + ".ring" + std::to_string(step));
+      cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.results = outs;
