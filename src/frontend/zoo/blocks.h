@@ -42,8 +42,8 @@ struct PatchGrid {
 };
 
 // What every family's forward builder holds: the graph being built, the
-// model dtype, the batch, one sample's patch grid with its video token count
-// and the depth to build. A family's ForwardBuilder derives from it and adds
+// model dtype, the batch, one sample's patch grid with its video token count,
+// the depth to build and the constants every block reads. A family's ForwardBuilder derives from it and adds
 // its own shape and shared values (or inherits this constructor when it has
 // none).
 class ForwardState {
@@ -58,6 +58,10 @@ class ForwardState {
   PatchGrid grid_;
   int64_t video_;  // grid_.tokens()
   int64_t depth_;  // block units to build (DitFamily::Depth)
+  // Made by the family's Build: the scalar 1 of Modulate ("scalar.one", in
+  // dtype_), and the RoPE table where the family rotates with one.
+  pir::ValueId one_ = -1;
+  pir::ValueId rope_table_ = -1;
 };
 
 // x * (1 + scale) + shift, with `one` the scalar constant 1 in the model

@@ -105,8 +105,6 @@ class ForwardBuilder : private blocks::ForwardState {
   const CogShape& s_;
   int64_t d_;
   ValueId emb_ = -1;
-  ValueId one_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {

@@ -89,8 +89,6 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId Rope(const std::string& name, ValueId x);
 
   ValueId vec_ = -1;
-  ValueId one_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {

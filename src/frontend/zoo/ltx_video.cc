@@ -93,10 +93,8 @@ class ForwardBuilder : private blocks::ForwardState {
 
   const LtxShape& s_;
   int64_t d_;
-  ValueId one_ = -1;
   ValueId emb_ = -1;
   ValueId temb_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {

@@ -119,7 +119,6 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId Head(ValueId x);
 
   ValueId temb_ = -1;
-  ValueId one_ = -1;
   ValueId rope_cos_ = -1, rope_sin_ = -1;
 };
 

@@ -104,8 +104,7 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId Rope(const std::string& name, ValueId x, ValueId table);
 
   ValueId vec_ = -1;
-  ValueId one_ = -1;
-  ValueId rope_table_ = -1, rope_txt_ = -1, rope_img_ = -1;
+  ValueId rope_txt_ = -1, rope_img_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {

@@ -91,10 +91,8 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId CrossAttention(ValueId x, ValueId context);
   ValueId Head(ValueId x);
 
-  ValueId one_ = -1;
   ValueId emb_ = -1;
   ValueId temb_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId llm, ValueId clip) {
