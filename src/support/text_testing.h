@@ -64,6 +64,18 @@ int ExpectMutantsParseOrFailLocated(const std::vector<std::filesystem::path>& fi
   return parsed_count;
 }
 
+// The golden folder of a text format ("pir", "cir"): tests/golden/<format>
+// (AZ_SOURCE_DIR: the test targets define it).
+inline std::filesystem::path GoldenDir(const std::string& format) {
+  return std::filesystem::path(AZ_SOURCE_DIR) / "tests" / "golden" / format;
+}
+
+// The files in `format` (named *.<format>) of its golden folder or of the
+// subfolder `sub` ("errors"), sorted.
+inline std::vector<std::filesystem::path> GoldenFiles(const std::string& format, const std::string& sub = "") {
+  return testing::FilesWithExtension(sub.empty() ? GoldenDir(format) : GoldenDir(format) / sub, "." + format);
+}
+
 // Every golden file of `files` parses (`parse(text, name)`, a StatusOr, with
 // the file's name), prints back byte-identical (`print`), and the parsed value
 // passes `check` (a second round trip).

@@ -23,10 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using pir::DType;
 
-std::vector<fs::path> CirFiles(const fs::path& dir) { return testing::FilesWithExtension(dir, ".cir"); }
-
-fs::path GoldenDir() { return fs::path(AZ_SOURCE_DIR) / "tests" / "golden" / "cir"; }
-
 Program MustParse(std::string_view text) {
   StatusOr<Program> program = ParseProgram(text, "test.cir");
   EXPECT_TRUE(program.ok()) << program.status().message() << "\n--- text ---\n" << text;
@@ -366,8 +362,8 @@ TEST(CirLexer, ErrorsStayPut) {
 // ---------------------------------------------------------------- golden files
 
 TEST(CirGolden, EveryFileRoundTripsByteIdenticalAndVerifies) {
-  std::vector<fs::path> files = CirFiles(GoldenDir());
-  ASSERT_GE(files.size(), 4u) << GoldenDir();
+  std::vector<fs::path> files = GoldenFiles("cir");
+  ASSERT_GE(files.size(), 4u) << GoldenDir("cir");
   ExpectGoldenFilesRoundTrip(
       files, [](const std::string& text, const std::string& name) { return ParseAndVerifyProgram(text, name); },
       PrintProgram, [](const Program& program) { ExpectRoundTrip(program); });
@@ -375,7 +371,7 @@ TEST(CirGolden, EveryFileRoundTripsByteIdenticalAndVerifies) {
 
 // The golden Ulysses step, summarized: the numbers follow from its text.
 TEST(CirGolden, UlyssesSummary) {
-  StatusOr<Program> program = ParseAndVerifyProgram(testing::ReadTextFile(GoldenDir() / "ulysses.cir"));
+  StatusOr<Program> program = ParseAndVerifyProgram(testing::ReadTextFile(GoldenDir("cir") / "ulysses.cir"));
   ASSERT_TRUE(program.ok()) << program.status().message();
   ProgramSummary s = Summarize(*program);
   EXPECT_EQ(s.kernels, 2);
@@ -399,7 +395,7 @@ TEST(CirGolden, UlyssesSummary) {
 // First line of each file: "// expected-error@LINE:COL: message". Files named
 // verify_* parse and fail the verifier; the others fail to parse.
 TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
-  std::vector<fs::path> files = CirFiles(GoldenDir() / "errors");
+  std::vector<fs::path> files = GoldenFiles("cir", "errors");
   ASSERT_GE(files.size(), 30u);
   ForEachGoldenErrorFile(files, [](const std::string& text, const std::string& name, const ExpectedError& expected) {
     bool verify = name.rfind("verify_", 0) == 0;
@@ -423,7 +419,7 @@ TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
 TEST(CirParser, SeededMutationsKeepTheFuzzProperty) {
   std::mt19937 rng(11);
   int parsed_count = ExpectMutantsParseOrFailLocated(
-      CirFiles(GoldenDir()), rng, "%\"{}[]()<>,=-T0123456789 \n/\\x", "mutant.cir",
+      GoldenFiles("cir"), rng, "%\"{}[]()<>,=-T0123456789 \n/\\x", "mutant.cir",
       [](const std::string& text, const std::string& name) { return ParseProgram(text, name); }, PrintProgram,
       [](const Program& program) {
         (void)VerifyProgram(program);

@@ -26,10 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> PirFiles(const fs::path& dir) { return testing::FilesWithExtension(dir, ".pir"); }
-
-fs::path GoldenDir() { return fs::path(AZ_SOURCE_DIR) / "tests" / "golden" / "pir"; }
-
 Graph MustParse(std::string_view text) {
   StatusOr<Graph> graph = ParseGraph(text, "test.pir");
   EXPECT_TRUE(graph.ok()) << graph.status().message() << "\n--- text ---\n" << text;
@@ -424,8 +420,8 @@ TEST(PirParser, ReportsFirstErrorInTextOrder) {
 // ---------------------------------------------------------------- golden files
 
 TEST(PirGolden, EveryFileRoundTripsByteIdentical) {
-  std::vector<fs::path> files = PirFiles(GoldenDir());
-  ASSERT_GE(files.size(), 4u) << GoldenDir();
+  std::vector<fs::path> files = GoldenFiles("pir");
+  ASSERT_GE(files.size(), 4u) << GoldenDir("pir");
   ExpectGoldenFilesRoundTrip(
       files, [](const std::string& text, const std::string& name) { return ParseGraph(text, name); }, PrintGraph,
       [](const Graph& graph) { ExpectRoundTrip(graph); });
@@ -434,7 +430,7 @@ TEST(PirGolden, EveryFileRoundTripsByteIdentical) {
 // Golden graphs are meant to be valid programs, not only valid syntax: every
 // declared result type is the inferred one (the verifier's main check).
 TEST(PirGolden, EveryFileIsWellTyped) {
-  for (const fs::path& path : PirFiles(GoldenDir())) {
+  for (const fs::path& path : GoldenFiles("pir")) {
     SCOPED_TRACE(path.filename().string());
     StatusOr<Graph> graph = ParseGraph(testing::ReadTextFile(path), path.filename().string());
     ASSERT_TRUE(graph.ok()) << graph.status().message();
@@ -447,7 +443,7 @@ TEST(PirGolden, EveryFileIsWellTyped) {
 }
 
 TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
-  std::vector<fs::path> files = PirFiles(GoldenDir() / "errors");
+  std::vector<fs::path> files = GoldenFiles("pir", "errors");
   ASSERT_GE(files.size(), 10u);
   ForEachGoldenErrorFile(files, [](const std::string& text, const std::string& name, const ExpectedError& expected) {
     StatusOr<Graph> graph = ParseGraph(text, name);
@@ -462,7 +458,7 @@ TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
 TEST(PirParser, SeededMutationsKeepTheFuzzProperty) {
   std::mt19937 rng(7);
   int parsed_count = ExpectMutantsParseOrFailLocated(
-      PirFiles(GoldenDir()), rng, "%@\"{}[]()<>,:=-.e0123456789 \n/\\x", "mutant.pir",
+      GoldenFiles("pir"), rng, "%@\"{}[]()<>,:=-.e0123456789 \n/\\x", "mutant.pir",
       [](const std::string& text, const std::string& name) { return ParseGraph(text, name); }, PrintGraph,
       [](const Graph&) {});
   // Some edits (inside a name, a digit of a dim) keep the text valid.
