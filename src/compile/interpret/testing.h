@@ -57,6 +57,17 @@ inline ValueId Conv3d(GraphBuilder& b, const std::string& name, ValueId x, int64
   return b.AddOp1(OpKind::kConv3d, name, {x, w, bias}, attrs);
 }
 
+// A graph `graph_name` of one such convolution `name` of the f32 input "x" of
+// shape `input`: the halo and window tests' single-op cases.
+inline pir::Graph ConvGraph(const std::string& graph_name, const std::string& name, pir::Shape input, int64_t out,
+                            std::vector<int64_t> kernel, std::vector<int64_t> padding,
+                            std::vector<int64_t> stride = {1, 1, 1}) {
+  GraphBuilder b(graph_name);
+  ValueId x = b.Input("x", DType::kF32, std::move(input));
+  b.Output(Conv3d(b, name, x, out, std::move(kernel), std::move(padding), std::move(stride)));
+  return b.Finish();
+}
+
 // `result` is a refusal: a kUnimplemented error whose message holds `reason`
 // (what the compiler and the interpreter answer for a split they cannot run).
 template <typename T>
