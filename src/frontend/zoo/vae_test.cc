@@ -202,8 +202,7 @@ TEST(VaeStages, HunyuanDecoderRunsAndBlendAddUpToTheWholeDecode) {
         auto tile = BuildStageTile(config, "hunyuan-vae-decoder", run.latent);
         ASSERT_TRUE(tile.ok()) << tile.status().ToString();
         EXPECT_TRUE(pir::VerifyGraph(*tile).ok());
-        EXPECT_EQ(tile->type(tile->outputs()[0]).shape, run.decoded);
-        EXPECT_EQ(MatmulAndAttentionFlops(*tile), HunyuanTileFlops(f, h, w));
+        ExpectStageOutput(*tile, run.decoded, HunyuanTileFlops(f, h, w));
         EXPECT_EQ(ParamCount(*tile), kHunyuanDecoderParams);
         hand += HunyuanTileFlops(f, h, w);
         parts += Cost(*tile);
@@ -356,8 +355,7 @@ TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
   pir::Graph g = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
   EXPECT_EQ(ParamCount(g), 53'596'928);
   EXPECT_EQ(ParamCount(g) + 73'295'603, 126'892'531);
-  EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 16, 3, 4, 8}));
-  EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeEncoderFlops(3, 32, 64));
+  ExpectStageOutput(g, {1, 16, 3, 4, 8}, WanVaeEncoderFlops(3, 32, 64));
   // The input is the first frame alone; the zero frames are made in the graph.
   int64_t inputs = 0;
   for (const pir::Value& v : g.values()) {
@@ -368,16 +366,14 @@ TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
   EXPECT_EQ(inputs, 1);
   small.frames = 1;
   pir::Graph one = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
-  EXPECT_EQ(one.type(one.outputs()[0]).shape, (pir::Shape{1, 16, 1, 4, 8}));
-  EXPECT_EQ(MatmulAndAttentionFlops(one), WanVaeEncoderFlops(1, 32, 64));
+  ExpectStageOutput(one, {1, 16, 1, 4, 8}, WanVaeEncoderFlops(1, 32, 64));
 }
 
 // At the default 1280 x 720, 81 frames: 21 chunks into the 21 latent frames
 // of 90 x 160 the DiT's y reads; 381,674,137,190,400 FLOPs.
 TEST(VaeStages, WanVaeEncoderAtTheDefaultResolution) {
   pir::Graph g = Stage(Resolve("wan2.1-i2v-14b"), "wan-vae-encoder");
-  EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 16, 21, 90, 160}));
-  EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeEncoderFlops(21, 720, 1280));
+  ExpectStageOutput(g, {1, 16, 21, 90, 160}, WanVaeEncoderFlops(21, 720, 1280));
   EXPECT_EQ(MatmulAndAttentionFlops(g), 381'674'137'190'400);
 }
 
