@@ -160,6 +160,13 @@ pir::ValueId ConvPatchEmbed(pir::GraphBuilder& b, pir::ValueId latent, pir::DTyp
 pir::ValueId Unpatchify(pir::GraphBuilder& b, pir::ValueId patches, const PatchGrid& grid, int64_t channels,
                         const std::array<int64_t, 3>& patch, bool channels_last);
 
+// Tokens of a spatial patch p (one latent frame each) back to the latent
+// [B, C, T, H p, W p] (`prefix.split`, `.permute`, `.merge`), in the tokens'
+// dtype. The token's values are ordered (C, p, p) (Open-Sora) or,
+// channels_last, (p, p, C) (Mochi).
+pir::ValueId UnpatchifySpatial(pir::GraphBuilder& b, const std::string& prefix, pir::ValueId tokens,
+                               const PatchGrid& grid, int64_t channels, int64_t patch, bool channels_last);
+
 // Patch-1 tokens [B, L, C] back to the latent [B, C, T, H, W]
 // (`prefix.split`, `prefix.permute`), in the tokens' dtype.
 pir::ValueId UnpackTokens(pir::GraphBuilder& b, const std::string& prefix, pir::ValueId tokens,

@@ -194,7 +194,9 @@ class LtxVideo final : public DitFamily {
                            " ranks, and both must divide by it");
   }
 
-  TokenCounts Tokens(const ModelConfig& config) const override { return {LatentPatches(config).tokens(), s_.text_tokens}; }
+  TokenCounts Tokens(const ModelConfig& config) const override {
+    return {LatentPatches(config).tokens(), s_.text_tokens};
+  }
 
   int64_t latent_channels() const override { return kChannels; }
   int64_t depth_units() const override { return s_.layers; }

@@ -314,13 +314,9 @@ ValueId ForwardBuilder::Head(ValueId x) {
     h = b_.Binary(OpKind::kAdd, "shift_add", b_.Binary(OpKind::kMul, "scale_mul", h, factor), mod[1]);
   }
   ValueId patches = b_.Linear("proj_out", h, kPatch * kPatch * kChannels);  // 48
-  // [B, L, (p, p, C)] -> [B, T, H', W', p, p, C] -> permute(0, 6, 1, 2, 4, 3, 5)
-  //   -> [B, C, T, H', p, W', p] -> [B, C, T, H, W].
-  ValueId grid = b_.Reshape("unpatchify.split", patches,
-                            {batch_, grid_.frames, grid_.rows, grid_.cols, kPatch, kPatch, kChannels});
-  ValueId moved = b_.Transpose("unpatchify.permute", grid, {0, 6, 1, 2, 4, 3, 5});
-  ValueId latent = b_.Reshape("unpatchify.merge", moved,
-                              {batch_, kChannels, grid_.frames, grid_.rows * kPatch, grid_.cols * kPatch});
+  // [B, L, (p, p, C)] -> [B, C, T, H, W].
+  ValueId latent =
+      blocks::UnpatchifySpatial(b_, "unpatchify", patches, grid_, kChannels, kPatch, /*channels_last=*/true);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 

@@ -206,11 +206,8 @@ ValueId ForwardBuilder::FinalLayer(ValueId x) {
   ValueId h = NormModulate("norm_final", x, mod[0], mod[1]);
   ValueId packed = b_.Linear("linear", h, kPacked);  // LastLayer(d, patch 1, 64 channels)
   // unpack: "b (t h w) (c ph pw) -> b c t (h ph) (w pw)".
-  ValueId grid = b_.Reshape("unpack.split", packed,
-                            {batch_, grid_.frames, grid_.rows, grid_.cols, kLatentChannels, kPatch, kPatch});
-  ValueId moved = b_.Transpose("unpack.permute", grid, {0, 4, 1, 2, 5, 3, 6});
-  ValueId latent = b_.Reshape("unpack.merge", moved,
-                              {batch_, kLatentChannels, grid_.frames, grid_.rows * kPatch, grid_.cols * kPatch});
+  ValueId latent =
+      blocks::UnpatchifySpatial(b_, "unpack", packed, grid_, kLatentChannels, kPatch, /*channels_last=*/false);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
