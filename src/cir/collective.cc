@@ -5,6 +5,8 @@
 #include <charconv>
 #include <numeric>
 
+#include "support/enum_names.h"
+
 namespace az::cir {
 
 namespace {
@@ -137,26 +139,20 @@ StatusOr<ReplicaGroups> ParseIota(Cursor& c) {
 
 }  // namespace
 
-std::string_view CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kReduceScatter: return "reduce-scatter";
-    case CollectiveKind::kAllToAll: return "all-to-all";
-    case CollectiveKind::kCollectivePermute: return "collective-permute";
-    case CollectiveKind::kBroadcast: return "broadcast";
-  }
-  return "all-reduce";
-}
+// XLA's spellings.
+constexpr EnumName<CollectiveKind> kCollectiveKindNames[] = {
+    {CollectiveKind::kAllReduce, "all-reduce"},
+    {CollectiveKind::kAllGather, "all-gather"},
+    {CollectiveKind::kReduceScatter, "reduce-scatter"},
+    {CollectiveKind::kAllToAll, "all-to-all"},
+    {CollectiveKind::kCollectivePermute, "collective-permute"},
+    {CollectiveKind::kBroadcast, "broadcast"},
+};
+
+std::string_view CollectiveKindName(CollectiveKind kind) { return NameOf(kCollectiveKindNames, kind); }
 
 StatusOr<CollectiveKind> ParseCollectiveKind(std::string_view name) {
-  for (CollectiveKind k : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
-                           CollectiveKind::kAllToAll, CollectiveKind::kCollectivePermute, CollectiveKind::kBroadcast}) {
-    if (CollectiveKindName(k) == name) return k;
-  }
-  return InvalidArgument("unknown collective kind '" + std::string(name) +
-                         "' (expected all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute or "
-                         "broadcast)");
+  return ParseName(kCollectiveKindNames, name, "collective kind");
 }
 
 StatusOr<ReplicaGroups> ParseReplicaGroups(std::string_view text, int num_devices, bool allow_partial) {

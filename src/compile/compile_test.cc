@@ -259,14 +259,8 @@ TEST(SpmdCompiler, FsdpGathersEachBlockWeightOnce) {
 // 40 heads over 16 devices: ceil(40/16) = 3 heads per device, 48 in all, so the
 // attention kernels do 48/40 = 1.2x the even share.
 TEST(SpmdCompiler, UnevenHeadsShowPaddedFlops) {
-  auto config = zoo::ResolveConfig("wan2.1-t2v-14b", [] {
-    zoo::ModelOptions o;
-    o.width = 256;
-    o.height = 256;
-    o.frames = 5;
-    o.cfg = zoo::CfgMode::kNone;
-    return o;
-  }());
+  auto config = zoo::ResolveConfig("wan2.1-t2v-14b",
+                                   {.width = 256, .height = 256, .frames = 5, .cfg = zoo::CfgMode::kNone});
   ASSERT_TRUE(config.ok());
   auto graph = zoo::BuildForward(*config);
   ASSERT_TRUE(graph.ok());

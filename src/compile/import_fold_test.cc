@@ -89,18 +89,25 @@ void ExpectSameOutputs(const pir::Graph& before, const pir::Graph& after, const 
   }
 }
 
+// The import's folds on `g`, then the ops they left dead dropped; the result
+// must verify. The counts of what folded.
+StatusOr<FoldStats> FoldAndPrune(pir::Graph& g) {
+  std::vector<ValueId> map;
+  AZ_ASSIGN_OR_RETURN(FoldStats stats, FoldPatterns(g, map));
+  PruneDeadOps(g, map);
+  AZ_RETURN_IF_ERROR(pir::VerifyGraph(g));
+  return stats;
+}
+
 TEST(ImportFold, SoftmaxDecompositionFoldsAndComputesTheSame) {
   GraphBuilder b("softmax");
   ValueId x = b.Input("x", DType::kF32, {2, 3, 5});
   b.Output(DecomposedSoftmax(b, x));
   pir::Graph g = b.Finish();
   pir::Graph before = g;
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
+  auto stats = FoldAndPrune(g);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->softmax, 1);
-  PruneDeadOps(g, map);
-  ASSERT_TRUE(pir::VerifyGraph(g).ok());
   EXPECT_EQ(g.num_ops(), 1);  // one softmax: max, sub, exp, sum, div and both broadcasts gone
   EXPECT_EQ(CountKind(g, OpKind::kSoftmax), 1);
   ExpectSameOutputs(before, g, {{"ninf", -1e300}});
@@ -128,12 +135,9 @@ TEST_P(RmsNormForms, FoldWithTheirWeight) {
                     : b.Binary(OpKind::kMul, "scale", y, Broadcast(b, "b_w", w, {2, 5, 8}, {2})));
   pir::Graph g = b.Finish();
   pir::Graph before = g;
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
+  auto stats = FoldAndPrune(g);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->norm, 1);
-  PruneDeadOps(g, map);
-  ASSERT_TRUE(pir::VerifyGraph(g).ok());
   ASSERT_EQ(g.num_ops(), 1);  // rms_norm(x, weight): every other op gone
   EXPECT_EQ(g.op(0).kind, OpKind::kRmsNorm);
   EXPECT_EQ(g.op(0).operands.size(), 2u);
@@ -167,12 +171,9 @@ TEST(ImportFold, JaxLayerNormWithTwinCenteringFolds) {
   b.Output(b.Binary(OpKind::kAdd, "bias", y, Broadcast(b, "b_b", bias, shape, {2})));
   pir::Graph g = b.Finish();
   pir::Graph before = g;
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
+  auto stats = FoldAndPrune(g);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->norm, 1);
-  PruneDeadOps(g, map);
-  ASSERT_TRUE(pir::VerifyGraph(g).ok());
   ASSERT_EQ(g.num_ops(), 1);
   EXPECT_EQ(g.op(0).kind, OpKind::kLayerNorm);
   EXPECT_EQ(g.op(0).operands.size(), 3u);  // x, weight, bias
@@ -187,9 +188,8 @@ TEST(ImportFold, NormOverAnInnerDimIsLeftUnfolded) {
   ValueId r = b.Unary(OpKind::kRsqrt, "rsqrt", b.Binary(OpKind::kAdd, "add_eps", mean, b.Constant("eps", DType::kF32, {})));
   b.Output(b.Binary(OpKind::kMul, "normalize", x, Broadcast(b, "b_r", r, {2, 5, 8}, {0, 1, 2})));
   pir::Graph g = b.Finish();
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
-  ASSERT_TRUE(stats.ok());
+  auto stats = FoldAndPrune(g);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->norm, 0);
 }
 
@@ -222,13 +222,10 @@ pir::Graph ExplicitAttention(int64_t lq, int64_t lk, bool mask) {
 TEST(ImportFold, ExplicitAttentionBecomesOneAttentionOpWithoutTransposes) {
   pir::Graph g = ExplicitAttention(6, 6, false);
   pir::Graph before = g;
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
+  auto stats = FoldAndPrune(g);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->softmax, 1);
   EXPECT_EQ(stats->attention, 1);
-  PruneDeadOps(g, map);
-  ASSERT_TRUE(pir::VerifyGraph(g).ok());
   EXPECT_EQ(CountKind(g, OpKind::kAttention), 1);
   // The [B,L,H,D] <-> [B,H,L,D] round trips compose away: q, k, v feed the
   // attention straight from their reshapes, and the output needs none.
@@ -248,9 +245,7 @@ TEST(ImportFold, ExplicitAttentionBecomesOneAttentionOpWithoutTransposes) {
 TEST(ImportFold, CrossAttentionKeepsItsKeyLength) {
   pir::Graph g = ExplicitAttention(6, 10, false);
   pir::Graph before = g;
-  std::vector<ValueId> map;
-  ASSERT_TRUE(FoldPatterns(g, map).ok());
-  PruneDeadOps(g, map);
+  ASSERT_TRUE(FoldAndPrune(g).ok());
   ASSERT_EQ(CountKind(g, OpKind::kAttention), 1);
   for (const pir::Op& op : g.ops()) {
     if (op.kind == OpKind::kAttention) {
@@ -262,9 +257,8 @@ TEST(ImportFold, CrossAttentionKeepsItsKeyLength) {
 
 TEST(ImportFold, MaskedScoresAreLeftUnfolded) {
   pir::Graph g = ExplicitAttention(6, 6, true);
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
-  ASSERT_TRUE(stats.ok());
+  auto stats = FoldAndPrune(g);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->softmax, 1);    // the softmax itself still folds
   EXPECT_EQ(stats->attention, 0);  // but a mask between the einsums blocks attention
 }
@@ -284,12 +278,10 @@ TEST(ImportFold, GeluAndSiluClustersFold) {
   b.Output(b.Binary(OpKind::kAdd, "sum", gelu, silu));
   pir::Graph g = b.Finish();
   pir::Graph before = g;
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
-  ASSERT_TRUE(stats.ok());
+  auto stats = FoldAndPrune(g);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->gelu, 1);
   EXPECT_EQ(stats->silu, 1);
-  PruneDeadOps(g, map);
   EXPECT_EQ(g.num_ops(), 3);  // gelu, silu, add
   ExpectSameOutputs(before, g, {{"half", 0.5}, {"one", 1.0}, {"inv_sqrt2", 1 / std::sqrt(2.0)}});
 }
@@ -302,9 +294,8 @@ TEST(ImportFold, ModulationIsNotAnActivation) {
   ValueId one = b.Constant("one", DType::kF32, {});
   b.Output(b.Binary(OpKind::kMul, "mod", x, b.Binary(OpKind::kAdd, "one_plus", one, scale)));
   pir::Graph g = b.Finish();
-  std::vector<ValueId> map;
-  auto stats = FoldPatterns(g, map);
-  ASSERT_TRUE(stats.ok());
+  auto stats = FoldAndPrune(g);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->total(), 0);
 }
 

@@ -118,10 +118,7 @@ TEST(TrainTemplates, FsdpTimesUlysses) {
 }
 
 TEST(TrainTemplates, FsdpNeedsADivisibleMicroBatch) {
-  zoo::ModelOptions small;
-  small.width = 256;
-  small.height = 256;
-  small.frames = 9;
+  zoo::ModelOptions small{.width = 256, .height = 256, .frames = 9};
   auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", small);
   ASSERT_TRUE(config.ok());
   config->depth_units = 1;

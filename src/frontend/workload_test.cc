@@ -15,11 +15,7 @@ namespace az::frontend {
 namespace {
 
 workload::ModelOptions Wan480(int64_t frames) {
-  workload::ModelOptions options;
-  options.width = 832;
-  options.height = 480;
-  options.frames = frames;
-  return options;
+  return {.width = 832, .height = 480, .frames = frames};
 }
 
 TEST(ZooWorkload, CarriesTheResolvedConfiguration) {

@@ -205,24 +205,26 @@ TEST(Torus, V5e8x16WrapsOnlyTheAxisOf16) {
 }
 
 TEST(Torus, V5pWholeCubesWrapEveryAxisSubCubesNone) {
-  Topology cube = Topo("v5p:4x4x4");
-  EXPECT_EQ(cube.wrap, (std::vector<bool>{true, true, true}));
-  // 3 axes x 16 rings x 4 links.
-  EXPECT_EQ(cube.links.size(), 192u);
-  Topology small = Topo("v5p:2x2x2");
-  EXPECT_EQ(small.wrap, (std::vector<bool>{false, false, false}));
-  // 3 axes x 4 lines x 1 link.
-  EXPECT_EQ(small.links.size(), 12u);
-  // 2x2x4 is below a cube: even its length-4 axis has no wrap.
-  // x: 8 lines x 1, y: 8 x 1, z: 4 lines x 3 = 28.
-  Topology bar = Topo("v5p:2x2x4");
-  EXPECT_EQ(bar.wrap, (std::vector<bool>{false, false, false}));
-  EXPECT_EQ(bar.links.size(), 28u);
-  // v4 follows the same rule; 4x4x8 is two cubes: 2 axes x 32 rings x 4 + 16 rings x 8 = 384.
-  Topology v4 = Topo("v4:4x4x8");
-  EXPECT_EQ(v4.wrap, (std::vector<bool>{true, true, true}));
-  EXPECT_EQ(v4.links.size(), 384u);
-  ExpectRoutesConnect(cube);
+  struct Case {
+    const char* spec;
+    bool wraps;  // every axis or none
+    size_t links;
+  };
+  const Case cases[] = {
+      {"v5p:4x4x4", true, 192},  // 3 axes x 16 rings x 4 links
+      {"v5p:2x2x2", false, 12},  // 3 axes x 4 lines x 1 link
+      // 2x2x4 is below a cube: even its length-4 axis has no wrap.
+      // x: 8 lines x 1, y: 8 x 1, z: 4 lines x 3 = 28.
+      {"v5p:2x2x4", false, 28},
+      // v4 follows the same rule; 4x4x8 is two cubes: 2 axes x 32 rings x 4 + 16 rings x 8 = 384.
+      {"v4:4x4x8", true, 384},
+  };
+  for (const Case& c : cases) {
+    Topology t = Topo(c.spec);
+    EXPECT_EQ(t.wrap, std::vector<bool>(3, c.wraps)) << c.spec;
+    EXPECT_EQ(t.links.size(), c.links) << c.spec;
+  }
+  ExpectRoutesConnect(Topo("v5p:4x4x4"));
 }
 
 TEST(Torus, RouteLengthsAndDimensionOrder) {

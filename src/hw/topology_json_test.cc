@@ -4,11 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "hw/testing.h"
 #include "hw/topology.h"
 #include "hw/topology_svg.h"
 
 namespace az::hw {
 namespace {
+
+using hw_test::Topo;
 
 // The example of docs/topology-json.md.
 constexpr const char* kDocExample = R"({
@@ -100,14 +103,12 @@ void ExpectRoundTrip(const Topology& t) {
 TEST(TopologyJson, CatalogTopologiesRoundTrip) {
   for (const char* spec : {"v5e:2x4", "v5e:8x16", "v5p:2x2x4", "v5p:4x4x4", "h100:8", "h100:2x8", "h100:2x8:efa",
                            "l40s:8", "rtx4090:4", "l20:3", "l40s:2x4"}) {
-    auto t = MakeTopology(spec);
-    ASSERT_TRUE(t.ok());
-    ExpectRoundTrip(*t);
+    Topology t = Topo(spec);
+    ExpectRoundTrip(t);
   }
-  auto degraded = MakeTopology("h100:2x8");
-  ASSERT_TRUE(degraded.ok());
-  ASSERT_TRUE(ApplyFailures(*degraded, {"node0/gpu1-rail1"}, {"node1/gpu3"}).ok());
-  ExpectRoundTrip(*degraded);
+  Topology degraded = Topo("h100:2x8");
+  ASSERT_TRUE(ApplyFailures(degraded, {"node0/gpu1-rail1"}, {"node1/gpu3"}).ok());
+  ExpectRoundTrip(degraded);
 }
 
 // Each malformed input is an error that names the problem (and its JSON path).
@@ -197,40 +198,35 @@ TEST(TopologyJson, LimitsAndHostileInputs) {
 }
 
 TEST(TopologySvg, TorusGridsAndWrapArcs) {
-  auto small = MakeTopology("v5e:2x4");
-  ASSERT_TRUE(small.ok());
-  std::string svg = TopologySvg(*small);
+  Topology small = Topo("v5e:2x4");
+  std::string svg = TopologySvg(small);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
   EXPECT_EQ(Count(svg, "<rect class=\"chip\""), 8);
   EXPECT_EQ(Count(svg, "<line class=\"link\""), 10);
   EXPECT_EQ(Count(svg, "class=\"wrap"), 0);
 
-  auto pod = MakeTopology("v5e:16x16");
-  ASSERT_TRUE(pod.ok());
-  svg = TopologySvg(*pod);
+  Topology pod = Topo("v5e:16x16");
+  svg = TopologySvg(pod);
   EXPECT_EQ(Count(svg, "<rect class=\"chip\""), 256);
   EXPECT_EQ(Count(svg, "<path class=\"wrap\""), 32);  // 16 rings per axis, 2 axes
 
-  auto cube = MakeTopology("v5p:4x4x4");  // z-planes side by side, z wraps drawn as arcs too
-  ASSERT_TRUE(cube.ok());
-  svg = TopologySvg(*cube);
+  Topology cube = Topo("v5p:4x4x4");  // z-planes side by side, z wraps drawn as arcs too
+  svg = TopologySvg(cube);
   EXPECT_EQ(Count(svg, "<rect class=\"chip\""), 64);
   EXPECT_EQ(Count(svg, "<path class=\"wrap\""), 48);
 }
 
 TEST(TopologySvg, FailuresAndGpuSystems) {
-  auto t = MakeTopology("v5e:2x4");
-  ASSERT_TRUE(t.ok());
-  ASSERT_TRUE(ApplyFailures(*t, {"(0,0)-(1,0)"}, {"7"}).ok());
-  std::string svg = TopologySvg(*t);
+  Topology t = Topo("v5e:2x4");
+  ASSERT_TRUE(ApplyFailures(t, {"(0,0)-(1,0)"}, {"7"}).ok());
+  std::string svg = TopologySvg(t);
   // The failed link, and the 2 links of failed chip (1,3), are dashed.
   EXPECT_EQ(Count(svg, "<line class=\"link failed\""), 3);
   EXPECT_EQ(Count(svg, "<rect class=\"chip failed\""), 1);
 
-  auto cluster = MakeTopology("h100:2x8");
-  ASSERT_TRUE(cluster.ok());
-  svg = TopologySvg(*cluster);
+  Topology cluster = Topo("h100:2x8");
+  svg = TopologySvg(cluster);
   EXPECT_EQ(Count(svg, "<rect class=\"chip\""), 16);
   EXPECT_EQ(Count(svg, "<rect class=\"switch\""), 10);  // 2 NVSwitch nodes + 8 rails
   EXPECT_EQ(Count(svg, "<line class=\"link network\""), 16);
@@ -243,20 +239,19 @@ TEST(TopologySvg, FailuresAndGpuSystems) {
 }
 
 TEST(TopologySvg, OverlayLabelsLanesAndCaption) {
-  auto t = MakeTopology("v5e:4x4");
-  ASSERT_TRUE(t.ok());
+  Topology t = Topo("v5e:4x4");
   // An empty overlay is the plain picture, byte for byte.
-  EXPECT_EQ(TopologySvg(*t, SvgOverlay{}), TopologySvg(*t));
+  EXPECT_EQ(TopologySvg(t, SvgOverlay{}), TopologySvg(t));
 
   SvgOverlay overlay;
   overlay.title = "ranks <& loads>";
   overlay.chip_labels.assign(16, "");
   overlay.chip_labels[5] = "r0";
-  overlay.channel_loads.assign(static_cast<size_t>(t->num_channels()), 0.0);
+  overlay.channel_loads.assign(static_cast<size_t>(t.num_channels()), 0.0);
   overlay.channel_loads[0] = 1.0;   // a neighbour link: two straight lanes
   overlay.channel_loads[1] = 0.25;
   overlay.caption = {"busiest: a->b"};
-  std::string svg = TopologySvg(*t, overlay);
+  std::string svg = TopologySvg(t, overlay);
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
   EXPECT_NE(svg.find(">ranks &lt;&amp; loads&gt;</text>"), std::string::npos);
   EXPECT_NE(svg.find(">busiest: a-&gt;b</text>"), std::string::npos);
@@ -264,38 +259,36 @@ TEST(TopologySvg, OverlayLabelsLanesAndCaption) {
   EXPECT_EQ(Count(svg, "class=\"rank\""), 1);
   EXPECT_EQ(Count(svg, "<line class=\"lane\" data-channel=\"0\" stroke=\"#b0281a\" stroke-width=\"8.0\""), 1);
   EXPECT_EQ(Count(svg, "<line class=\"lane\" data-channel=\"1\""), 1);
-  EXPECT_EQ(Count(svg, "data-link="), static_cast<int>(t->links.size()) - 1);
+  EXPECT_EQ(Count(svg, "data-link="), static_cast<int>(t.links.size()) - 1);
   EXPECT_EQ(Count(svg, "<line class=\"legend\""), 5);  // idle and four quarters
   EXPECT_EQ(Count(svg, "<g transform="), 1);           // the drawing moved under the title
 
   // Loads on a wraparound arc (v5e:16x16 wraps both axes): the lanes are arcs.
-  auto pod = MakeTopology("v5e:16x16");
-  ASSERT_TRUE(pod.ok());
+  Topology pod = Topo("v5e:16x16");
   int wrap = -1;
-  for (int l = 0; l < static_cast<int>(pod->links.size()) && wrap < 0; ++l) {
-    if (pod->links[static_cast<size_t>(l)].wraparound) wrap = l;
+  for (int l = 0; l < static_cast<int>(pod.links.size()) && wrap < 0; ++l) {
+    if (pod.links[static_cast<size_t>(l)].wraparound) wrap = l;
   }
   ASSERT_GE(wrap, 0);
   SvgOverlay arcs;
-  arcs.channel_loads.assign(static_cast<size_t>(pod->num_channels()), 0.0);
+  arcs.channel_loads.assign(static_cast<size_t>(pod.num_channels()), 0.0);
   arcs.channel_loads[static_cast<size_t>(2 * wrap + 1)] = 2.0;  // clamped to 1
-  svg = TopologySvg(*pod, arcs);
+  svg = TopologySvg(pod, arcs);
   std::string busy_lane = "<path class=\"lane\" data-channel=\"" + std::to_string(2 * wrap + 1) + "\"";
   EXPECT_EQ(Count(svg, busy_lane + " stroke=\"#b0281a\" stroke-width=\"8.0\""), 1);
   EXPECT_EQ(Count(svg, "<path class=\"lane idle\" data-channel=\"" + std::to_string(2 * wrap) + "\""), 1);
   EXPECT_EQ(Count(svg, "<path class=\"wrap\""), 31);
 
   // GPU systems: labels and lanes on NVLink and rail links alike.
-  auto cluster = MakeTopology("h100:2x8");
-  ASSERT_TRUE(cluster.ok());
+  Topology cluster = Topo("h100:2x8");
   SvgOverlay gpus;
   gpus.chip_labels.assign(16, "");
   for (int chip = 0; chip < 16; ++chip) gpus.chip_labels[static_cast<size_t>(chip)] = "r" + std::to_string(chip);
-  gpus.channel_loads.assign(static_cast<size_t>(cluster->num_channels()), 0.5);
-  svg = TopologySvg(*cluster, gpus);
+  gpus.channel_loads.assign(static_cast<size_t>(cluster.num_channels()), 0.5);
+  svg = TopologySvg(cluster, gpus);
   EXPECT_EQ(Count(svg, "class=\"rank\""), 16);
-  EXPECT_EQ(Count(svg, "class=\"lane\""), cluster->num_channels());
-  EXPECT_EQ(Count(svg, "stroke-width=\"5.0\""), cluster->num_channels() + 1);  // and the legend's 50%
+  EXPECT_EQ(Count(svg, "class=\"lane\""), cluster.num_channels());
+  EXPECT_EQ(Count(svg, "stroke-width=\"5.0\""), cluster.num_channels() + 1);  // and the legend's 50%
 }
 
 }  // namespace

@@ -5,32 +5,31 @@
 namespace az::net {
 namespace {
 
+// `text` parsed as the replica groups of `n` devices, printed back by `format`;
+// the error message when it does not parse.
+template <typename Format>
+std::string Reformat(const char* text, int n, Format format) {
+  auto groups = ParseReplicaGroups(text, n);
+  return groups.ok() ? format(*groups) : groups.status().ToString();
+}
+
+std::string Explicit(const char* text, int n) { return Reformat(text, n, FormatReplicaGroups); }
+std::string Iota(const char* text, int n) { return Reformat(text, n, FormatIotaReplicaGroups); }
+
 TEST(ReplicaGroups, IotaFormExpandsLikeXla) {
   // reference/formats.md §3.5: mesh x=2, y=4, device = 4x + y.
   // [4,2]<=[2,4]T(1,0): iota(8) as 2x4, transposed, cut in 4 groups of 2: groups vary x.
-  auto vary_x = ParseReplicaGroups("[4,2]<=[2,4]T(1,0)", 8);
-  ASSERT_TRUE(vary_x.ok()) << vary_x.status().ToString();
-  EXPECT_EQ(FormatReplicaGroups(*vary_x), "{{0,4},{1,5},{2,6},{3,7}}");
+  EXPECT_EQ(Explicit("[4,2]<=[2,4]T(1,0)", 8), "{{0,4},{1,5},{2,6},{3,7}}");
   // [2,4]<=[8]: groups vary y.
-  auto vary_y = ParseReplicaGroups("[2,4]<=[8]", 8);
-  ASSERT_TRUE(vary_y.ok());
-  EXPECT_EQ(FormatReplicaGroups(*vary_y), "{{0,1,2,3},{4,5,6,7}}");
+  EXPECT_EQ(Explicit("[2,4]<=[8]", 8), "{{0,1,2,3},{4,5,6,7}}");
   // Three dims: [2,2,2] transposed (2,1,0): id = x + 2y + 4z read z fastest.
-  auto three = ParseReplicaGroups("[1,8]<=[2,2,2]T(2,1,0)", 8);
-  ASSERT_TRUE(three.ok());
-  EXPECT_EQ(FormatReplicaGroups(*three), "{{0,4,2,6,1,5,3,7}}");
+  EXPECT_EQ(Explicit("[1,8]<=[2,2,2]T(2,1,0)", 8), "{{0,4,2,6,1,5,3,7}}");
 }
 
 TEST(ReplicaGroups, FormatsBackToIota) {
-  auto g = ParseReplicaGroups("{{0,4},{1,5},{2,6},{3,7}}", 8);
-  ASSERT_TRUE(g.ok());
-  EXPECT_EQ(FormatIotaReplicaGroups(*g), "[4,2]<=[2,4]T(1,0)");
-  auto plain = ParseReplicaGroups("0,1;2,3", 4);
-  ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(FormatIotaReplicaGroups(*plain), "[2,2]<=[4]");
-  auto ragged = ParseReplicaGroups("{{0},{1,2,3}}", 4);
-  ASSERT_TRUE(ragged.ok());
-  EXPECT_EQ(FormatIotaReplicaGroups(*ragged), "");
+  EXPECT_EQ(Iota("{{0,4},{1,5},{2,6},{3,7}}", 8), "[4,2]<=[2,4]T(1,0)");
+  EXPECT_EQ(Iota("0,1;2,3", 4), "[2,2]<=[4]");
+  EXPECT_EQ(Iota("{{0},{1,2,3}}", 4), "");  // ragged: no iota form
 }
 
 TEST(ReplicaGroups, BadInputIsAClearError) {

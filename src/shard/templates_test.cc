@@ -21,12 +21,7 @@ struct Options {
 };
 
 pir::Graph Zoo(const Options& o) {
-  zoo::ModelOptions options;
-  options.width = 256;
-  options.height = 256;
-  options.frames = o.frames;
-  options.cfg = o.cfg;
-  options.batch = o.batch;
+  zoo::ModelOptions options{.width = 256, .height = 256, .frames = o.frames, .batch = o.batch, .cfg = o.cfg};
   auto config = zoo::ResolveConfig(o.model, options);
   EXPECT_TRUE(config.ok()) << config.status().ToString();
   auto graph = o.step ? zoo::BuildStep(*config) : zoo::BuildForward(*config);
@@ -432,10 +427,7 @@ namespace {
 // (xDiT: Ulysses over 8 ranks with FSDP over the same 8), or span several
 // axes. Every weight of rank >= 2 is then stored on exactly those axes.
 TEST(TemplateFsdp, SharesAndSpansAxes) {
-  zoo::ModelOptions options;
-  options.width = 416;
-  options.height = 240;
-  options.frames = 5;
+  zoo::ModelOptions options{.width = 416, .height = 240, .frames = 5};
   auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", options);
   ASSERT_TRUE(config.ok());
   auto graph = zoo::BuildForward(*config);

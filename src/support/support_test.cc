@@ -2,6 +2,7 @@
 
 #include "support/csv.h"
 #include "support/diagnostic.h"
+#include "support/enum_names.h"
 #include "support/status.h"
 #include "support/units.h"
 
@@ -81,6 +82,20 @@ TEST(Csv, CellsAndLocatedErrors) {
   auto quoted = support::ReadCsv("name,value\n\"a, b\",2\n", "q.csv", {"name", "value"});
   ASSERT_TRUE(quoted.ok()) << quoted.status().message();
   EXPECT_EQ(quoted->rows.at(0).cells.at(quoted->column.at("name")), "a, b");
+}
+
+enum class Color { kRed, kGreen, kBlue };
+constexpr EnumName<Color> kColorNames[] = {{Color::kRed, "red"}, {Color::kGreen, "green"}, {Color::kBlue, "blue"}};
+
+// Both directions from one table; the error lists every name.
+TEST(EnumNames, NameParseAndTheExpectedList) {
+  EXPECT_EQ(NameOf(kColorNames, Color::kGreen), "green");
+  auto blue = ParseName(kColorNames, "blue", "color");
+  ASSERT_TRUE(blue.ok());
+  EXPECT_EQ(*blue, Color::kBlue);
+  auto bad = ParseName(kColorNames, "pink", "color");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "unknown color 'pink' (expected red, green or blue)");
 }
 
 }  // namespace

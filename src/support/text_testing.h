@@ -1,5 +1,6 @@
 // Test helpers for the text formats' parsers (PIR, CIR), header-only: the
-// golden error files' expected diagnostic, and the fuzz property checked on
+// golden files' byte-identical round trip, the golden error files' expected
+// diagnostic, and the fuzz property checked on
 // seeded random edits of the golden files in every test run (a cheap
 // stand-in for libFuzzer): deletions, insertions of syntax-relevant
 // characters, random bytes, duplicated spans.
@@ -63,6 +64,34 @@ int ExpectMutantsParseOrFailLocated(const std::vector<std::filesystem::path>& fi
   return parsed_count;
 }
 
+// The golden folder of a text format ("pir", "cir"): tests/golden/<format>
+// (AZ_SOURCE_DIR: the test targets define it).
+inline std::filesystem::path GoldenDir(const std::string& format) {
+  return std::filesystem::path(AZ_SOURCE_DIR) / "tests" / "golden" / format;
+}
+
+// The files in `format` (named *.<format>) of its golden folder or of the
+// subfolder `sub` ("errors"), sorted.
+inline std::vector<std::filesystem::path> GoldenFiles(const std::string& format, const std::string& sub = "") {
+  return testing::FilesWithExtension(sub.empty() ? GoldenDir(format) : GoldenDir(format) / sub, "." + format);
+}
+
+// Every golden file of `files` parses (`parse(text, name)`, a StatusOr, with
+// the file's name), prints back byte-identical (`print`), and the parsed value
+// passes `check` (a second round trip).
+template <typename Parse, typename Print, typename Check>
+void ExpectGoldenFilesRoundTrip(const std::vector<std::filesystem::path>& files, Parse parse, Print print,
+                                Check check) {
+  for (const std::filesystem::path& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    const std::string text = testing::ReadTextFile(path);
+    auto parsed = parse(text, path.filename().string());
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(print(*parsed), text);
+    check(*parsed);
+  }
+}
+
 // A golden error file's first line: "// expected-error@LINE:COL: message".
 struct ExpectedError {
   int line = 0, col = 0;
@@ -78,6 +107,19 @@ inline std::optional<ExpectedError> ParseExpectedError(const std::string& text) 
   if (colon2 == std::string::npos || colon2 + 2 > first.size()) return std::nullopt;
   return ExpectedError{std::stoi(first.substr(tag.size(), colon1 - tag.size())),
                        std::stoi(first.substr(colon1 + 1, colon2 - colon1 - 1)), first.substr(colon2 + 2)};
+}
+
+// Calls `check(text, name, expected)` on each golden error file of `files`
+// with the error its first line expects.
+template <typename Check>
+void ForEachGoldenErrorFile(const std::vector<std::filesystem::path>& files, Check check) {
+  for (const std::filesystem::path& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    const std::string text = testing::ReadTextFile(path);
+    std::optional<ExpectedError> expected = ParseExpectedError(text);
+    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
+    check(text, path.filename().string(), *expected);
+  }
 }
 
 // `rendered` starts with the expected diagnostic: "name:L:C: error: message",

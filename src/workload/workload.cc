@@ -2,33 +2,31 @@
 // imported program's answers.
 #include "workload/workload.h"
 
+#include "support/enum_names.h"
+
 namespace az::workload {
+namespace {
 
-std::string_view CfgModeName(CfgMode mode) {
-  switch (mode) {
-    case CfgMode::kTwoPass: return "two-pass";
-    case CfgMode::kBatch2: return "batch2";
-    case CfgMode::kNone: return "none";
-  }
-  return "none";
-}
+constexpr EnumName<CfgMode> kCfgModeNames[] = {
+    {CfgMode::kTwoPass, "two-pass"},
+    {CfgMode::kBatch2, "batch2"},
+    {CfgMode::kNone, "none"},
+};
 
-StatusOr<CfgMode> ParseCfgMode(std::string_view name) {
-  if (name == "two-pass") return CfgMode::kTwoPass;
-  if (name == "batch2") return CfgMode::kBatch2;
-  if (name == "none") return CfgMode::kNone;
-  return InvalidArgument("unknown CFG mode '" + std::string(name) + "' (expected two-pass, batch2 or none)");
-}
+constexpr EnumName<StageKind> kStageKindNames[] = {
+    {StageKind::kTextEncoder, "text-encoder"},
+    {StageKind::kImageEncoder, "image-encoder"},
+    {StageKind::kVaeEncoder, "vae-encoder"},
+    {StageKind::kVaeDecoder, "vae-decoder"},
+};
 
-std::string_view StageKindName(StageKind kind) {
-  switch (kind) {
-    case StageKind::kTextEncoder: return "text-encoder";
-    case StageKind::kImageEncoder: return "image-encoder";
-    case StageKind::kVaeEncoder: return "vae-encoder";
-    case StageKind::kVaeDecoder: return "vae-decoder";
-  }
-  return "text-encoder";
-}
+}  // namespace
+
+std::string_view CfgModeName(CfgMode mode) { return NameOf(kCfgModeNames, mode); }
+
+StatusOr<CfgMode> ParseCfgMode(std::string_view name) { return ParseName(kCfgModeNames, name, "CFG mode"); }
+
+std::string_view StageKindName(StageKind kind) { return NameOf(kStageKindNames, kind); }
 
 StatusOr<pir::Graph> WorkloadBuilder::Step(const Workload& workload) const {
   return InvalidArgument("'" + workload.model + "' is an imported program: it has a forward, not a denoising step");

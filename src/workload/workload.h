@@ -47,10 +47,12 @@ std::string_view CfgModeName(CfgMode mode);
 StatusOr<CfgMode> ParseCfgMode(std::string_view name);
 
 // What a user asks of a zoo model; unset fields take the model's defaults.
+// Every field has an initializer, so designated initializers may name any
+// subset: ModelOptions{.width = 256, .height = 256, .frames = 5}.
 struct ModelOptions {
-  std::optional<int64_t> width, height, frames, steps;
+  std::optional<int64_t> width{}, height{}, frames{}, steps{};
   int64_t batch = 1;
-  std::optional<CfgMode> cfg;
+  std::optional<CfgMode> cfg{};
   pir::DType dtype = pir::DType::kBF16;
 };
 

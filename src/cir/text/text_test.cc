@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "cir/testing.h"
 #include "cir/text/lexer.h"
 #include "cir/text/parser.h"
 #include "cir/text/printer.h"
@@ -21,10 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using pir::DType;
-
-std::vector<fs::path> CirFiles(const fs::path& dir) { return testing::FilesWithExtension(dir, ".cir"); }
-
-fs::path GoldenDir() { return fs::path(AZ_SOURCE_DIR) / "tests" / "golden" / "cir"; }
 
 Program MustParse(std::string_view text) {
   StatusOr<Program> program = ParseProgram(text, "test.cir");
@@ -46,64 +43,25 @@ Program UlyssesProgram() {
   p.num_devices = 8;
   p.mesh = "x=2,y=4";
   auto buffer = [&](std::string name, BufferKind kind, pir::Shape shape) {
-    Buffer b;
-    b.name = std::move(name);
-    b.kind = kind;
-    b.dtype = DType::kBF16;
-    b.shape = std::move(shape);
-    return p.AddBuffer(std::move(b));
+    return p.AddBuffer(MakeBuffer(std::move(name), kind, std::move(shape), DType::kBF16));
   };
   int latent = buffer("latent", BufferKind::kInput, {1, 9450, 5120});
   int weight = buffer("blocks.0.q.weight", BufferKind::kParameter, {5120, 5120});
   int q = buffer("blocks.0.q", BufferKind::kActivation, {1, 9450, 5120});
   int a2a = buffer("a2a.0", BufferKind::kCommunication, {1, 75600, 640});
 
-  Instruction kernel;
-  kernel.kind = InstrKind::kKernel;
-  kernel.kernel = KernelKind::kMatmul;
-  kernel.name = "blocks.0.self_attn.q";
+  Instruction kernel = Kernel("blocks.0.self_attn.q", {latent, weight}, {q}, 123);
   kernel.origin = "blocks.0.self_attn.q";
-  kernel.operands = {latent, weight};
-  kernel.results = {q};
-  kernel.flops = Flops(123);
   kernel.bytes_read = Bytes(456);
   kernel.bytes_written = Bytes(789);
   p.AddInstruction(kernel);
-
-  Instruction start;
-  start.kind = InstrKind::kCollectiveStart;
-  start.collective = CollectiveKind::kAllToAll;
-  start.name = "a2a.0";
-  start.operands = {q};
-  start.results = {a2a};
-  start.collective_bytes = Bytes(1000);
-  start.groups.groups = {{0, 1, 2, 3}, {4, 5, 6, 7}};
-  int start_index = p.AddInstruction(start);
-
-  Instruction done;
-  done.kind = InstrKind::kCollectiveDone;
-  done.collective = CollectiveKind::kAllToAll;
-  done.name = "a2a.0.done";
-  done.start = start_index;
-  p.AddInstruction(done);
-
-  Instruction all_reduce;
-  all_reduce.kind = InstrKind::kCollective;
-  all_reduce.collective = CollectiveKind::kAllReduce;
-  all_reduce.name = "ar.1";
-  all_reduce.operands = {a2a};
-  all_reduce.results = {a2a};
-  all_reduce.collective_bytes = Bytes(1000);
-  all_reduce.groups.groups = {{0, 1, 2, 3}, {4, 6}, {5, 7}};
-  p.AddInstruction(all_reduce);
-
-  Instruction permute;
-  permute.kind = InstrKind::kCollective;
-  permute.collective = CollectiveKind::kCollectivePermute;
-  permute.name = "cp.2";
-  permute.operands = {q};
-  permute.results = {a2a};
-  permute.collective_bytes = Bytes(10);
+  int start = p.AddInstruction(Collective(InstrKind::kCollectiveStart, CollectiveKind::kAllToAll, "a2a.0",
+                                                    {q}, {a2a}, 1000, {{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  p.AddInstruction(Done(CollectiveKind::kAllToAll, "a2a.0.done", start));
+  p.AddInstruction(Collective(InstrKind::kCollective, CollectiveKind::kAllReduce, "ar.1", {a2a}, {a2a},
+                                        1000, {{0, 1, 2, 3}, {4, 6}, {5, 7}}));
+  Instruction permute =
+      Collective(InstrKind::kCollective, CollectiveKind::kCollectivePermute, "cp.2", {q}, {a2a}, 10, {});
   permute.pairs = {{0, 1}, {1, 0}};
   p.AddInstruction(permute);
 
@@ -292,18 +250,21 @@ TEST(CirParser, DoneWithListsAndOrigin) {
 std::string Header(int64_t devices = 8) { return "program \"p\" devices = " + std::to_string(devices) + " {\n"; }
 
 // Input over a limit gets kResourceExhausted, located at the statement that
-// crosses it.
+// crosses it: `text`, parsed as `file`, fails with a message that starts with `error`.
+void ExpectOverLimit(const std::string& text, const std::string& file, const std::string& error) {
+  StatusOr<Program> program = ParseProgram(text, file);
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(program.status().message().rfind(error, 0), 0u) << program.status().message().substr(0, 200);
+}
+
 TEST(CirParser, BufferLimit) {
   // 10^6 buffers parse; one more does not.
   std::string many_buffers = Header();
   many_buffers.reserve(40'000'000);
   for (int i = 0; i <= 1'000'000; ++i) many_buffers += "buffer %" + std::to_string(i) + " \"\" param f32[]\n";
   many_buffers += "outputs ()\n}\n";
-  StatusOr<Program> buffers = ParseProgram(many_buffers, "big.cir");
-  ASSERT_FALSE(buffers.ok());
-  EXPECT_EQ(buffers.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(buffers.status().message().rfind("big.cir:1000002:1: error: more than 1000000 buffers", 0), 0u)
-      << buffers.status().message().substr(0, 200);
+  ExpectOverLimit(many_buffers, "big.cir", "big.cir:1000002:1: error: more than 1000000 buffers");
 }
 
 TEST(CirParser, InstructionLimit) {
@@ -313,11 +274,7 @@ TEST(CirParser, InstructionLimit) {
     many_instructions += "kernel \"" + std::to_string(i) + "\" custom () -> () {flops=0,read=0,written=0}\n";
   }
   many_instructions += "outputs ()\n}\n";
-  StatusOr<Program> instructions = ParseProgram(many_instructions, "big.cir");
-  ASSERT_FALSE(instructions.ok());
-  EXPECT_EQ(instructions.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(instructions.status().message().rfind("big.cir:1000002:1: error: more than 1000000 instructions", 0), 0u)
-      << instructions.status().message().substr(0, 200);
+  ExpectOverLimit(many_instructions, "big.cir", "big.cir:1000002:1: error: more than 1000000 instructions");
 }
 
 TEST(CirParser, GroupIdLimit) {
@@ -327,14 +284,8 @@ TEST(CirParser, GroupIdLimit) {
     many_ids += "all-reduce \"" + std::to_string(i) + "\" (%0) -> (%0) {bytes = 4, groups = [1,1048576]<=[1048576]}\n";
   }
   many_ids += "outputs ()\n}\n";
-  StatusOr<Program> ids = ParseProgram(many_ids, "ids.cir");
-  ASSERT_FALSE(ids.ok());
-  EXPECT_EQ(ids.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(ids.status().message().rfind("ids.cir:7:50: error: the program's replica groups and pairs exceed the "
-                                         "limit of 2^22 device ids",
-                                         0),
-            0u)
-      << ids.status().message();
+  ExpectOverLimit(many_ids, "ids.cir",
+                  "ids.cir:7:50: error: the program's replica groups and pairs exceed the limit of 2^22 device ids");
 }
 
 TEST(CirParser, LargestIotaRoundTrips) {
@@ -411,21 +362,16 @@ TEST(CirLexer, ErrorsStayPut) {
 // ---------------------------------------------------------------- golden files
 
 TEST(CirGolden, EveryFileRoundTripsByteIdenticalAndVerifies) {
-  std::vector<fs::path> files = CirFiles(GoldenDir());
-  ASSERT_GE(files.size(), 4u) << GoldenDir();
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    StatusOr<Program> program = ParseAndVerifyProgram(text, path.filename().string());
-    ASSERT_TRUE(program.ok()) << program.status().message();
-    EXPECT_EQ(PrintProgram(*program), text);
-    ExpectRoundTrip(*program);
-  }
+  std::vector<fs::path> files = GoldenFiles("cir");
+  ASSERT_GE(files.size(), 4u) << GoldenDir("cir");
+  ExpectGoldenFilesRoundTrip(
+      files, [](const std::string& text, const std::string& name) { return ParseAndVerifyProgram(text, name); },
+      PrintProgram, [](const Program& program) { ExpectRoundTrip(program); });
 }
 
 // The golden Ulysses step, summarized: the numbers follow from its text.
 TEST(CirGolden, UlyssesSummary) {
-  StatusOr<Program> program = ParseAndVerifyProgram(testing::ReadTextFile(GoldenDir() / "ulysses.cir"));
+  StatusOr<Program> program = ParseAndVerifyProgram(testing::ReadTextFile(GoldenDir("cir") / "ulysses.cir"));
   ASSERT_TRUE(program.ok()) << program.status().message();
   ProgramSummary s = Summarize(*program);
   EXPECT_EQ(s.kernels, 2);
@@ -449,27 +395,21 @@ TEST(CirGolden, UlyssesSummary) {
 // First line of each file: "// expected-error@LINE:COL: message". Files named
 // verify_* parse and fail the verifier; the others fail to parse.
 TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
-  std::vector<fs::path> files = CirFiles(GoldenDir() / "errors");
+  std::vector<fs::path> files = GoldenFiles("cir", "errors");
   ASSERT_GE(files.size(), 30u);
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    std::optional<ExpectedError> expected = ParseExpectedError(text);
-    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
-    std::string name = path.filename().string();
+  ForEachGoldenErrorFile(files, [](const std::string& text, const std::string& name, const ExpectedError& expected) {
     bool verify = name.rfind("verify_", 0) == 0;
-
     EXPECT_EQ(ParseProgram(text, name).ok(), verify);
     StatusOr<Program> program = ParseAndVerifyProgram(text, name);
     ASSERT_FALSE(program.ok());
     // The first diagnostic: "file:L:C: error: message", the source line, the caret.
     std::string rendered = program.status().message();
     StatusCode expected_code = verify ? StatusCode::kInvalidArgument
-                               : expected->message.find("limit") != std::string::npos ? StatusCode::kResourceExhausted
-                                                                            : StatusCode::kParseError;
+                               : expected.message.find("limit") != std::string::npos ? StatusCode::kResourceExhausted
+                                                                           : StatusCode::kParseError;
     EXPECT_EQ(program.status().code(), expected_code) << rendered;
-    ExpectDiagnostic(rendered, name, *expected);
-  }
+    ExpectDiagnostic(rendered, name, expected);
+  });
 }
 
 // The fuzz target's property, on seeded random edits of the golden files (a
@@ -479,7 +419,7 @@ TEST(CirGolden, ErrorFilesReportTheExpectedDiagnostic) {
 TEST(CirParser, SeededMutationsKeepTheFuzzProperty) {
   std::mt19937 rng(11);
   int parsed_count = ExpectMutantsParseOrFailLocated(
-      CirFiles(GoldenDir()), rng, "%\"{}[]()<>,=-T0123456789 \n/\\x", "mutant.cir",
+      GoldenFiles("cir"), rng, "%\"{}[]()<>,=-T0123456789 \n/\\x", "mutant.cir",
       [](const std::string& text, const std::string& name) { return ParseProgram(text, name); }, PrintProgram,
       [](const Program& program) {
         (void)VerifyProgram(program);

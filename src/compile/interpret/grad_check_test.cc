@@ -280,6 +280,32 @@ TEST(GradCheck, RematerializationComputesTheSameGradients) {
   }
 }
 
+// Random leaves for a training step: step 3, learning rate 0.01, every second
+// moment non-negative.
+std::map<ValueId, Tensor> StepLeaves(const pir::Graph& graph) {
+  auto leaves = RandomLeaves(graph);
+  for (auto& [id, tensor] : leaves) {
+    const std::string& name = graph.value(id).name;
+    if (name == "optimizer.step") tensor.data = {3};
+    if (name == "optimizer.lr") tensor.data = {0.01};
+    if (name.ends_with(".exp_avg_sq")) {
+      for (double& v : tensor.data) v = std::abs(v);
+    }
+  }
+  return leaves;
+}
+
+// The partitioned step's outputs (loss, updated parameters and moments) are
+// the reference's within 1e-9 relative to 1 + |want|.
+void ExpectSameStep(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    for (size_t i = 0; i < got[o].data.size(); ++i) {
+      EXPECT_NEAR(got[o].data[i], want[o].data[i], 1e-9 * (1 + std::abs(want[o].data[i]))) << "output " << o;
+    }
+  }
+}
+
 TEST(GradCheck, DataParallelTrainingStepComputesTheReferenceStep) {
   // Every device runs its half of the batch; weight gradients leave the
   // backward as partial sums over "dp" and are all-reduced before AdamW, which
@@ -288,15 +314,7 @@ TEST(GradCheck, DataParallelTrainingStepComputesTheReferenceStep) {
   // whole step (loss and every updated parameter).
   TinyWan t = BuildTinyWan(pir::RematPolicy::kSelected, /*with_adamw=*/true);
   ASSERT_TRUE(pir::VerifyGraph(t.graph).ok()) << pir::VerifyGraph(t.graph).ToString();
-  auto leaves = RandomLeaves(t.graph);
-  for (auto& [id, tensor] : leaves) {
-    const std::string& name = t.graph.value(id).name;
-    if (name == "optimizer.step") tensor.data = {3};
-    if (name == "optimizer.lr") tensor.data = {0.01};
-    if (name.ends_with(".exp_avg_sq")) {
-      for (double& v : tensor.data) v = std::abs(v);  // a second moment is non-negative
-    }
-  }
+  auto leaves = StepLeaves(t.graph);
   auto want = RunReference(t.graph, leaves);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
   auto mesh = shard::Mesh::Parse("dp=2");
@@ -316,12 +334,7 @@ TEST(GradCheck, DataParallelTrainingStepComputesTheReferenceStep) {
   EXPECT_TRUE(partial_gradient);
   auto got = RunPartitioned(t.graph, *plan, leaves);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  ASSERT_EQ(got->size(), want->size());
-  for (size_t o = 0; o < got->size(); ++o) {
-    for (size_t i = 0; i < (*got)[o].data.size(); ++i) {
-      EXPECT_NEAR((*got)[o].data[i], (*want)[o].data[i], 1e-9 * (1 + std::abs((*want)[o].data[i]))) << "output " << o;
-    }
-  }
+  ExpectSameStep(*got, *want);
 }
 
 // The tiny step under `templ` on `mesh_text`: the simulated devices must
@@ -331,15 +344,7 @@ TEST(GradCheck, DataParallelTrainingStepComputesTheReferenceStep) {
 void ExpectPartitionedStepMatches(const std::string& mesh_text, const std::string& templ, int* ring_grads = nullptr) {
   SCOPED_TRACE(templ + " on " + mesh_text);
   TinyWan t = BuildTinyWan(pir::RematPolicy::kSelected, /*with_adamw=*/true, /*text_cross=*/true);
-  auto leaves = RandomLeaves(t.graph);
-  for (auto& [id, tensor] : leaves) {
-    const std::string& name = t.graph.value(id).name;
-    if (name == "optimizer.step") tensor.data = {3};
-    if (name == "optimizer.lr") tensor.data = {0.01};
-    if (name.ends_with(".exp_avg_sq")) {
-      for (double& v : tensor.data) v = std::abs(v);
-    }
-  }
+  auto leaves = StepLeaves(t.graph);
   auto want = RunReference(t.graph, leaves);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
   auto mesh = shard::Mesh::Parse(mesh_text);
@@ -357,12 +362,7 @@ void ExpectPartitionedStepMatches(const std::string& mesh_text, const std::strin
   }
   auto got = RunPartitioned(t.graph, *plan, leaves);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  ASSERT_EQ(got->size(), want->size());
-  for (size_t o = 0; o < got->size(); ++o) {
-    for (size_t i = 0; i < (*got)[o].data.size(); ++i) {
-      EXPECT_NEAR((*got)[o].data[i], (*want)[o].data[i], 1e-9 * (1 + std::abs((*want)[o].data[i]))) << "output " << o;
-    }
-  }
+  ExpectSameStep(*got, *want);
 }
 
 TEST(GradCheck, RingTrainingStepComputesTheReferenceStep) {

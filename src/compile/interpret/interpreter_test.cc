@@ -80,6 +80,26 @@ std::vector<int> FactorAxes(const pir::Graph& graph, const shard::ShardingPlan& 
   return {};
 }
 
+// The plan that propagates `graph`'s input `x` split as `sharding` over the
+// two devices of mesh x=2 (the InterpreterNormalized tests).
+StatusOr<shard::ShardingPlan> PropagateOverX2(const pir::Graph& graph, ValueId x, shard::TensorSharding sharding) {
+  AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse("x=2"));
+  shard::Seeds seeds;
+  seeds.values[x] = std::move(sharding);
+  return shard::Propagate(graph, mesh, seeds);
+}
+
+// The partitioned run of `plan` on random leaves matches the reference within
+// 1e-12 (relative).
+void ExpectMatchesReference(const pir::Graph& graph, const shard::ShardingPlan& plan) {
+  auto leaves = RandomLeaves(graph);
+  auto reference = RunReference(graph, leaves);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  auto got = RunPartitioned(graph, plan, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
+}
+
 class InterpreterTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -243,20 +263,11 @@ TEST(InterpreterNormalized, ShardedFeaturesMatchTheReference) {
   axis.Set("axis", int64_t{-1});
   b.Output(b.AddOp1(pir::OpKind::kSoftmax, "softmax", {r}, axis));
   pir::Graph graph = b.Finish();
-  auto leaves = RandomLeaves(graph);
-  auto reference = RunReference(graph, leaves);
-  ASSERT_TRUE(reference.ok());
-  auto mesh = shard::Mesh::Parse("x=2");
-  ASSERT_TRUE(mesh.ok());
-  shard::Seeds seeds;
-  seeds.values[x] = shard::TensorSharding{{{}, {}, {0}}, {}};
-  auto plan = shard::Propagate(graph, *mesh, seeds);
+  auto plan = PropagateOverX2(graph, x, shard::TensorSharding{{{}, {}, {0}}, {}});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   for (const char* op : {"ln", "rms"}) EXPECT_EQ(FactorAxes(graph, *plan, op, "n"), std::vector<int>{0}) << op;
   EXPECT_EQ(FactorAxes(graph, *plan, "softmax", "d2"), std::vector<int>{0});
-  auto got = RunPartitioned(graph, *plan, leaves);
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
+  ExpectMatchesReference(graph, *plan);
 }
 
 // The VAE ops on hand-computed values.
@@ -315,19 +326,10 @@ TEST(InterpreterNormalized, GroupNormShardedFramesMatchTheReference) {
   groups.Set("eps", 1e-6);
   b.Output(b.AddOp1(OpKind::kGroupNorm, "gn", {x, w, bias}, groups));
   pir::Graph graph = b.Finish();
-  auto leaves = RandomLeaves(graph);
-  auto reference = RunReference(graph, leaves);
-  ASSERT_TRUE(reference.ok());
-  auto mesh = shard::Mesh::Parse("x=2");
-  ASSERT_TRUE(mesh.ok());
-  shard::Seeds seeds;
-  seeds.values[x] = shard::TensorSharding{{{}, {}, {0}, {}}, {}};
-  auto plan = shard::Propagate(graph, *mesh, seeds);
+  auto plan = PropagateOverX2(graph, x, shard::TensorSharding{{{}, {}, {0}, {}}, {}});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(FactorAxes(graph, *plan, "gn", "s0"), std::vector<int>{0});
-  auto got = RunPartitioned(graph, *plan, leaves);
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
+  ExpectMatchesReference(graph, *plan);
 }
 
 // Replicate padding partitioned: with the unpadded batch dim split over x each
@@ -346,26 +348,13 @@ TEST(InterpreterNormalized, PadShardedMatchesTheReference) {
   ValueId padded = b.AddOp1(OpKind::kPad, "pad", {x}, pad);
   b.Output(b.Unary(OpKind::kSilu, "act", padded));
   pir::Graph graph = b.Finish();
-  auto leaves = RandomLeaves(graph);
-  auto reference = RunReference(graph, leaves);
-  ASSERT_TRUE(reference.ok());
-  auto mesh = shard::Mesh::Parse("x=2");
-  ASSERT_TRUE(mesh.ok());
-  shard::Seeds seeds;
-  seeds.values[x] = shard::TensorSharding{{{0}, {}, {}}, {}};
-  auto plan = shard::Propagate(graph, *mesh, seeds);
+  auto plan = PropagateOverX2(graph, x, shard::TensorSharding{{{0}, {}, {}}, {}});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  auto got = RunPartitioned(graph, *plan, leaves);
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_LE(RelativeError(*got, *reference), 1e-12);
-  seeds.values[x] = shard::TensorSharding{{{}, {0}, {}}, {}};
-  plan = shard::Propagate(graph, *mesh, seeds);
+  ExpectMatchesReference(graph, *plan);
+  plan = PropagateOverX2(graph, x, shard::TensorSharding{{{}, {0}, {}}, {}});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  got = RunPartitioned(graph, *plan, leaves);
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(got.status().message().find("op 'act': reads a split pad's extended shards"), std::string::npos)
-      << got.status().message();
+  interpret_test::ExpectUnimplemented(RunPartitioned(graph, *plan, RandomLeaves(graph)),
+                                      "op 'act': reads a split pad's extended shards");
 }
 
 // The attention kernel against the same computation spelled out with einsum,

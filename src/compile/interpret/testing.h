@@ -1,7 +1,7 @@
 // Helpers the compiler's tests share (interpreter_test, grad_check_test,
 // windows_test, spmd/halo_test): the PIR names they build graphs with, the
-// decoders' convolution, seeded random leaves and the relative error between
-// runs.
+// decoders' convolution, seeded random leaves, the relative error between
+// runs and the check of a refused split.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +11,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "compile/interpret/interpreter.h"
 #include "pir/build/graph_builder.h"
@@ -53,6 +55,26 @@ inline ValueId Conv3d(GraphBuilder& b, const std::string& name, ValueId x, int64
   attrs.Set("stride", std::move(stride));
   attrs.Set("padding", std::move(padding));
   return b.AddOp1(OpKind::kConv3d, name, {x, w, bias}, attrs);
+}
+
+// A graph `graph_name` of one such convolution `name` of the f32 input "x" of
+// shape `input`: the halo and window tests' single-op cases.
+inline pir::Graph ConvGraph(const std::string& graph_name, const std::string& name, pir::Shape input, int64_t out,
+                            std::vector<int64_t> kernel, std::vector<int64_t> padding,
+                            std::vector<int64_t> stride = {1, 1, 1}) {
+  GraphBuilder b(graph_name);
+  ValueId x = b.Input("x", DType::kF32, std::move(input));
+  b.Output(Conv3d(b, name, x, out, std::move(kernel), std::move(padding), std::move(stride)));
+  return b.Finish();
+}
+
+// `result` is a refusal: a kUnimplemented error whose message holds `reason`
+// (what the compiler and the interpreter answer for a split they cannot run).
+template <typename T>
+void ExpectUnimplemented(const StatusOr<T>& result, const std::string& reason) {
+  ASSERT_FALSE(result.ok()) << reason;
+  EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented) << result.status().ToString();
+  EXPECT_NE(result.status().message().find(reason), std::string::npos) << result.status().message();
 }
 
 // max |got - want| / max |want| over all outputs; infinity on a shape mismatch.

@@ -210,10 +210,7 @@ TEST(SplitStackControl, BlocksConvolvedAloneDiffer) {
 // The cases halo.h refuses: the interpreter reports them as unimplemented
 // with the reason, as the compiler does, rather than run them.
 void ExpectRefused(const pir::Graph& graph, const shard::ShardingPlan& plan, const std::string& reason) {
-  auto got = RunPartitioned(graph, plan, RandomLeaves(graph));
-  ASSERT_FALSE(got.ok()) << reason;
-  EXPECT_EQ(got.status().code(), StatusCode::kUnimplemented) << got.status().ToString();
-  EXPECT_NE(got.status().message().find(reason), std::string::npos) << got.status().message();
+  interpret_test::ExpectUnimplemented(RunPartitioned(graph, plan, RandomLeaves(graph)), reason);
 }
 
 TEST(SplitStackRefusals, UnalignedUpsampleAndWideWindows) {
@@ -221,10 +218,7 @@ TEST(SplitStackRefusals, UnalignedUpsampleAndWideWindows) {
   pir::Graph stack = Stack(7, 6, true);
   ExpectRefused(stack, SplitPlan(stack, "h=2", 3), "the result's blocks of 7 rows are not 2 x the operand's");
   // A 5x5 window needs 2 rows each side; 4 rows over 4 devices are blocks of 1.
-  GraphBuilder b("wide");
-  ValueId x = b.Input("x", DType::kF32, {1, 2, 1, 4, 4});
-  b.Output(Conv3d(b, "conv", x, 2, {1, 5, 5}, {0, 0, 2, 2, 2, 2}));
-  pir::Graph wide = b.Finish();
+  pir::Graph wide = interpret_test::ConvGraph("wide", "conv", {1, 2, 1, 4, 4}, 2, {1, 5, 5}, {0, 0, 2, 2, 2, 2});
   ExpectRefused(wide, SplitPlan(wide, "h=4", 3), "wider than a shard");
 }
 
@@ -240,10 +234,7 @@ TEST(SplitStackRefusals, ExtendedShardsOnlyFeedAConvolution) {
   pir::Graph graph = b.Finish();
   ExpectRefused(graph, SplitPlan(graph, "h=2", 3), "extended shards");
   // An unpadded 3x3 convolution on plain blocks narrows the split dim.
-  GraphBuilder n("narrow");
-  ValueId y = n.Input("x", DType::kF32, {1, 2, 1, 6, 6});
-  n.Output(Conv3d(n, "conv", y, 2, {1, 3, 3}, {0, 0, 0, 0, 0, 0}));
-  pir::Graph narrow = n.Finish();
+  pir::Graph narrow = interpret_test::ConvGraph("narrow", "conv", {1, 2, 1, 6, 6}, 2, {1, 3, 3}, {0, 0, 0, 0, 0, 0});
   ExpectRefused(narrow, SplitPlan(narrow, "h=2", 3), "narrows dim 3 split 2 ways from 6 to 4 rows");
 }
 

@@ -19,6 +19,7 @@ namespace az::compile {
 namespace {
 
 using interpret_test::Conv3d;
+using interpret_test::ConvGraph;
 
 // interpret/windows_test.cc's stack at x f32[1, 4, 2, 8, 6]: conv_a (3x3,
 // zeros), group norm (2 groups), silu, replicate pad (2 frames before, 1 row
@@ -147,10 +148,7 @@ TEST(HaloCompile, GoldenProgram) {
 // rows give 4 / G output rows, and the last reads 1 row of the successor's
 // block: one permute, upwards, of 1 row x 2 channels x 8 columns x 4 B = 64 B.
 TEST(HaloCompile, StridedDownsamplerReadsOneRowAfter) {
-  GraphBuilder b("down");
-  ValueId x = b.Input("x", DType::kF32, {1, 2, 1, 8, 8});
-  b.Output(Conv3d(b, "down", x, 2, {1, 3, 3}, {0, 0, 0, 1, 0, 1}, {1, 2, 2}));
-  pir::Graph graph = b.Finish();
+  pir::Graph graph = ConvGraph("down", "down", {1, 2, 1, 8, 8}, 2, {1, 3, 3}, {0, 0, 0, 1, 0, 1}, {1, 2, 2});
   for (const char* mesh : {"h=2", "h=4"}) {
     auto program = CompileSplit(graph, mesh, 3);
     ASSERT_TRUE(program.ok()) << program.status().ToString();
@@ -161,15 +159,9 @@ TEST(HaloCompile, StridedDownsamplerReadsOneRowAfter) {
   // 10 rows over 4 devices: input blocks of 3, the 5 output rows blocks of 2,
   // which would read input blocks of 4. Propagation does not split "y" (5
   // rows over 4, with the phase minor to it); the op seeded so is refused.
-  GraphBuilder u("uneven");
-  ValueId y = u.Input("x", DType::kF32, {1, 2, 1, 10, 8});
-  u.Output(Conv3d(u, "down", y, 2, {1, 3, 3}, {0, 0, 0, 1, 0, 1}, {1, 2, 2}));
-  auto refused = CompileSeededFactor(u.Finish(), "h=4", "y");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(refused.status().message().find("the input's blocks of 3 rows are not 2 x the output's 2"),
-            std::string::npos)
-      << refused.status().message();
+  pir::Graph uneven = ConvGraph("uneven", "down", {1, 2, 1, 10, 8}, 2, {1, 3, 3}, {0, 0, 0, 1, 0, 1}, {1, 2, 2});
+  interpret_test::ExpectUnimplemented(CompileSeededFactor(uneven, "h=4", "y"),
+                                      "the input's blocks of 3 rows are not 2 x the output's 2");
 }
 
 // The refusals are user errors (Unimplemented, located at the op), never a
@@ -181,26 +173,15 @@ TEST(HaloCompile, RefusesWhatItCannotExchange) {
   pir::Attributes scale;
   scale.Set("scale", std::vector<int64_t>{1, 1, 1, 2, 2});
   b.Output(b.AddOp1(OpKind::kUpsample, "up", {x}, scale));
-  auto up = CompileSplit(b.Finish(), "h=2", 3);
-  ASSERT_FALSE(up.ok());
-  EXPECT_EQ(up.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(up.status().message().find("op 'up': error: upsamples dim 3"), std::string::npos) << up.status().message();
+  interpret_test::ExpectUnimplemented(CompileSplit(b.Finish(), "h=2", 3), "op 'up': error: upsamples dim 3");
   // A stride of 2 over 5 frames (2 outputs): the windows do not tile the
   // input, its frames are a permutation pair; split by a seed, refused.
-  GraphBuilder t("irregular");
-  ValueId f = t.Input("x", DType::kF32, {1, 2, 5, 2, 2});
-  t.Output(Conv3d(t, "time_conv", f, 2, {3, 1, 1}, {0, 0, 0, 0, 0, 0}, {2, 1, 1}));
-  auto strided = CompileSeededFactor(t.Finish(), "t=2", "it");
-  ASSERT_FALSE(strided.ok());
-  EXPECT_EQ(strided.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(strided.status().message().find("splits 'it', a convolution window that does not tile its input"),
-            std::string::npos)
-      << strided.status().message();
+  pir::Graph irregular =
+      ConvGraph("irregular", "time_conv", {1, 2, 5, 2, 2}, 2, {3, 1, 1}, {0, 0, 0, 0, 0, 0}, {2, 1, 1});
+  interpret_test::ExpectUnimplemented(CompileSeededFactor(irregular, "t=2", "it"),
+                                      "splits 'it', a convolution window that does not tile its input");
   // Split height and width at once: corners.
-  GraphBuilder c("corners");
-  ValueId z = c.Input("x", DType::kF32, {1, 2, 1, 4, 4});
-  c.Output(Conv3d(c, "conv", z, 2, {1, 3, 3}, {0, 0, 1, 1, 1, 1}));
-  pir::Graph corners = c.Finish();
+  pir::Graph corners = ConvGraph("corners", "conv", {1, 2, 1, 4, 4}, 2, {1, 3, 3}, {0, 0, 1, 1, 1, 1});
   auto mesh = shard::Mesh::Parse("h=2,w=2");
   ASSERT_TRUE(mesh.ok());
   shard::Seeds seeds;

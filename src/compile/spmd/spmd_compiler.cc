@@ -238,6 +238,24 @@ class Lowering {
     reloaded_.insert(v);
   }
 
+  // The kernel `name` of `op` of kind `kind`, priced by `cost` on the local
+  // shapes; the caller adds operands and results.
+  static cir::Instruction OpKernel(const pir::Op& op, cir::KernelKind kind, const std::string& name,
+                                   const pir::OpCost& cost, const std::vector<pir::TensorType>& local_operands,
+                                   const std::vector<pir::TensorType>& local_results) {
+    cir::Instruction k;
+    k.kind = cir::InstrKind::kKernel;
+    k.kernel = kind;
+    k.name = name;
+    k.origin = op.name;
+    k.flops = cost.total_flops();
+    k.bytes_read = cost.bytes_read;
+    k.bytes_written = cost.bytes_written;
+    k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
+    k.precision = MatrixPrecision(k.kernel, local_operands);
+    return k;
+  }
+
   Status LowerOp(pir::OpId id) {
     const pir::Op& op = graph_.op(id);
     const pir::FactorRule& rule = plan_.rules[id];
@@ -355,16 +373,7 @@ class Lowering {
       }
       statistics.push_back(source);
     }
-    cir::Instruction k;
-    k.kind = cir::InstrKind::kKernel;
-    k.kernel = KernelKindOf(op, cost);
-    k.name = UniqueName(op.name);
-    k.origin = op.name;
-    k.flops = cost.total_flops();
-    k.bytes_read = cost.bytes_read;
-    k.bytes_written = cost.bytes_written;
-    k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
-    k.precision = MatrixPrecision(k.kernel, local_operands);
+    cir::Instruction k = OpKernel(op, KernelKindOf(op, cost), UniqueName(op.name), cost, local_operands, local_results);
     k.operands = operands;
     k.operands.insert(k.operands.end(), statistics.begin(), statistics.end());
     for (size_t r = 0; r < op.results.size(); ++r) {
@@ -438,6 +447,15 @@ class Lowering {
     return program_.AddBuffer(std::move(b));
   }
 
+  // The LSE merge inside a ring completes the sum over its kv blocks: no
+  // result stays partial over the ring's axes.
+  static void DropRingPartials(std::vector<TensorSharding>& produced, const std::vector<int>& axes) {
+    for (TensorSharding& result : produced) {
+      auto& partial = result.partial;
+      for (int a : axes) partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
+    }
+  }
+
   // Ring attention's backward over `axes` (n devices per ring), as
   // ring-flash-attention runs it: each device keeps its query block (q, o,
   // dO, lse) and its dQ; the (k, v) blocks rotate as in the forward (n - 1
@@ -452,10 +470,7 @@ class Lowering {
                                 const std::vector<pir::TensorType>& local_results,
                                 std::vector<TensorSharding> produced, const std::vector<int>& axes) {
     const int64_t n = mesh_.AxesSize(axes);
-    for (TensorSharding& result : produced) {
-      auto& partial = result.partial;
-      for (int a : axes) partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
-    }
+    DropRingPartials(produced, axes);
     pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
     const int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
     const Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
@@ -469,16 +484,9 @@ class Lowering {
     int accumulator = -1;  // the (dK, dV) accumulator received from the ring predecessor
     for (int64_t step = 0; step < n; ++step) {
       const std::string suffix = std::to_string(step);
-      cir::Instruction k;
-      k.kind = cir::InstrKind::kKernel;
-      k.kernel = cir::KernelKind::kAttention;
-      k.name = UniqueName(op.name + ".ring" + suffix);
-      k.origin = op.name;
-      k.flops = block.total_flops();
-      k.bytes_read = block.bytes_read;
-      k.bytes_written = block.bytes_written;
-      k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
-      k.precision = MatrixPrecision(k.kernel, local_operands);
+      // The op's cost on one (q block, kv block) pair.
+      const std::string kernel = UniqueName(op.name + ".ring" + std::to_string(step));
+      cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.operands.insert(k.operands.end(), operands.begin() + 3, operands.end());
@@ -510,60 +518,32 @@ class Lowering {
                             const std::vector<pir::TensorType>& local_operands,
                             const std::vector<pir::TensorType>& local_results, std::vector<TensorSharding> produced,
                             const std::vector<int>& axes) {
-    int64_t n = 1;
-    for (int a : axes) n *= mesh_.axis_size(a);
+    const int64_t n = mesh_.AxesSize(axes);
     // The LSE merge inside the ring completes the sum over kv blocks (of the
     // output and, in a training forward, of the log-sum-exp rows).
-    for (TensorSharding& result : produced) {
-      auto& partial = result.partial;
-      for (int a : axes) partial.erase(std::remove(partial.begin(), partial.end(), a), partial.end());
-    }
+    DropRingPartials(produced, axes);
     pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
-    Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
+    const int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
+    const Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
     std::vector<int> outs;
     for (size_t r = 0; r < op.results.size(); ++r) {
       outs.push_back(NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]));
     }
-    cir::ReplicaGroups rings = GroupsOverAxes(mesh_, axes);
-    std::vector<std::pair<int, int>> pairs;
-    for (const auto& ring : rings.groups) {
-      for (size_t i = 0; i < ring.size(); ++i) pairs.push_back({ring[i], ring[(i + 1) % ring.size()]});
-    }
-    std::sort(pairs.begin(), pairs.end());
+    const std::vector<std::pair<int, int>> pairs = RingPairs(axes);
     std::vector<int> kv = {operands[1], operands[2]};
     for (int64_t step = 0; step < n; ++step) {
-      cir::Instruction k;
-      k.kind = cir::InstrKind::kKernel;
-      k.kernel = cir::KernelKind::kAttention;
-      k.name = UniqueName(op.name + ".ring" + std::to_string(step));
-      k.origin = op.name;
-      k.flops = block.total_flops();
-      k.bytes_read = block.bytes_read;
-      k.bytes_written = block.bytes_written;
-      k.dims = pir::ProblemDims(op.kind, local_operands, local_results, op.attrs);
-      k.precision = MatrixPrecision(k.kernel, local_operands);
+      // The op's cost on one (q block, kv block) pair.
+      const std::string kernel = UniqueName(op.name + ".ring" + std::to_string(step));
+      cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
       k.results = outs;
       program_.AddInstruction(std::move(k));
       if (step + 1 == n) break;
-      cir::Instruction permute;
-      permute.kind = cir::InstrKind::kCollective;
-      permute.collective = cir::CollectiveKind::kCollectivePermute;
-      permute.collective_bytes = kv_bytes;
-      permute.pairs = pairs;
-      permute.name = UniqueName(op.name + ".kv-permute" + std::to_string(step));
-      permute.origin = op.name;
-      permute.operands = kv;
-      cir::Buffer next;
-      next.name = permute.name;
-      next.kind = cir::BufferKind::kCommunication;
-      next.dtype = local_operands[1].dtype;
-      next.shape = {local_operands[1].NumElements() + local_operands[2].NumElements()};
-      int next_buffer = program_.AddBuffer(std::move(next));
-      permute.results = {next_buffer};
-      program_.AddInstruction(std::move(permute));
-      kv = {next_buffer};
+      const std::string kv_name = UniqueName(op.name + ".kv-permute" + std::to_string(step));
+      const int next_kv = FlatBuffer(kv_name, cir::BufferKind::kCommunication, local_operands[1].dtype, kv_elements);
+      Permute(kv_name, op.name, kv, {next_kv}, kv_bytes, pairs);
+      kv = {next_kv};
     }
     for (size_t r = 0; r < op.results.size(); ++r) placed_[op.results[r]] = {outs[r], produced[r]};
     return Status::Ok();

@@ -100,10 +100,7 @@ StatusOr<cir::Program> ImportDump(const Candidate& c) {
 }
 
 StatusOr<cir::Program> CompileOurs(const Candidate& c) {
-  zoo::ModelOptions options;
-  options.width = 832;
-  options.height = 480;
-  options.frames = 17;
+  zoo::ModelOptions options{.width = 832, .height = 480, .frames = 17};
   AZ_ASSIGN_OR_RETURN(zoo::ModelConfig config, zoo::ResolveConfig(c.model, options));
   if (c.cfg_parallel) config.cfg = zoo::CfgMode::kBatch2;
   config.depth_units = 2;

@@ -16,12 +16,10 @@ namespace {
 using onnx::testing::AttrFloat;
 using onnx::testing::AttrInt;
 using onnx::testing::AttrInts;
-using onnx::testing::AttrString;
 using onnx::testing::AttrTensor;
 using onnx::testing::CountOps;
 using onnx::testing::kFloat;
 using onnx::testing::kInt64;
-using onnx::testing::NodeSpec;
 using onnx::testing::OnnxBuilder;
 using onnx::testing::ParamCount;
 using onnx::testing::Tensor;
@@ -44,6 +42,13 @@ StatusOr<ImportedProgram> Import(const OnnxBuilder& b, ImportOptions options = {
   return ImportOnnx(b.Build(), "test.onnx", options);
 }
 
+// Import, which must succeed: a failure is a test failure and an empty program.
+ImportedProgram MustImport(const OnnxBuilder& b, ImportOptions options = {}) {
+  auto program = Import(b, std::move(options));
+  EXPECT_TRUE(program.ok()) << program.status().message();
+  return program.ok() ? std::move(program).value() : ImportedProgram();
+}
+
 // nn.Linear(16, 32) as the legacy exporter writes it for a 3-D input: MatMul
 // with a pre-transposed [in, out] initializer of generated name, then Add.
 OnnxBuilder LinearModel() {
@@ -58,9 +63,8 @@ OnnxBuilder LinearModel() {
 }
 
 TEST(OnnxImportTest, LinearMatMulAdd) {
-  auto p = Import(LinearModel());
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  const pir::Graph& g = p->graph;
+  ImportedProgram p = MustImport(LinearModel());
+  const pir::Graph& g = p.graph;
   // 16 * 32 weight + 32 bias = 544.
   EXPECT_EQ(ParamCount(g), 544);
   ASSERT_EQ(CountOps(g, pir::OpKind::kEinsum), 1);
@@ -72,11 +76,11 @@ TEST(OnnxImportTest, LinearMatMulAdd) {
   ASSERT_NE(FindValue(g, "proj.weight"), nullptr);
   EXPECT_EQ(FindValue(g, "proj.weight")->role, pir::ValueRole::kParameter);
   EXPECT_EQ(g.type(g.outputs()[0]).ToString(), "f32[2,8,32]");
-  ASSERT_EQ(p->arguments.size(), 3u);
-  EXPECT_EQ(p->arguments[0].source_name, "x");
-  EXPECT_EQ(p->arguments[1].source_name, "onnx::MatMul_7");
-  EXPECT_EQ(p->results[0].source_name, "y");
-  EXPECT_TRUE(p->warnings.empty());
+  ASSERT_EQ(p.arguments.size(), 3u);
+  EXPECT_EQ(p.arguments[0].source_name, "x");
+  EXPECT_EQ(p.arguments[1].source_name, "onnx::MatMul_7");
+  EXPECT_EQ(p.results[0].source_name, "y");
+  EXPECT_TRUE(p.warnings.empty());
 }
 
 // The exporter without constant folding: Transpose(W [out, in]) -> MatMul.
@@ -87,12 +91,11 @@ TEST(OnnxImportTest, LinearThroughTransposedWeight) {
       .Initializer(Tensor("proj.weight", kFloat, {32, 16}))
       .Node({"Transpose", {"proj.weight"}, {"wt"}, "/proj/Transpose", {AttrInts("perm", {1, 0})}})
       .Node({"MatMul", {"x", "wt"}, {"y"}, "/proj/MatMul"});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
+  ImportedProgram p = MustImport(b);
   // The einsum reads the [out, in] weight directly; the dead transpose is pruned.
-  ASSERT_EQ(p->graph.num_ops(), 1);
-  EXPECT_EQ(p->graph.ops()[0].attrs.GetString("eq"), "abc,dc->abd");
-  EXPECT_EQ(p->graph.value(p->graph.ops()[0].operands[1]).name, "proj.weight");
+  ASSERT_EQ(p.graph.num_ops(), 1);
+  EXPECT_EQ(p.graph.ops()[0].attrs.GetString("eq"), "abc,dc->abd");
+  EXPECT_EQ(p.graph.value(p.graph.ops()[0].operands[1]).name, "proj.weight");
 }
 
 TEST(OnnxImportTest, GemmTransB) {
@@ -102,16 +105,15 @@ TEST(OnnxImportTest, GemmTransB) {
       .Initializer(Tensor("fc.weight", kFloat, {32, 16}))
       .Initializer(Tensor("fc.bias", kFloat, {32}))
       .Node({"Gemm", {"x", "fc.weight", "fc.bias"}, {"y"}, "/fc/Gemm", {AttrInt("transB", 1)}});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
+  ImportedProgram p = MustImport(b);
   // 32 * 16 + 32 = 544.
-  EXPECT_EQ(ParamCount(p->graph), 544);
-  const pir::Op* einsum = FindOp(p->graph, pir::OpKind::kEinsum);
+  EXPECT_EQ(ParamCount(p.graph), 544);
+  const pir::Op* einsum = FindOp(p.graph, pir::OpKind::kEinsum);
   ASSERT_NE(einsum, nullptr);
   EXPECT_EQ(einsum->attrs.GetString("eq"), "mk,nk->mn");
   EXPECT_EQ(einsum->operands.size(), 3u);  // alpha = beta = 1: the bias is the einsum's
   EXPECT_EQ(einsum->name, "fc");
-  EXPECT_EQ(p->graph.num_ops(), 1);
+  EXPECT_EQ(p.graph.num_ops(), 1);
 }
 
 TEST(OnnxImportTest, GemmAlphaBeta) {
@@ -125,12 +127,11 @@ TEST(OnnxImportTest, GemmAlphaBeta) {
              {"y"},
              "g",
              {AttrInt("transA", 1), AttrFloat("alpha", 0.5f), AttrFloat("beta", 2.0f)}});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
+  ImportedProgram p = MustImport(b);
   // einsum, mul(alpha), mul(beta), add.
-  EXPECT_EQ(FindOp(p->graph, pir::OpKind::kEinsum)->attrs.GetString("eq"), "km,kn->mn");
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kMul), 2);
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kAdd), 1);
+  EXPECT_EQ(FindOp(p.graph, pir::OpKind::kEinsum)->attrs.GetString("eq"), "km,kn->mn");
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kMul), 2);
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kAdd), 1);
 }
 
 TEST(OnnxImportTest, LayerNormalization) {
@@ -144,14 +145,13 @@ TEST(OnnxImportTest, LayerNormalization) {
              {"y"},
              "/norm/LayerNormalization",
              {AttrInt("axis", -1), AttrFloat("epsilon", 1e-6f)}});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  const pir::Op* ln = FindOp(p->graph, pir::OpKind::kLayerNorm);
+  ImportedProgram p = MustImport(b);
+  const pir::Op* ln = FindOp(p.graph, pir::OpKind::kLayerNorm);
   ASSERT_NE(ln, nullptr);
   EXPECT_EQ(ln->operands.size(), 3u);
   EXPECT_EQ(ln->name, "norm");
   EXPECT_NEAR(*ln->attrs.GetFloat("eps"), 1e-6, 1e-12);
-  EXPECT_EQ(ParamCount(p->graph), 32);  // weight 16 + bias 16
+  EXPECT_EQ(ParamCount(p.graph), 32);  // weight 16 + bias 16
 }
 
 TEST(OnnxImportTest, LayerNormalizationOverTwoAxesIsCustom) {
@@ -160,11 +160,10 @@ TEST(OnnxImportTest, LayerNormalizationOverTwoAxesIsCustom) {
       .Output("y", kFloat, {2, 8, 16})
       .Initializer(Tensor("w", kFloat, {8, 16}))
       .Node({"LayerNormalization", {"x", "w"}, {"y"}, "ln", {AttrInt("axis", 1)}});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kCustom), 1);
-  ASSERT_EQ(p->warnings.size(), 1u);
-  EXPECT_NE(p->warnings[0].find("over axes other than the last"), std::string::npos);
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kCustom), 1);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("over axes other than the last"), std::string::npos);
 }
 
 // scores = q @ k^T / sqrt(4); softmax; @ v, on q, k, v [B=1, H=2, L=8, D=4].
@@ -188,9 +187,8 @@ OnnxBuilder AttentionModel() {
 }
 
 TEST(OnnxImportTest, AttentionMatMulSoftmaxMatMul) {
-  auto p = Import(AttentionModel());
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  const pir::Graph& g = p->graph;
+  ImportedProgram p = MustImport(AttentionModel());
+  const pir::Graph& g = p.graph;
   if (CountOps(g, pir::OpKind::kAttention) == 0) {
     // Unfolded: two batched matmuls around a softmax over the last axis.
     ASSERT_EQ(CountOps(g, pir::OpKind::kEinsum), 2);
@@ -226,13 +224,12 @@ OnnxBuilder ShapePlumbingModel() {
 TEST(OnnxImportTest, ShapePlumbingFoldsOnceDimsAreBound) {
   ImportOptions options;
   options.dims["seq"] = 10;
-  auto p = Import(ShapePlumbingModel(), options);
-  ASSERT_TRUE(p.ok()) << p.status().message();
+  ImportedProgram p = MustImport(ShapePlumbingModel(), options);
   // Shape, Gather, Unsqueeze, Concat and the Constants fold away: one reshape.
-  ASSERT_EQ(p->graph.num_ops(), 1);
-  EXPECT_EQ(p->graph.ops()[0].kind, pir::OpKind::kReshape);
-  EXPECT_EQ(p->graph.type(p->graph.outputs()[0]).ToString(), "f32[1,10,4,4]");
-  EXPECT_EQ(p->graph.type(p->arguments[0].value).ToString(), "f32[1,10,16]");
+  ASSERT_EQ(p.graph.num_ops(), 1);
+  EXPECT_EQ(p.graph.ops()[0].kind, pir::OpKind::kReshape);
+  EXPECT_EQ(p.graph.type(p.graph.outputs()[0]).ToString(), "f32[1,10,4,4]");
+  EXPECT_EQ(p.graph.type(p.arguments[0].value).ToString(), "f32[1,10,16]");
 }
 
 TEST(OnnxImportTest, UnboundSymbolicDimIsNamed) {
@@ -251,17 +248,16 @@ TEST(OnnxImportTest, UnsupportedOpBecomesCustomWithWarning) {
       .Node({"Relu", {"x"}, {"r"}, "/act/Relu"})
       .Node({"Mish", {"r"}, {"y"}, "/act/Mish"})
       .Node({"FusedGelu", {"y"}, {"z"}, "/act/FusedGelu", {}, "com.microsoft"});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kCustom), 2);
-  ASSERT_EQ(p->warnings.size(), 2u);
-  EXPECT_EQ(p->warnings[0],
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kCustom), 2);
+  ASSERT_EQ(p.warnings.size(), 2u);
+  EXPECT_EQ(p.warnings[0],
             "test.onnx: node 1 '/act/Mish' (Mish): warning: unsupported op 'Mish': imported as custom 'onnx.Mish'");
-  EXPECT_EQ(p->warnings[1],
+  EXPECT_EQ(p.warnings[1],
             "test.onnx: node 2 '/act/FusedGelu' (FusedGelu): warning: op 'FusedGelu' of domain 'com.microsoft': "
             "imported as custom 'onnx.com.microsoft.FusedGelu'");
-  EXPECT_EQ(FindOp(p->graph, pir::OpKind::kCustom)->attrs.GetString("target"), "onnx.Mish");
-  EXPECT_EQ(FindOp(p->graph, pir::OpKind::kMax)->name, "act");  // Relu = max(x, 0)
+  EXPECT_EQ(FindOp(p.graph, pir::OpKind::kCustom)->attrs.GetString("target"), "onnx.Mish");
+  EXPECT_EQ(FindOp(p.graph, pir::OpKind::kMax)->name, "act");  // Relu = max(x, 0)
 }
 
 TEST(OnnxImportTest, MalformedFilesGiveLocatedErrors) {
@@ -297,9 +293,8 @@ TEST(OnnxImportTest, ExternalDataInitializerNeedsOnlyDims) {
       .Output("y", kFloat, {4, 64})
       .Initializer(Tensor("big.weight", kFloat, {64, 64}, {}, /*external=*/true))
       .Node({"MatMul", {"x", "big.weight"}, {"y"}, "/big/MatMul"});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(ParamCount(p->graph), 4096);  // 64 * 64, values in weights.bin never read
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(ParamCount(p.graph), 4096);  // 64 * 64, values in weights.bin never read
 }
 
 TEST(OnnxImportTest, TiedWeightCountsOnce) {
@@ -311,11 +306,10 @@ TEST(OnnxImportTest, TiedWeightCountsOnce) {
       .Initializer(Tensor("shared.weight", kFloat, {16, 32}))
       .Node({"MatMul", {"a", "shared.weight"}, {"ya"}, "/enc/MatMul"})
       .Node({"MatMul", {"b", "shared.weight"}, {"yb"}, "/dec/MatMul"});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(ParamCount(p->graph), 512);  // one 16 x 32 weight, used twice
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kEinsum), 2);
-  EXPECT_EQ(p->graph.ops()[0].operands[1], p->graph.ops()[1].operands[1]);
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(ParamCount(p.graph), 512);  // one 16 x 32 weight, used twice
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kEinsum), 2);
+  EXPECT_EQ(p.graph.ops()[0].operands[1], p.graph.ops()[1].operands[1]);
 }
 
 // export_params=False: weights are graph inputs.
@@ -358,10 +352,9 @@ TEST(OnnxImportTest, ParameterListMakesUnlistedInitializersBuffers) {
       .Node({"Add", {"x", "rope.freqs"}, {"a"}, "/Add"})
       .Node({"Mul", {"a", "scale.weight"}, {"y"}, "/Mul"})
       .Metadata("aoizora.parameters", "[[\"scale.weight\", [8], \"float32\"]]");
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(ParamCount(p->graph), 8);  // scale.weight only
-  EXPECT_EQ(FindValue(p->graph, "rope.freqs")->role, pir::ValueRole::kConstant);
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(ParamCount(p.graph), 8);  // scale.weight only
+  EXPECT_EQ(FindValue(p.graph, "rope.freqs")->role, pir::ValueRole::kConstant);
   OnnxBuilder bad;
   bad.Input("x", kFloat, {4, 8}).Output("x", kFloat, {4, 8}).Metadata("aoizora.parameters", "[oops");
   auto refused = Import(bad);
@@ -377,11 +370,10 @@ TEST(OnnxImportTest, IdentityOfDeduplicatedInitializerIsItsOwnParameter) {
       .Node({"Identity", {"blocks.0.norm.weight"}, {"blocks.1.norm.weight"}, "Identity_0"})
       .Node({"LayerNormalization", {"x", "blocks.0.norm.weight"}, {"h"}, "/blocks.0/norm/LayerNormalization"})
       .Node({"LayerNormalization", {"h", "blocks.1.norm.weight"}, {"y"}, "/blocks.1/norm/LayerNormalization"});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(ParamCount(p->graph), 32);  // two LayerNorm weights of 16
-  EXPECT_NE(FindValue(p->graph, "blocks.1.norm.weight"), nullptr);
-  EXPECT_EQ(p->graph.ops()[1].name, "blocks.1.norm");
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(ParamCount(p.graph), 32);  // two LayerNorm weights of 16
+  EXPECT_NE(FindValue(p.graph, "blocks.1.norm.weight"), nullptr);
+  EXPECT_EQ(p.graph.ops()[1].name, "blocks.1.norm");
 }
 
 TEST(OnnxImportTest, SliceSplitGatherSqueeze) {
@@ -398,9 +390,8 @@ TEST(OnnxImportTest, SliceSplitGatherSqueeze) {
       .Node({"Split", {"x"}, {"p0", "p1", "p2"}, "/Split", {AttrInt("axis", 1), AttrInt("num_outputs", 3)}})
       .Node({"Constant", {}, {"idx"}, "c4", {AttrTensor("value", Tensor("", kInt64, {}, {-1}))}})
       .Node({"Gather", {"x", "idx"}, {"g"}, "/Gather", {AttrInt("axis", 1)}});
-  auto p = Import(b, {});
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  const pir::Graph& g = p->graph;
+  ImportedProgram p = MustImport(b, {});
+  const pir::Graph& g = p.graph;
   // Slice 1::2 of 12 -> 6 (indices 1, 3, ..., 11): limit = 1 + 5 * 2 + 1 = 12.
   EXPECT_EQ(g.ops()[0].attrs.GetInts("limit"), (std::vector<int64_t>{2, 12, 16}));
   EXPECT_EQ(g.ops()[0].attrs.GetInts("stride"), (std::vector<int64_t>{1, 2, 1}));
@@ -418,11 +409,10 @@ TEST(OnnxImportTest, ModelLocalFunctionIsInlined) {
       .Function("local", "LinearGelu", {"a", "w"}, {"out"},
                 {{"MatMul", {"a", "w"}, {"h"}, "mm"}, {"Tanh", {"h"}, {"out"}, "act"}})
       .Node({"LinearGelu", {"x", "w"}, {"y"}, "/block/LinearGelu", {}, "local"});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kEinsum), 1);
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kTanh), 1);
-  EXPECT_TRUE(p->warnings.empty());
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kEinsum), 1);
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kTanh), 1);
+  EXPECT_TRUE(p.warnings.empty());
 }
 
 TEST(OnnxImportTest, RecursiveFunctionIsBounded) {
@@ -451,14 +441,13 @@ TEST(OnnxImportTest, Conv3dPatchEmbeddingAndConv2dCustom) {
              "/patch/Conv",
              {AttrInts("kernel_shape", {1, 2, 2}), AttrInts("strides", {1, 2, 2})}})
       .Node({"Conv", {"img", "c2.weight"}, {"q"}, "/c2/Conv", {AttrInts("pads", {1, 1, 1, 1})}});
-  auto p = Import(b);
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(CountOps(p->graph, pir::OpKind::kConv3d), 1);
-  const pir::Op* custom = FindOp(p->graph, pir::OpKind::kCustom);
+  ImportedProgram p = MustImport(b);
+  EXPECT_EQ(CountOps(p.graph, pir::OpKind::kConv3d), 1);
+  const pir::Op* custom = FindOp(p.graph, pir::OpKind::kCustom);
   ASSERT_NE(custom, nullptr);
   // 2 * numel(out) 512 * kernel volume 9 * C_in 3 = 27648.
   EXPECT_EQ(custom->attrs.GetInt("flops"), 27648);
-  ASSERT_EQ(p->warnings.size(), 1u);
+  ASSERT_EQ(p.warnings.size(), 1u);
 }
 
 // Writes the models above as fuzz seeds when AZ_ONNX_WRITE_SEEDS names a folder

@@ -131,6 +131,19 @@ ValueId Unpatchify(GraphBuilder& b, ValueId patches, const PatchGrid& grid, int6
   return b.Reshape("unpatchify.merge", moved, {batch, channels, grid.frames * pt, grid.rows * ph, grid.cols * pw});
 }
 
+ValueId UnpatchifySpatial(GraphBuilder& b, const std::string& prefix, ValueId tokens, const PatchGrid& grid,
+                          int64_t channels, int64_t patch, bool channels_last) {
+  const int64_t batch = b.type(tokens).shape[0];
+  // [B, T, H, W, <values>] -> [B, C, T, H, p, W, p] -> [B, C, T, H p, W p].
+  const Shape split = channels_last ? Shape{batch, grid.frames, grid.rows, grid.cols, patch, patch, channels}
+                                    : Shape{batch, grid.frames, grid.rows, grid.cols, channels, patch, patch};
+  const std::vector<int64_t> perm = channels_last ? std::vector<int64_t>{0, 6, 1, 2, 4, 3, 5}
+                                                  : std::vector<int64_t>{0, 4, 1, 2, 5, 3, 6};
+  ValueId values = b.Reshape(prefix + ".split", tokens, split);
+  ValueId moved = b.Transpose(prefix + ".permute", values, perm);
+  return b.Reshape(prefix + ".merge", moved, {batch, channels, grid.frames, grid.rows * patch, grid.cols * patch});
+}
+
 ValueId UnpackTokens(GraphBuilder& b, const std::string& prefix, ValueId tokens, const PatchGrid& grid,
                      int64_t channels) {
   const int64_t batch = b.type(tokens).shape[0];

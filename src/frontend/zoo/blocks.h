@@ -42,19 +42,26 @@ struct PatchGrid {
 };
 
 // What every family's forward builder holds: the graph being built, the
-// model dtype, the batch and one sample's patch grid with its video token
-// count. A family's ForwardBuilder derives from it and adds its own shape,
-// depth and shared values.
+// model dtype, the batch, one sample's patch grid with its video token count,
+// the depth to build and the constants every block reads. A family's ForwardBuilder derives from it and adds
+// its own shape and shared values (or inherits this constructor when it has
+// none).
 class ForwardState {
- protected:
-  ForwardState(pir::GraphBuilder& b, pir::DType dtype, int64_t batch, PatchGrid grid)
-      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()) {}
+ public:
+  ForwardState(pir::GraphBuilder& b, pir::DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
+      : b_(b), dtype_(dtype), batch_(batch), grid_(grid), video_(grid.tokens()), depth_(depth) {}
 
+ protected:
   pir::GraphBuilder& b_;
   pir::DType dtype_;
   int64_t batch_;
   PatchGrid grid_;
   int64_t video_;  // grid_.tokens()
+  int64_t depth_;  // block units to build (DitFamily::Depth)
+  // Made by the family's Build: the scalar 1 of Modulate ("scalar.one", in
+  // dtype_), and the RoPE table where the family rotates with one.
+  pir::ValueId one_ = -1;
+  pir::ValueId rope_table_ = -1;
 };
 
 // x * (1 + scale) + shift, with `one` the scalar constant 1 in the model
@@ -152,6 +159,13 @@ pir::ValueId ConvPatchEmbed(pir::GraphBuilder& b, pir::ValueId latent, pir::DTyp
 // channels_last, (pt, ph, pw, C) (Wan).
 pir::ValueId Unpatchify(pir::GraphBuilder& b, pir::ValueId patches, const PatchGrid& grid, int64_t channels,
                         const std::array<int64_t, 3>& patch, bool channels_last);
+
+// Tokens of a spatial patch p (one latent frame each) back to the latent
+// [B, C, T, H p, W p] (`prefix.split`, `.permute`, `.merge`), in the tokens'
+// dtype. The token's values are ordered (C, p, p) (Open-Sora) or,
+// channels_last, (p, p, C) (Mochi).
+pir::ValueId UnpatchifySpatial(pir::GraphBuilder& b, const std::string& prefix, pir::ValueId tokens,
+                               const PatchGrid& grid, int64_t channels, int64_t patch, bool channels_last);
 
 // Patch-1 tokens [B, L, C] back to the latent [B, C, T, H, W]
 // (`prefix.split`, `prefix.permute`), in the tokens' dtype.

@@ -80,7 +80,7 @@ using blocks::PatchGrid;
 class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, const CogShape& s, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : ForwardState(b, dtype, batch, grid), s_(s), d_(s.heads * kHeadDim), depth_(depth) {}
+      : ForwardState(b, dtype, batch, grid, depth), s_(s), d_(s.heads * kHeadDim) {}
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId text);
 
@@ -104,10 +104,7 @@ class ForwardBuilder : private blocks::ForwardState {
 
   const CogShape& s_;
   int64_t d_;
-  int64_t depth_;  // blocks to build
   ValueId emb_ = -1;
-  ValueId one_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
@@ -296,27 +293,21 @@ class CogVideoX final : public DitFamily {
   int64_t latent_channels() const override { return kChannels; }
   int64_t depth_units() const override { return s_.layers; }
   int64_t latent_frame_multiple() const override { return s_.patch_t; }
+  int64_t patch() const override { return kPatch; }
 
+ protected:
   // encoder_hidden_states: the T5-XXL output padded to 226 rows [B, 226, 4096].
-  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
-                                           const std::string& pass) const override {
-    const std::string suffix = PassSuffix(pass);
-    return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim})};
-  }
+  std::vector<TextInput> text_inputs() const override { return {{"encoder_hidden_states", kTextTokens, kTextDim}}; }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
-                  const std::vector<ValueId>& conditioning) const override {
-    AZ_CHECK_MSG(conditioning.size() == 1, "CogVideoX takes encoder_hidden_states only");
-    const int64_t batch = CheckLatent(b, x, config, kChannels);
-    ForwardBuilder forward(b, s_, config.dtype, batch, GridOf(config),
-                           config.depth_units > 0 ? config.depth_units : s_.layers);
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& config, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& conditioning) const override {
+    ForwardBuilder forward(b, s_, config.dtype, batch, GridOf(config), Depth(config));
     return forward.Build(x, t, conditioning[0]);
   }
 
  private:
-  PatchGrid GridOf(const ModelConfig& config) const {
-    return {config.latent_frames() / s_.patch_t, config.height / 8 / kPatch, config.width / 8 / kPatch};
-  }
+  // patch_t latent frames per token (1.5: 2).
+  PatchGrid GridOf(const ModelConfig& config) const { return LatentPatches(config, s_.patch_t); }
   CogShape s_;
 };
 

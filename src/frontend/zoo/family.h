@@ -6,11 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "frontend/zoo/blocks.h"
 #include "frontend/zoo/zoo.h"
 #include "frontend/zoo/pir_names.h"
 #include "pir/build/graph_builder.h"
 
 namespace az::zoo {
+
+// zoo.cc: aborts unless x is the latent of `config` at some batch B,
+// [B, channels, latent frames, latent rows, latent columns] (what BuildForward,
+// BuildStep and the training step hand DitFamily::Forward); returns B.
+int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels);
 
 class DitFamily {
  public:
@@ -45,23 +51,54 @@ class DitFamily {
   virtual DeployedDegrees deployed_degrees() const { return {}; }
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
+  // The default declares the family's text_inputs(), in order.
   virtual std::vector<pir::ValueId> DeclareConditioning(pir::GraphBuilder& b, const ModelConfig& config,
-                                                        int64_t batch, const std::string& pass) const = 0;
-  // One forward. x: latent [batch, C, T, H/8, W/8] (f32); t: timestep [batch] (f32).
-  // Returns the predicted velocity, same shape as x, f32.
-  virtual pir::ValueId Forward(pir::GraphBuilder& b, const ModelConfig& config, pir::ValueId x, pir::ValueId t,
-                               const std::vector<pir::ValueId>& conditioning) const = 0;
+                                                        int64_t batch, const std::string& pass) const;
+  // One forward. x: latent [batch, C, T, H/8, W/8] (f32, checked against the
+  // configuration and latent_channels()); t: timestep [batch] (f32);
+  // `conditioning`: what DeclareConditioning declared. Returns the predicted
+  // velocity, same shape as x, f32.
+  pir::ValueId Forward(pir::GraphBuilder& b, const ModelConfig& config, pir::ValueId x, pir::ValueId t,
+                       const std::vector<pir::ValueId>& conditioning) const {
+    const int64_t batch = CheckLatent(b, x, config, latent_channels());
+    AZ_CHECK_MSG(text_inputs().empty() || conditioning.size() == text_inputs().size(),
+                 config.model + ": a forward takes the conditioning its family declares");
+    return BuildForward(b, config, batch, x, t, conditioning);
+  }
+
+ protected:
+  // A prompt's encoding the DiT reads, declared per CFG pass as `name` +
+  // PassSuffix: [batch, tokens, dim] in the model dtype.
+  struct TextInput {
+    const char* name;
+    int64_t tokens, dim;
+  };
+  // The text inputs the default DeclareConditioning declares: none unless
+  // the family names them.
+  virtual std::vector<TextInput> text_inputs() const { return {}; }
+  static pir::ValueId DeclareText(pir::GraphBuilder& b, const ModelConfig& config, int64_t batch,
+                                  const std::string& pass, const TextInput& input);
+
+  // Forward's body, on a checked latent of batch `batch`.
+  virtual pir::ValueId BuildForward(pir::GraphBuilder& b, const ModelConfig& config, int64_t batch, pir::ValueId x,
+                                    pir::ValueId t, const std::vector<pir::ValueId>& conditioning) const = 0;
+
+  // The block units a forward builds: the configuration's, or all of them
+  // (depth_units()) when it asks for 0.
+  int64_t Depth(const ModelConfig& config) const {
+    return config.depth_units > 0 ? config.depth_units : depth_units();
+  }
+  // One sample's latent in tokens: `patch_t` latent frames by patch() x
+  // patch() latent pixels each.
+  blocks::PatchGrid LatentPatches(const ModelConfig& config, int64_t patch_t = 1) const {
+    return {config.latent_frames() / patch_t, config.latent_height() / patch(), config.latent_width() / patch()};
+  }
 };
 
 // The suffix of a conditioning input that differs between the CFG passes (a
 // prompt's encoding): "" in the conditional pass, ".uncond" in the
 // unconditional one (DitFamily::DeclareConditioning).
 inline std::string PassSuffix(const std::string& pass) { return pass == "uncond" ? ".uncond" : ""; }
-
-// zoo.cc: aborts unless x is the latent of `config` at some batch B,
-// [B, channels, latent frames, latent rows, latent columns] (what BuildForward,
-// BuildStep and the training step hand DitFamily::Forward); returns B.
-int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels);
 
 // zoo.cc: the family that builds `model`, looked up in the registry (the one
 // table of models, zoo.cc), and the configuration attributes every zoo graph

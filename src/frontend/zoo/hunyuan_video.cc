@@ -50,20 +50,16 @@ constexpr double kNormEps = 1e-6;
 constexpr std::array<int64_t, 3> kRopeSections = {16, 56, 56};
 
 static_assert(kHeads * kHeadDim == kHidden);
+static_assert(kPatchH == kPatchW, "square patches: DitFamily::patch()");
 static_assert(kRopeSections[0] + kRopeSections[1] + kRopeSections[2] == kHeadDim);
 
 using blocks::PatchGrid;
-
-PatchGrid GridOf(const ModelConfig& config) {
-  return {config.latent_frames() / kPatchT, config.height / 8 / kPatchH, config.width / 8 / kPatchW};
-}
 
 // Builds one forward. Holds what every block needs: the conditioning vector,
 // the token counts, the RoPE table and the scalar 1 of modulate().
 class ForwardBuilder : private blocks::ForwardState {
  public:
-  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth_units)
-      : ForwardState(b, dtype, batch, grid), depth_units_(depth_units) {}
+  using ForwardState::ForwardState;
 
   ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
 
@@ -93,9 +89,6 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId Rope(const std::string& name, ValueId x);
 
   ValueId vec_ = -1;
-  ValueId one_ = -1;
-  ValueId rope_table_ = -1;
-  int64_t depth_units_ = 0;  // 0: all blocks
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {
@@ -107,11 +100,10 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vecto
   vec_ = Conditioning(timestep, conditioning[1], conditioning[2]);
   ValueId img = ImageIn(latent);
   ValueId txt = TokenRefiner(conditioning[0], timestep);
-  const int64_t units = depth_units_ > 0 ? depth_units_ : kDoubleBlocks;
   static_assert(kSingleBlocks == 2 * kDoubleBlocks, "a depth unit is one dual- and two single-stream blocks");
-  for (int64_t i = 0; i < units; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
+  for (int64_t i = 0; i < depth_; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
   ValueId x = b_.Concat("concat_img_txt", {img, txt}, 1);
-  for (int64_t i = 0; i < 2 * units; ++i) x = SingleBlock(i, x);
+  for (int64_t i = 0; i < 2 * depth_; ++i) x = SingleBlock(i, x);
   return FinalLayer(x);
 }
 
@@ -292,7 +284,7 @@ class HunyuanVideo final : public DitFamily {
   // patch rows divide by sp, else along W when its patch columns do, else
   // refuses. 720p: 45 x 80 patches, so sp 2, 4, 5, 8 (along W), 3, 5 (H); not 6.
   Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
-    const PatchGrid grid = GridOf(config);
+    const PatchGrid grid = LatentPatches(config, kPatchT);
     if (grid.rows % sp == 0 || grid.cols % sp == 0) return Status::Ok();
     return InvalidArgument("HunyuanVideo's sequence parallelism splits the latent along patch rows or columns, and "
                            "neither its " + std::to_string(grid.rows) + " rows nor its " + std::to_string(grid.cols) +
@@ -300,28 +292,30 @@ class HunyuanVideo final : public DitFamily {
                            " divide by ulysses x ring = " + std::to_string(sp));
   }
 
-  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+  TokenCounts Tokens(const ModelConfig& config) const override {
+    return {LatentPatches(config, kPatchT).tokens(), kTextTokens};
+  }
 
   int64_t latent_channels() const override { return kLatentChannels; }
   // 20 dual-stream : 40 single-stream blocks: a unit is one of each kind, twice single.
   int64_t depth_units() const override { return kDoubleBlocks; }
+  int64_t patch() const override { return kPatchH; }
 
   // text_states: LLM hidden states [B, 256, 4096]; clip_pooled: [B, 768];
   // guidance: embedded cfg scale x 1000 per sample, f32. Text differs between
   // the conditional and unconditional pass; the guidance scale does not.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = PassSuffix(pass);
-    ValueId text = b.Input("text_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
-    ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
+    ValueId text = DeclareText(b, config, batch, pass, {"text_states", kTextTokens, kTextDim});
+    ValueId clip = b.Input("clip_pooled" + PassSuffix(pass), config.dtype, {batch, kClipDim});
     ValueId guidance = b.Input("guidance", DType::kF32, {batch});
     return {text, clip, guidance};
   }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
-                  const std::vector<ValueId>& conditioning) const override {
-    const int64_t batch = CheckLatent(b, x, config, kLatentChannels);
-    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), config.depth_units);
+ protected:
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& config, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& conditioning) const override {
+    ForwardBuilder forward(b, config.dtype, batch, LatentPatches(config, kPatchT), Depth(config));
     return forward.Build(x, t, conditioning);
   }
 };

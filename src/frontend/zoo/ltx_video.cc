@@ -74,14 +74,10 @@ constexpr double kQkNormEps = 1e-5;
 
 using blocks::PatchGrid;
 
-PatchGrid GridOf(const ModelConfig& config) {
-  return {config.latent_frames(), config.latent_height(), config.latent_width()};
-}
-
 class ForwardBuilder : private blocks::ForwardState {
  public:
   ForwardBuilder(GraphBuilder& b, const LtxShape& s, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : ForwardState(b, dtype, batch, grid), s_(s), d_(kHeads * s.head_dim), depth_(depth) {}
+      : ForwardState(b, dtype, batch, grid, depth), s_(s), d_(kHeads * s.head_dim) {}
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId text);
 
@@ -97,11 +93,8 @@ class ForwardBuilder : private blocks::ForwardState {
 
   const LtxShape& s_;
   int64_t d_;
-  int64_t depth_;  // blocks to build
-  ValueId one_ = -1;
   ValueId emb_ = -1;
   ValueId temb_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId text) {
@@ -193,7 +186,7 @@ class LtxVideo final : public DitFamily {
   // diffusers' _cp_plan splits the video tokens and the T5 rows (with their
   // mask) over the ulysses x ring ranks, in equal chunks.
   Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
-    const int64_t tokens = GridOf(config).tokens();
+    const int64_t tokens = LatentPatches(config).tokens();
     if (tokens % sp == 0 && s_.text_tokens % sp == 0) return Status::Ok();
     return InvalidArgument("diffusers' LTX-Video context parallelism splits the " + std::to_string(tokens) +
                            " video tokens and the " + std::to_string(s_.text_tokens) +
@@ -201,7 +194,9 @@ class LtxVideo final : public DitFamily {
                            " ranks, and both must divide by it");
   }
 
-  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), s_.text_tokens}; }
+  TokenCounts Tokens(const ModelConfig& config) const override {
+    return {LatentPatches(config).tokens(), s_.text_tokens};
+  }
 
   int64_t latent_channels() const override { return kChannels; }
   int64_t depth_units() const override { return s_.layers; }
@@ -210,20 +205,15 @@ class LtxVideo final : public DitFamily {
   VaeTime vae_time() const override { return {8, 1, true}; }
   int64_t patch() const override { return 1; }
 
+
+ protected:
   // encoder_hidden_states: the T5-XXL output [B, T, 4096]; CFG concatenates
   // [negative; positive] along the batch.
-  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
-                                           const std::string& pass) const override {
-    const std::string suffix = PassSuffix(pass);
-    return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, s_.text_tokens, kTextDim})};
-  }
+  std::vector<TextInput> text_inputs() const override { return {{"encoder_hidden_states", s_.text_tokens, kTextDim}}; }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
-                  const std::vector<ValueId>& conditioning) const override {
-    AZ_CHECK_MSG(conditioning.size() == 1, "LTX-Video takes encoder_hidden_states only");
-    const int64_t batch = CheckLatent(b, x, config, kChannels);
-    ForwardBuilder forward(b, s_, config.dtype, batch, GridOf(config),
-                           config.depth_units > 0 ? config.depth_units : s_.layers);
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& config, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& conditioning) const override {
+    ForwardBuilder forward(b, s_, config.dtype, batch, LatentPatches(config), Depth(config));
     return forward.Build(x, t, conditioning[0]);
   }
 

@@ -90,14 +90,9 @@ static_assert(kFfn == 8192 && kTextFfn == 4096);
 
 using blocks::PatchGrid;
 
-PatchGrid GridOf(const ModelConfig& config) {
-  return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
-}
-
 class ForwardBuilder : private blocks::ForwardState {
  public:
-  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : ForwardState(b, dtype, batch, grid), depth_(depth) {}
+  using ForwardState::ForwardState;
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId text);
 
@@ -123,9 +118,7 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId Rope(const std::string& name, ValueId x);
   ValueId Head(ValueId x);
 
-  int64_t depth_;  // blocks to build
   ValueId temb_ = -1;
-  ValueId one_ = -1;
   ValueId rope_cos_ = -1, rope_sin_ = -1;
 };
 
@@ -321,13 +314,9 @@ ValueId ForwardBuilder::Head(ValueId x) {
     h = b_.Binary(OpKind::kAdd, "shift_add", b_.Binary(OpKind::kMul, "scale_mul", h, factor), mod[1]);
   }
   ValueId patches = b_.Linear("proj_out", h, kPatch * kPatch * kChannels);  // 48
-  // [B, L, (p, p, C)] -> [B, T, H', W', p, p, C] -> permute(0, 6, 1, 2, 4, 3, 5)
-  //   -> [B, C, T, H', p, W', p] -> [B, C, T, H, W].
-  ValueId grid = b_.Reshape("unpatchify.split", patches,
-                            {batch_, grid_.frames, grid_.rows, grid_.cols, kPatch, kPatch, kChannels});
-  ValueId moved = b_.Transpose("unpatchify.permute", grid, {0, 6, 1, 2, 4, 3, 5});
-  ValueId latent = b_.Reshape("unpatchify.merge", moved,
-                              {batch_, kChannels, grid_.frames, grid_.rows * kPatch, grid_.cols * kPatch});
+  // [B, L, (p, p, C)] -> [B, C, T, H, W].
+  ValueId latent =
+      blocks::UnpatchifySpatial(b_, "unpatchify", patches, grid_, kChannels, kPatch, /*channels_last=*/true);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
@@ -341,33 +330,29 @@ class Mochi final : public DitFamily {
   // per rank and asserts N % cp == 0, cp = ulysses x ring. 848x480, 163
   // frames: 44,520 = 2^3 * 3 * 5 * 7 * 53 tokens, so 2-8, 10, 12 (not 9, 16).
   Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
-    const int64_t tokens = GridOf(config).tokens();
+    const int64_t tokens = LatentPatches(config).tokens();
     if (tokens % sp == 0) return Status::Ok();
     return InvalidArgument("mochi-xdit splits the " + std::to_string(tokens) +
                            " visual tokens evenly over ulysses x ring = " + std::to_string(sp) +
                            " ranks and asserts that they divide");
   }
 
-  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+  TokenCounts Tokens(const ModelConfig& config) const override { return {LatentPatches(config).tokens(), kTextTokens}; }
 
   int64_t latent_channels() const override { return kChannels; }
   int64_t depth_units() const override { return kLayers; }
   // AutoencoderKLMochi: 6x in time, causal (163 frames -> 28 latent frames).
   VaeTime vae_time() const override { return {6, 1, true}; }
 
-  // encoder_hidden_states: the T5-XXL output, 256 rows [B, 256, 4096].
-  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
-                                           const std::string& pass) const override {
-    const std::string suffix = PassSuffix(pass);
-    return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kTextTokens, kTextDim})};
-  }
+  int64_t patch() const override { return kPatch; }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
-                  const std::vector<ValueId>& conditioning) const override {
-    AZ_CHECK_MSG(conditioning.size() == 1, "Mochi takes encoder_hidden_states only");
-    const int64_t batch = CheckLatent(b, x, config, kChannels);
-    const int64_t depth = config.depth_units > 0 ? config.depth_units : kLayers;
-    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), depth);
+ protected:
+  // encoder_hidden_states: the T5-XXL output, 256 rows [B, 256, 4096].
+  std::vector<TextInput> text_inputs() const override { return {{"encoder_hidden_states", kTextTokens, kTextDim}}; }
+
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& config, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& conditioning) const override {
+    ForwardBuilder forward(b, config.dtype, batch, LatentPatches(config), Depth(config));
     return forward.Build(x, t, conditioning[0]);
   }
 };

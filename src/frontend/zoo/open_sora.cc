@@ -80,14 +80,9 @@ static_assert(kRopeSections[0] + kRopeSections[1] + kRopeSections[2] == kHeadDim
 
 using blocks::PatchGrid;
 
-PatchGrid GridOf(const ModelConfig& config) {
-  return {config.latent_frames(), config.latent_height() / kPatch, config.latent_width() / kPatch};
-}
-
 class ForwardBuilder : private blocks::ForwardState {
  public:
-  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth_units)
-      : ForwardState(b, dtype, batch, grid), depth_units_(depth_units) {}
+  using ForwardState::ForwardState;
 
   ValueId Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning);
 
@@ -108,10 +103,8 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId QkNorm(const std::string& module, ValueId x);
   ValueId Rope(const std::string& name, ValueId x, ValueId table);
 
-  int64_t depth_units_;  // 0: all blocks
   ValueId vec_ = -1;
-  ValueId one_ = -1;
-  ValueId rope_table_ = -1, rope_txt_ = -1, rope_img_ = -1;
+  ValueId rope_txt_ = -1, rope_img_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vector<ValueId>& conditioning) {
@@ -132,11 +125,10 @@ ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, const std::vecto
   vec_ = b_.Binary(OpKind::kAdd, "vec.add_vector", time, MlpEmbedder("vector_in", conditioning[1]));
   ValueId txt = b_.Linear("txt_in", conditioning[0], kHidden);
 
-  const int64_t units = depth_units_ > 0 ? depth_units_ : kDoubleBlocks;
   static_assert(kSingleBlocks == 2 * kDoubleBlocks, "a depth unit is one double- and two single-stream blocks");
-  for (int64_t i = 0; i < units; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
+  for (int64_t i = 0; i < depth_; ++i) std::tie(img, txt) = DoubleBlock(i, img, txt);
   ValueId x = b_.Concat("concat_txt_img", {txt, img}, 1);
-  for (int64_t i = 0; i < 2 * units; ++i) x = SingleBlock(i, x);
+  for (int64_t i = 0; i < 2 * depth_; ++i) x = SingleBlock(i, x);
   return FinalLayer(b_.SliceAxis("img_tokens", x, 1, kTextTokens, joint_tokens()));
 }
 
@@ -214,11 +206,8 @@ ValueId ForwardBuilder::FinalLayer(ValueId x) {
   ValueId h = NormModulate("norm_final", x, mod[0], mod[1]);
   ValueId packed = b_.Linear("linear", h, kPacked);  // LastLayer(d, patch 1, 64 channels)
   // unpack: "b (t h w) (c ph pw) -> b c t (h ph) (w pw)".
-  ValueId grid = b_.Reshape("unpack.split", packed,
-                            {batch_, grid_.frames, grid_.rows, grid_.cols, kLatentChannels, kPatch, kPatch});
-  ValueId moved = b_.Transpose("unpack.permute", grid, {0, 4, 1, 2, 5, 3, 6});
-  ValueId latent = b_.Reshape("unpack.merge", moved,
-                              {batch_, kLatentChannels, grid_.frames, grid_.rows * kPatch, grid_.cols * kPatch});
+  ValueId latent =
+      blocks::UnpatchifySpatial(b_, "unpack", packed, grid_, kLatentChannels, kPatch, /*channels_last=*/false);
   return b_.CastTo("to_f32", latent, DType::kF32);
 }
 
@@ -252,30 +241,31 @@ class OpenSora final : public DitFamily {
   // The common checks (sizes multiples of 16, frames 4n+1) are all the model needs.
   Status Validate(const ModelConfig&) const override { return Status::Ok(); }
 
-  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+  TokenCounts Tokens(const ModelConfig& config) const override { return {LatentPatches(config).tokens(), kTextTokens}; }
 
   int64_t latent_channels() const override { return kLatentChannels; }
   // 19 double : 38 single blocks: a unit is one double- and two single-stream blocks.
   int64_t depth_units() const override { return kDoubleBlocks; }
+
+  int64_t patch() const override { return kPatch; }
 
   // t5: [B, 512, 4096]; clip_pooled: [B, 768]; cond: the image condition
   // [B, 1 + 16, T, H/8, W/8] (mask, masked reference latent), the same for
   // the conditional and the text-unconditional pass.
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
                                            const std::string& pass) const override {
-    const std::string suffix = PassSuffix(pass);
-    ValueId t5 = b.Input("t5" + suffix, config.dtype, {batch, kTextTokens, kTextDim});
-    ValueId clip = b.Input("clip_pooled" + suffix, config.dtype, {batch, kClipDim});
+    ValueId t5 = DeclareText(b, config, batch, pass, {"t5", kTextTokens, kTextDim});
+    ValueId clip = b.Input("clip_pooled" + PassSuffix(pass), config.dtype, {batch, kClipDim});
     const pir::Shape cond_shape = {batch, kCondChannels, config.latent_frames(), config.latent_height(),
                                    config.latent_width()};
     ValueId cond = b.Input("cond", config.dtype, cond_shape);
     return {t5, clip, cond};
   }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
-                  const std::vector<ValueId>& conditioning) const override {
-    const int64_t batch = CheckLatent(b, x, config, kLatentChannels);
-    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), config.depth_units);
+ protected:
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& config, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& conditioning) const override {
+    ForwardBuilder forward(b, config.dtype, batch, LatentPatches(config), Depth(config));
     return forward.Build(x, t, conditioning);
   }
 };

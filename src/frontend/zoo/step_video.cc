@@ -71,17 +71,13 @@ constexpr int64_t kTextTokens = kClipTokens + kLlmTokens;  // 397
 constexpr double kBlockNormEps = 1e-5;
 constexpr double kEps = 1e-6;  // qk RMSNorm, norm_out, caption_norm
 
-// The latent patch grid of one sample (patch 1: the latent grid itself).
+// The latent patch grid of one sample (patch 1: the latent grid itself,
+// DitFamily::LatentPatches).
 using blocks::PatchGrid;
-
-PatchGrid GridOf(const ModelConfig& config) {
-  return {config.latent_frames(), config.latent_height(), config.latent_width()};
-}
 
 class ForwardBuilder : private blocks::ForwardState {
  public:
-  ForwardBuilder(GraphBuilder& b, DType dtype, int64_t batch, PatchGrid grid, int64_t depth)
-      : ForwardState(b, dtype, batch, grid), depth_(depth) {}
+  using ForwardState::ForwardState;
 
   ValueId Build(ValueId latent, ValueId timestep, ValueId llm, ValueId clip);
 
@@ -95,11 +91,8 @@ class ForwardBuilder : private blocks::ForwardState {
   ValueId CrossAttention(ValueId x, ValueId context);
   ValueId Head(ValueId x);
 
-  int64_t depth_;  // blocks to build
-  ValueId one_ = -1;
   ValueId emb_ = -1;
   ValueId temb_ = -1;
-  ValueId rope_table_ = -1;
 };
 
 ValueId ForwardBuilder::Build(ValueId latent, ValueId timestep, ValueId llm, ValueId clip) {
@@ -207,7 +200,7 @@ class StepVideo final : public DitFamily {
   // output; the Ulysses all-to-all and the all-gather need equal chunks, and
   // RoPE3D chunks the position grid the same way.
   Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp) const override {
-    const int64_t tokens = GridOf(config).tokens();
+    const int64_t tokens = LatentPatches(config).tokens();
     if (tokens % sp == 0) return Status::Ok();
     return InvalidArgument("Step-Video's sequence parallelism (stepvideo/parallel.py) splits the " +
                            std::to_string(tokens) + " video tokens into equal chunks over ulysses x ring = " +
@@ -218,7 +211,7 @@ class StepVideo final : public DitFamily {
   // forward, never split (models.md §4.6; xDiT's table: CFG NA, TP yes).
   DeployedDegrees deployed_degrees() const override { return {.cfg = false, .tp = true}; }
 
-  TokenCounts Tokens(const ModelConfig& config) const override { return {GridOf(config).tokens(), kTextTokens}; }
+  TokenCounts Tokens(const ModelConfig& config) const override { return {LatentPatches(config).tokens(), kTextTokens}; }
 
   int64_t latent_channels() const override { return kChannels; }
   int64_t depth_units() const override { return kLayers; }
@@ -227,21 +220,17 @@ class StepVideo final : public DitFamily {
   VaeTime vae_time() const override { return {17, 3, false}; }
   int64_t patch() const override { return 1; }
 
+
+ protected:
   // encoder_hidden_states: the Step-LLM's [B, 320, 6144]; encoder_hidden_states_2:
   // the CLIP's [B, 77, 1024]. The pipeline encodes [prompt, negative prompt] at once.
-  std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
-                                           const std::string& pass) const override {
-    const std::string suffix = PassSuffix(pass);
-    return {b.Input("encoder_hidden_states" + suffix, config.dtype, {batch, kLlmTokens, kLlmDim}),
-            b.Input("encoder_hidden_states_2" + suffix, config.dtype, {batch, kClipTokens, kClipDim})};
+  std::vector<TextInput> text_inputs() const override {
+    return {{"encoder_hidden_states", kLlmTokens, kLlmDim}, {"encoder_hidden_states_2", kClipTokens, kClipDim}};
   }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& config, ValueId x, ValueId t,
-                  const std::vector<ValueId>& conditioning) const override {
-    AZ_CHECK_MSG(conditioning.size() == 2, "Step-Video takes the Step-LLM and the CLIP hidden states");
-    const int64_t batch = CheckLatent(b, x, config, kChannels);
-    const int64_t depth = config.depth_units > 0 ? config.depth_units : kLayers;
-    ForwardBuilder forward(b, config.dtype, batch, GridOf(config), depth);
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& config, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& conditioning) const override {
+    ForwardBuilder forward(b, config.dtype, batch, LatentPatches(config), Depth(config));
     return forward.Build(x, t, conditioning[0], conditioning[1]);
   }
 };

@@ -167,4 +167,11 @@ inline int64_t MatmulAndAttentionFlops(const pir::Graph& graph) {
   return cost.matmul.value() + cost.attention.value();
 }
 
+// A stage's (first) output has shape `output`, and its matmuls and attentions
+// do `flops` (MatmulAndAttentionFlops).
+inline void ExpectStageOutput(const pir::Graph& graph, const pir::Shape& output, int64_t flops) {
+  EXPECT_EQ(graph.type(graph.outputs()[0]).shape, output);
+  EXPECT_EQ(MatmulAndAttentionFlops(graph), flops);
+}
+
 }  // namespace az::zoo::zoo_test

@@ -109,10 +109,7 @@ TEST(TrainStep, Wan13bBlockBackwardFlops) {
 }
 
 TEST(TrainStep, RematerializationPerBlock) {
-  ModelOptions small;
-  small.width = 320;
-  small.height = 192;
-  small.frames = 9;
+  ModelOptions small{.width = 320, .height = 192, .frames = 9};
   TrainOptions options;
   pir::Graph none = TrainStep("wan2.1-t2v-1.3b", options, small);
   options.remat = pir::RematPolicy::kFull;
@@ -149,10 +146,7 @@ TEST(TrainStep, RematerializationPerBlock) {
 }
 
 TEST(TrainStep, RoundTripsThroughText) {
-  ModelOptions small;
-  small.width = 64;
-  small.height = 64;
-  small.frames = 5;
+  ModelOptions small{.width = 64, .height = 64, .frames = 5};
   TrainOptions options;
   options.micro_batch = 2;
   options.remat = pir::RematPolicy::kSelected;
@@ -187,10 +181,7 @@ TEST(TrainStep, EveryZooModelBuildsOne) {
 // shift_ffn at micro-batch 4). The rules now hold types by value; under the
 // sanitizer build a dangling read is a failure here.
 TEST(TrainStep, Wan14bTruncatedBuildsAndVerifies) {
-  ModelOptions video;
-  video.width = 832;
-  video.height = 480;
-  video.frames = 81;
+  ModelOptions video{.width = 832, .height = 480, .frames = 81};
   TrainOptions options;
   options.micro_batch = 4;
   for (int64_t units : {2, 3}) {

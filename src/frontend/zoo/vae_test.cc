@@ -104,10 +104,7 @@ int64_t HunyuanDecoderFlops(int64_t frames, int64_t h, int64_t w, int64_t* tiles
 constexpr int64_t kHunyuanDecoderParams = 146'136'339;
 
 TEST(VaeStages, HunyuanDecoderParametersAndOneTile) {
-  ModelOptions small;
-  small.width = 128;
-  small.height = 64;
-  small.frames = 9;  // 3 latent frames of 8 x 16: one tile, no tiling
+  ModelOptions small{.width = 128, .height = 64, .frames = 9};  // 3 latent frames of 8 x 16: one tile, no tiling
   pir::Graph g = Stage(Resolve("hunyuanvideo-13b", small), "hunyuan-vae-decoder");
   EXPECT_EQ(ParamCount(g), kHunyuanDecoderParams);
   EXPECT_EQ(ParamCount(g, "decoder.mid_block.attentions.0."), 1'051'648);
@@ -205,8 +202,7 @@ TEST(VaeStages, HunyuanDecoderRunsAndBlendAddUpToTheWholeDecode) {
         auto tile = BuildStageTile(config, "hunyuan-vae-decoder", run.latent);
         ASSERT_TRUE(tile.ok()) << tile.status().ToString();
         EXPECT_TRUE(pir::VerifyGraph(*tile).ok());
-        EXPECT_EQ(tile->type(tile->outputs()[0]).shape, run.decoded);
-        EXPECT_EQ(MatmulAndAttentionFlops(*tile), HunyuanTileFlops(f, h, w));
+        ExpectStageOutput(*tile, run.decoded, HunyuanTileFlops(f, h, w));
         EXPECT_EQ(ParamCount(*tile), kHunyuanDecoderParams);
         hand += HunyuanTileFlops(f, h, w);
         parts += Cost(*tile);
@@ -355,15 +351,11 @@ int64_t WanVaeEncoderFlops(int64_t latent_frames, int64_t h, int64_t w) {
 // With the decoder's 73,295,603 (stages_test.cc): 126,892,531, Wan2.1_VAE's
 // published ~127M.
 TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
-  ModelOptions small;
-  small.width = 64;
-  small.height = 32;
-  small.frames = 9;  // chunks of 1, 4, 4 frames -> 3 latent frames of 4 x 8
+  ModelOptions small{.width = 64, .height = 32, .frames = 9};  // chunks of 1, 4, 4 frames -> 3 latent frames of 4 x 8
   pir::Graph g = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
   EXPECT_EQ(ParamCount(g), 53'596'928);
   EXPECT_EQ(ParamCount(g) + 73'295'603, 126'892'531);
-  EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 16, 3, 4, 8}));
-  EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeEncoderFlops(3, 32, 64));
+  ExpectStageOutput(g, {1, 16, 3, 4, 8}, WanVaeEncoderFlops(3, 32, 64));
   // The input is the first frame alone; the zero frames are made in the graph.
   int64_t inputs = 0;
   for (const pir::Value& v : g.values()) {
@@ -374,16 +366,14 @@ TEST(VaeStages, WanVaeEncoderParametersAndChunks) {
   EXPECT_EQ(inputs, 1);
   small.frames = 1;
   pir::Graph one = Stage(Resolve("wan2.1-i2v-14b", small), "wan-vae-encoder");
-  EXPECT_EQ(one.type(one.outputs()[0]).shape, (pir::Shape{1, 16, 1, 4, 8}));
-  EXPECT_EQ(MatmulAndAttentionFlops(one), WanVaeEncoderFlops(1, 32, 64));
+  ExpectStageOutput(one, {1, 16, 1, 4, 8}, WanVaeEncoderFlops(1, 32, 64));
 }
 
 // At the default 1280 x 720, 81 frames: 21 chunks into the 21 latent frames
 // of 90 x 160 the DiT's y reads; 381,674,137,190,400 FLOPs.
 TEST(VaeStages, WanVaeEncoderAtTheDefaultResolution) {
   pir::Graph g = Stage(Resolve("wan2.1-i2v-14b"), "wan-vae-encoder");
-  EXPECT_EQ(g.type(g.outputs()[0]).shape, (pir::Shape{1, 16, 21, 90, 160}));
-  EXPECT_EQ(MatmulAndAttentionFlops(g), WanVaeEncoderFlops(21, 720, 1280));
+  ExpectStageOutput(g, {1, 16, 21, 90, 160}, WanVaeEncoderFlops(21, 720, 1280));
   EXPECT_EQ(MatmulAndAttentionFlops(g), 381'674'137'190'400);
 }
 

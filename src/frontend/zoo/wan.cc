@@ -62,8 +62,7 @@ class Wan final : public DitFamily {
   }
 
   TokenCounts Tokens(const ModelConfig& c) const override {
-    return {c.latent_frames() * (c.latent_height() / 2) * (c.latent_width() / 2),
-            s_.image_branch ? kClipTokens + kTextLen : kTextLen};
+    return {LatentPatches(c).tokens(), s_.image_branch ? kClipTokens + kTextLen : kTextLen};
   }
 
   int64_t latent_channels() const override { return s_.out_channels; }
@@ -95,8 +94,7 @@ class Wan final : public DitFamily {
   std::vector<ValueId> DeclareConditioning(GraphBuilder& b, const ModelConfig& c, int64_t batch,
                                            const std::string& pass) const override {
     // The umT5 output, trimmed to the prompt and zero-padded to 512 rows.
-    const std::string suffix = PassSuffix(pass);
-    std::vector<ValueId> cond{b.Input("context" + suffix, c.dtype, {batch, kTextLen, kTextDim})};
+    std::vector<ValueId> cond{DeclareText(b, c, batch, pass, {"context", kTextLen, kTextDim})};
     // Both passes see the same image: CLIP features (Wan 2.1) and the
     // first-frame latent y concatenated onto the noise (I2V).
     if (s_.image_branch) cond.push_back(b.Input("clip_fea", c.dtype, {batch, kClipTokens, kClipDim}));
@@ -107,8 +105,9 @@ class Wan final : public DitFamily {
     return cond;
   }
 
-  ValueId Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t,
-                  const std::vector<ValueId>& cond) const override;
+ protected:
+  ValueId BuildForward(GraphBuilder& b, const ModelConfig& c, int64_t batch, ValueId x, ValueId t,
+                       const std::vector<ValueId>& cond) const override;
 
  private:
   ValueId Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0, ValueId context_text,
@@ -137,9 +136,8 @@ ValueId Chunk(GraphBuilder& b, const std::string& name, ValueId x, int64_t index
   return b.Reshape(name + ".squeeze", slice, {shape[0], shape[1], shape[3]});
 }
 
-ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t,
-                     const std::vector<ValueId>& cond) const {
-  const int64_t batch = b.type(x).shape[0];
+ValueId Wan::BuildForward(GraphBuilder& b, const ModelConfig& c, int64_t batch, ValueId x, ValueId t,
+                          const std::vector<ValueId>& cond) const {
   const int64_t d = s_.dim;
   const int64_t grid_t = c.latent_frames(), grid_h = c.latent_height() / 2, grid_w = c.latent_width() / 2;
   const int64_t tokens = grid_t * grid_h * grid_w;
@@ -202,7 +200,7 @@ ValueId Wan::Forward(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId t
   // 3D RoPE table over the patch grid (a buffer): 22:21:21 complex pairs -> 44/42/42 dims.
   ValueId rope_table = b.Constant("rope.table", DType::kF32, {tokens, kHeadDim});
 
-  const int64_t layers = c.depth_units > 0 ? c.depth_units : s_.num_layers;
+  const int64_t layers = Depth(c);
   for (int64_t i = 0; i < layers; ++i) {
     GraphBuilder::Scope scope(b, "blocks." + std::to_string(i));
     h = Block(b, c, h, e0, context_text, context_image, rope_table);

@@ -145,6 +145,18 @@ int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config,
   return shape[0];
 }
 
+ValueId DitFamily::DeclareText(GraphBuilder& b, const ModelConfig& config, int64_t batch, const std::string& pass,
+                               const TextInput& input) {
+  return b.Input(input.name + PassSuffix(pass), config.dtype, {batch, input.tokens, input.dim});
+}
+
+std::vector<ValueId> DitFamily::DeclareConditioning(GraphBuilder& b, const ModelConfig& config, int64_t batch,
+                                                    const std::string& pass) const {
+  std::vector<ValueId> conditioning;
+  for (const TextInput& input : text_inputs()) conditioning.push_back(DeclareText(b, config, batch, pass, input));
+  return conditioning;
+}
+
 StatusOr<ModelConfig> ResolveConfig(std::string_view model, const ModelOptions& options) {
   AZ_ASSIGN_OR_RETURN(const ModelEntry* entry, FindModel(model));
   ModelConfig c;

@@ -108,28 +108,25 @@ ValueId GraphBuilder::Attention(const std::string& name, ValueId q, ValueId k, V
   return AddOp(OpKind::kAttention, name, {q, k, v}, std::move(attrs))[0];
 }
 
-ValueId GraphBuilder::LayerNorm(const std::string& name, ValueId x, bool affine, double eps) {
+ValueId GraphBuilder::Norm(OpKind kind, const std::string& name, ValueId x, bool affine, bool bias, double eps) {
   Attributes attrs;
   attrs.Set("eps", eps);
   std::vector<ValueId> operands{x};
   if (affine) {
     Scope scope(*this, name);
-    int64_t d = graph_.type(x).shape.back();
+    const int64_t d = graph_.type(x).shape.back();
     operands.push_back(Param("weight", param_dtype_.value_or(graph_.type(x).dtype), {d}));
-    operands.push_back(Param("bias", param_dtype_.value_or(graph_.type(x).dtype), {d}));
+    if (bias) operands.push_back(Param("bias", param_dtype_.value_or(graph_.type(x).dtype), {d}));
   }
-  return AddOp1(OpKind::kLayerNorm, name, std::move(operands), std::move(attrs));
+  return AddOp1(kind, name, std::move(operands), std::move(attrs));
+}
+
+ValueId GraphBuilder::LayerNorm(const std::string& name, ValueId x, bool affine, double eps) {
+  return Norm(OpKind::kLayerNorm, name, x, affine, /*bias=*/true, eps);
 }
 
 ValueId GraphBuilder::RmsNorm(const std::string& name, ValueId x, bool affine, double eps) {
-  Attributes attrs;
-  attrs.Set("eps", eps);
-  std::vector<ValueId> operands{x};
-  if (affine) {
-    Scope scope(*this, name);
-    operands.push_back(Param("weight", param_dtype_.value_or(graph_.type(x).dtype), {graph_.type(x).shape.back()}));
-  }
-  return AddOp1(OpKind::kRmsNorm, name, std::move(operands), std::move(attrs));
+  return Norm(OpKind::kRmsNorm, name, x, affine, /*bias=*/false, eps);
 }
 
 ValueId GraphBuilder::Unary(OpKind kind, const std::string& name, ValueId x) { return AddOp1(kind, name, {x}); }

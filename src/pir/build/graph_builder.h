@@ -114,6 +114,9 @@ class GraphBuilder {
 
  private:
   ValueId SharedLeaf(ValueRole role, const std::string& name, TensorType type);
+  // A norm over the last dim of x, attribute eps: with `affine`, the
+  // parameters `name`.weight and, with `bias`, `name`.bias, of shape [d].
+  ValueId Norm(OpKind kind, const std::string& name, ValueId x, bool affine, bool bias, double eps);
   struct ScopeEntry {
     std::string name;
     bool names_params;

@@ -6,26 +6,24 @@
 #include <set>
 
 #include "pir/grad/rules.h"
+#include "support/enum_names.h"
 
 namespace az::pir {
+namespace {
 
-std::string_view RematPolicyName(RematPolicy policy) {
-  switch (policy) {
-    case RematPolicy::kNone: return "none";
-    case RematPolicy::kFull: return "full";
-    case RematPolicy::kSelected: return "selected";
-    case RematPolicy::kOffload: return "offload";
-  }
-  return "none";
-}
+constexpr EnumName<RematPolicy> kRematPolicyNames[] = {
+    {RematPolicy::kNone, "none"},
+    {RematPolicy::kFull, "full"},
+    {RematPolicy::kSelected, "selected"},
+    {RematPolicy::kOffload, "offload"},
+};
+
+}  // namespace
+
+std::string_view RematPolicyName(RematPolicy policy) { return NameOf(kRematPolicyNames, policy); }
 
 StatusOr<RematPolicy> ParseRematPolicy(std::string_view name) {
-  if (name == "none") return RematPolicy::kNone;
-  if (name == "full") return RematPolicy::kFull;
-  if (name == "selected") return RematPolicy::kSelected;
-  if (name == "offload") return RematPolicy::kOffload;
-  return InvalidArgument("unknown rematerialization '" + std::string(name) +
-                         "' (expected none, full, selected or offload)");
+  return ParseName(kRematPolicyNames, name, "rematerialization");
 }
 
 namespace grad {

@@ -26,10 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> PirFiles(const fs::path& dir) { return testing::FilesWithExtension(dir, ".pir"); }
-
-fs::path GoldenDir() { return fs::path(AZ_SOURCE_DIR) / "tests" / "golden" / "pir"; }
-
 Graph MustParse(std::string_view text) {
   StatusOr<Graph> graph = ParseGraph(text, "test.pir");
   EXPECT_TRUE(graph.ok()) << graph.status().message() << "\n--- text ---\n" << text;
@@ -424,22 +420,17 @@ TEST(PirParser, ReportsFirstErrorInTextOrder) {
 // ---------------------------------------------------------------- golden files
 
 TEST(PirGolden, EveryFileRoundTripsByteIdentical) {
-  std::vector<fs::path> files = PirFiles(GoldenDir());
-  ASSERT_GE(files.size(), 4u) << GoldenDir();
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    StatusOr<Graph> graph = ParseGraph(text, path.filename().string());
-    ASSERT_TRUE(graph.ok()) << graph.status().message();
-    EXPECT_EQ(PrintGraph(*graph), text);
-    ExpectRoundTrip(*graph);
-  }
+  std::vector<fs::path> files = GoldenFiles("pir");
+  ASSERT_GE(files.size(), 4u) << GoldenDir("pir");
+  ExpectGoldenFilesRoundTrip(
+      files, [](const std::string& text, const std::string& name) { return ParseGraph(text, name); }, PrintGraph,
+      [](const Graph& graph) { ExpectRoundTrip(graph); });
 }
 
 // Golden graphs are meant to be valid programs, not only valid syntax: every
 // declared result type is the inferred one (the verifier's main check).
 TEST(PirGolden, EveryFileIsWellTyped) {
-  for (const fs::path& path : PirFiles(GoldenDir())) {
+  for (const fs::path& path : GoldenFiles("pir")) {
     SCOPED_TRACE(path.filename().string());
     StatusOr<Graph> graph = ParseGraph(testing::ReadTextFile(path), path.filename().string());
     ASSERT_TRUE(graph.ok()) << graph.status().message();
@@ -452,20 +443,13 @@ TEST(PirGolden, EveryFileIsWellTyped) {
 }
 
 TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
-  std::vector<fs::path> files = PirFiles(GoldenDir() / "errors");
+  std::vector<fs::path> files = GoldenFiles("pir", "errors");
   ASSERT_GE(files.size(), 10u);
-  for (const fs::path& path : files) {
-    SCOPED_TRACE(path.filename().string());
-    std::string text = testing::ReadTextFile(path);
-    std::optional<ExpectedError> expected = ParseExpectedError(text);
-    ASSERT_TRUE(expected.has_value()) << text.substr(0, text.find('\n'));
-    std::string name = path.filename().string();
-
+  ForEachGoldenErrorFile(files, [](const std::string& text, const std::string& name, const ExpectedError& expected) {
     StatusOr<Graph> graph = ParseGraph(text, name);
     ASSERT_FALSE(graph.ok());
-    std::string rendered = graph.status().message();
-    ExpectDiagnostic(rendered, name, *expected);
-  }
+    ExpectDiagnostic(graph.status().message(), name, expected);
+  });
 }
 
 // The fuzz target's property, on seeded random edits of the golden files (a
@@ -474,7 +458,7 @@ TEST(PirGolden, ErrorFilesReportTheExpectedDiagnostic) {
 TEST(PirParser, SeededMutationsKeepTheFuzzProperty) {
   std::mt19937 rng(7);
   int parsed_count = ExpectMutantsParseOrFailLocated(
-      PirFiles(GoldenDir()), rng, "%@\"{}[]()<>,:=-.e0123456789 \n/\\x", "mutant.pir",
+      GoldenFiles("pir"), rng, "%@\"{}[]()<>,:=-.e0123456789 \n/\\x", "mutant.pir",
       [](const std::string& text, const std::string& name) { return ParseGraph(text, name); }, PrintGraph,
       [](const Graph&) {});
   // Some edits (inside a name, a digit of a dim) keep the text valid.
