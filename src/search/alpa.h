@@ -1,94 +1,17 @@
 // The Alpa baseline: Alpa's intra-operator pass (Zheng et al., OSDI'22, §4)
 // over a PIR graph, solved exactly as an integer linear program with GLPK.
 //
-// What it decides. For every op, one *strategy*: an assignment of mesh axes to
-// the op's factors (shard/sharding.h's OpSharding). The result is a set of
-// propagation seeds that pins every op's factors and every leaf's storage
-// (shard::Propagate then reproduces the ILP's choice exactly), so the built-in
-// compiler compiles what the ILP priced.
-//
-// Strategies of an op (EnumerateStrategies in alpa_build.cc). Each mesh axis
-// goes to at most one factor or stays unused (an axis of size 1 always stays
-// unused); axes on one factor are in mesh order (so no two strategies differ
-// by axis order alone). Kept only when CheckOpSharding passes, every sharded
-// factor's size is divisible by its axes' product (no padding, as Alpa), and
-// every sharded factor is pass-through, reduction, normalized (its op then
-// pays the statistics' all-reduces, rule.h: StatisticsOf), or a permutation factor
-// that only results have (a result-side slice; an operand's permutation
-// factor would need data movement the compiler does not emit).
-// Attention's key sequence (a reduction factor) is only sharded as ring
-// attention: on exactly the axes of the query sequence. Factors considered per
-// op: the kMaxCandidateFactors largest; strategies per op: at most
-// `max_strategies` (the replicated one and the cheapest by their own cost).
-//
-// Costs, in seconds, in Alpa's alpha-beta world. A collective over the axes A
-// (group size n = their product) costs alpha(A) + f * bytes * beta(A), with
-// alpha(A) the sum of the axes' alphas and beta(A) the largest of their betas
-// (the slowest link bounds a multi-axis ring), and
-//   all-reduce       f = 2 (n-1)/n, bytes = the local operand
-//   all-gather       f =   (n-1)/n, bytes = the gathered local result
-//   reduce-scatter   f =   (n-1)/n, bytes = the local operand
-//   all-to-all       f =   (n-1)/n, bytes = the local buffer
-// (bytes as cir/program.h defines them). A local slice is free.
-//   * Strategy cost c(v, s): local FLOPs / flop_rate (replicated heavy ops pay
-//     for their redundancy, Alpa's penalty) plus the communication the op
-//     itself performs: ring attention's n-1 key/value block permutes, each
-//     alpha(A) + bytes(local K + V) * beta(A), i.e. an all-gather of K and V.
-//   * Resharding cost r(u, v, s, t) on every producer -> consumer edge: the
-//     collectives compile/spmd/reshard.h emits to turn the producer's
-//     ProducedResultSharding (with its pending partial sums) into the
-//     consumer's RequiredOperandSharding, each priced as above. A sharded
-//     reduction factor's all-reduce is charged here, on the edge, where the
-//     compiler emits it, and becomes a cheaper reduce-scatter when the
-//     consumer wants the result sharded. Graph outputs with partial sums pay
-//     their all-reduce. A leaf (weight, input) is stored as its first consumer
-//     (in op order) requires it; its later consumers reshard from that.
-//
-// The ILP (Alpa's, §4.2): binaries x[v][s] (one strategy per node), and per
-// edge (u, v) continuous e[u,v][s][t] in [0, 1] linearized as the product
-// x[u][s] * x[v][t] by the marginal constraints
-//     sum_s x[v][s] = 1,   sum_t e[u,v][s][t] = x[u][s],   sum_s e[u,v][s][t] = x[v][t]
-// (with binary x these force e to the product, so e need not be integral);
-//     minimize  sum_v sum_s c(v,s) x[v][s] + sum_(u,v) sum_(s,t) r(u,v,s,t) e[u,v][s][t].
-// Memory (when memory_limit_bytes > 0): for every node w,
-//     sum_v sum_s P(v,s) x[v][s] + sum_s A(w,s) x[w][s] <= limit,
-// with P the per-device bytes of the leaves node v stores (weights, inputs,
-// constants under v's strategy) and A the largest working set of one of w's
-// ops (its local activation operands and results; leaves are in P):
-// "parameters + the largest op's activations fit", a simple activation
-// estimate that stays linear.
-//
-// Simplifications that make a 2,000-op DiT small enough for GLPK:
-//   (a) Followers (Alpa merges "simple" ops into an operand). An element-wise,
-//       norm, RoPE, softmax or layout op (reshape, transpose, slice,
-//       broadcast) whose largest operand is an activation with at least 4x the
-//       elements of every other operand has no variables of its own: for each
-//       strategy of its producer it runs in the sharding that operand already
-//       has (its dims projected onto the op's factors; axes a factor cannot
-//       take are dropped, i.e. gathered). Its costs and edges are charged to
-//       the node of the op it follows (transitively: chains of followers).
-//   (b) Layer clustering. Leaders whose names differ only in the block index
-//       (the first all-digit component of the dotted name: "blocks.7.ffn.0"
-//       and "blocks.0.ffn.0" are both "blocks.#.ffn.0") and that have the same
-//       kind, attributes and types share one node: the 40 blocks of Wan 14B
-//       take one set of variables, their costs add up, and edges between two
-//       nodes sum over the blocks (an edge inside one node is a diagonal cost).
-//       Alpa's layer clustering has the same effect; every block then runs
-//       the same sharding, as every expert deployment does.
-// Edges whose cost matrix is separable (r(s,t) = a(s) + b(t), e.g. all zeros,
-// or one side with a single strategy) are folded into node costs.
-//
-// Known approximations (as in Alpa): each consumer edge pays its resharding
-// (the compiler shares one resharding among consumers that want the same
-// layout); compute is FLOPs only (no memory-bound term); and the memory
-// estimate ignores liveness. The compiled program priced by the same formulas
-// costs the objective or less (equal on Wan 2.1 with the test's costs; ~5%
-// less on HunyuanVideo, where several consumers share one resharding).
-//
-// Sizes (alpa_test.cc): Wan 2.1 14B 720p (2,069 ops, 1,338 of them followers)
-// on x=2,y=4 is 29 nodes, 376 strategies, 7,342 columns and 1,050 rows, solved
-// to optimality in ~0.1 s; HunyuanVideo 720p (3,156 ops) 57 nodes and 12,053
-// columns in ~0.3 s.
+// For every op it decides one strategy (an assignment of mesh axes to the
+// op's factors) and returns propagation seeds that pin them, so the built-in
+// compiler compiles what the ILP priced. Costs are Alpa's alpha-beta world:
+// per-op compute and communication, a resharding cost on every producer ->
+// consumer edge (the collectives compile/spmd/reshard.h would emit), and an
+// optional per-device memory constraint. Followers (element-wise, norm and
+// layout ops riding on their activation operand) and layer clustering (the
+// blocks of a DiT share one node) keep a 2,000-op DiT small enough for GLPK.
+// docs/alpa.md is the full contract: the strategy enumeration, every cost
+// formula, the ILP, the simplifications, the known approximations and the
+// sizes alpa_test.cc measures.
 #pragma once
 
 #include <string>
