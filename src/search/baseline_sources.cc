@@ -186,7 +186,7 @@ class Annotated : public Source {
 
   StatusOr<Pick> Choose(const SearchContext& ctx) const override {
     Pick pick;
-    if (!ctx.config.program) return pick;  // a zoo model: nothing written in it
+    if (!ctx.config.imported()) return pick;  // a zoo model: nothing written in it
     Say(ctx, "annotated: pricing the program's own shardings");
     const hw::Topology& topology = *ctx.topology;
     const pir::Graph& graph = *ctx.config.program;

@@ -177,7 +177,7 @@ StatusOr<int64_t> AttentionHeads(const workload::Workload& config) {
   }
   // An imported program without attention: 0, which EnumerateCombos reads as
   // "no sequence or head parallelism" (only data parallelism and FSDP).
-  if (heads == 0 && config.program) return int64_t{0};
+  if (heads == 0 && config.imported()) return int64_t{0};
   if (heads == 0) return InvalidArgument("model '" + config.model + "' has no attention");
   return heads;
 }

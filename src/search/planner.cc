@@ -53,7 +53,7 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
   workload::Workload& config = ctx.config;
   const int64_t chips = topology.num_chips();
   if (options.train) {
-    if (config.program) {
+    if (config.imported()) {
       return InvalidArgument("'" + config.model + "' is an imported program: training steps are built for zoo models");
     }
     if (!options.hlo_dir.empty()) {
@@ -254,7 +254,7 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
     plan.samples_per_second = step > 0 ? static_cast<double>(ctx.options.train->micro_batch) / step : 0;
     plan.roofline_bound = Seconds(TrainRooflineBound(config, topology, *ctx.options.train));
   } else {
-    if (ctx.options.stages && !config.program) {
+    if (ctx.options.stages && !config.imported()) {
       Say(ctx, "stages: planning the encoders and the VAE with the DiT's weights resident");
       StagePlanOptions stage_options;
       // The stack is the DiT's attention library; the other stages keep the

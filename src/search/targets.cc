@@ -46,7 +46,7 @@ Status TargetRuns(Target target, const workload::Workload& config, bool tpu) {
       return Status::Ok();
     case Target::kXdit:
       if (tpu) return InvalidArgument("--target xdit plans GPUs (xDiT and the models' repositories are PyTorch/CUDA)");
-      if (config.program) return InvalidArgument("--target xdit plans zoo models (xDiT runs their deployed code)");
+      if (config.imported()) return InvalidArgument("--target xdit plans zoo models (xDiT runs their deployed code)");
       return Status::Ok();
   }
   return Status::Ok();

@@ -19,8 +19,6 @@
 // batch, cfg, steps, video_tokens, text_tokens, forwards_per_step.
 #pragma once
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
