@@ -26,6 +26,38 @@ CollectiveModel::CollectiveModel(const hw::Topology& topology, Calibration calib
     : topology_(topology), calibration_(std::move(calibration)) {
   load_.assign(static_cast<size_t>(topology_.num_channels()), 0.0);
   multicast_mark_.assign(static_cast<size_t>(topology_.num_channels()), -1);
+  charge_mark_.assign(static_cast<size_t>(topology_.num_channels()), -1);
+  rate_.resize(static_cast<size_t>(topology_.num_channels()));
+  for (int ch = 0; ch < topology_.num_channels(); ++ch) {
+    const hw::Link& link = topology_.channel_link(ch);
+    rate_[static_cast<size_t>(ch)] = link.bw.value() * calibration_.LinkEfficiency(link.cls);
+  }
+}
+
+bool CollectiveModel::RouteOf(int src, int dst, std::vector<int>& storage, std::span<const int>* route) const {
+  if (topology_.CachedRoute(src, dst, route)) return true;
+  StatusOr<std::vector<int>> computed = topology_.Route(src, dst);  // a large system: routes are not cached
+  if (!computed.ok()) return false;
+  storage = std::move(*computed);
+  *route = storage;
+  return true;
+}
+
+void CollectiveModel::AllToAllGroup(double bytes, int group, const std::vector<int>& chips, Phase& phase) const {
+  double piece = bytes / static_cast<double>(chips.size());
+  for (int a : chips) {
+    for (int b : chips) {
+      if (a != b) phase.transfers.push_back({a, b, piece, group, false});
+    }
+  }
+}
+
+void CollectiveModel::BroadcastGroup(double bytes, int root, int group, const std::vector<int>& chips,
+                                     Phase& phase) const {
+  int source = chips[static_cast<size_t>(root) % chips.size()];
+  for (int b : chips) {
+    if (b != source) phase.transfers.push_back({source, b, bytes, group, false});
+  }
 }
 
 // A ring over `cycle` in which each member contributes `chunk` bytes: every
@@ -195,12 +227,7 @@ CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
     for (const Transfer& t : phase.transfers) {
       if (t.src == t.dst) continue;
       std::span<const int> route;
-      StatusOr<std::vector<int>> computed = std::vector<int>{};
-      if (!topology_.CachedRoute(t.src, t.dst, &route)) {
-        computed = topology_.Route(t.src, t.dst);  // a large system: routes are not cached
-        if (!computed.ok()) continue;               // Price() rejected unreachable chips before
-        route = *computed;
-      }
+      if (!RouteOf(t.src, t.dst, route_storage_, &route)) continue;  // Price() rejected unreachable chips before
       double lat = 0;
       for (int ch : route) {
         lat += topology_.channel_link(ch).latency.value();
@@ -223,9 +250,7 @@ CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
     double phase_bw = 0;
     int phase_bottleneck = -1;
     for (int ch : touched_) {
-      const hw::Link& link = topology_.channel_link(ch);
-      double rate = link.bw.value() * calibration_.LinkEfficiency(link.cls);
-      double t = load_[ch] / rate;
+      double t = load_[ch] / rate_[ch];
       if (t > phase_bw || (t == phase_bw && ch < phase_bottleneck)) {
         phase_bw = t;
         phase_bottleneck = ch;
@@ -280,15 +305,7 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
       plan.algorithm = "routed all-to-all";
       Phase phase;
       phase.steps = 1;
-      for (size_t gi = 0; gi < groups.size(); ++gi) {
-        const auto& g = groups[gi];
-        double piece = bytes / static_cast<double>(g.size());
-        for (int a : g) {
-          for (int b : g) {
-            if (a != b) phase.transfers.push_back({a, b, piece, static_cast<int>(gi), false});
-          }
-        }
-      }
+      for (size_t gi = 0; gi < groups.size(); ++gi) AllToAllGroup(bytes, static_cast<int>(gi), groups[gi], phase);
       plan.phases.push_back(std::move(phase));
       plan.notes.push_back("every member sends bytes/n to every other member at once; the busiest link bounds it");
       return {plan};
@@ -300,14 +317,7 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
       Phase phase;
       phase.multicast = true;
       phase.steps = 1;  // one pipeline: the latency of the longest route
-      for (size_t gi = 0; gi < groups.size(); ++gi) {
-        const auto& g = groups[gi];
-        int root = g[static_cast<size_t>(c.root) % g.size()];
-        for (int b : g) {
-          if (b == root) continue;
-          phase.transfers.push_back({root, b, bytes, static_cast<int>(gi), false});
-        }
-      }
+      for (size_t gi = 0; gi < groups.size(); ++gi) BroadcastGroup(bytes, c.root, static_cast<int>(gi), groups[gi], phase);
       plan.phases.push_back(std::move(phase));
       return {plan};
     }
@@ -458,7 +468,8 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
   // The key is canonical where the model is invariant: groups run at once and
   // charge one load table, so their order never matters (sorted); an
   // all-to-all sends between every pair of its members, so the order inside
-  // its groups does not matter either (sorted); a permute's pairs are routed
+  // its groups does not matter either (sorted), nor inside a torus group
+  // that is a full sub-grid (sorted); a permute's pairs are routed
   // independently (sorted). Ring orders inside other groups do matter.
   key_.clear();
   key_.push_back(static_cast<int64_t>(c.kind));
@@ -473,11 +484,17 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
       key_.push_back(b);
     }
   } else {
+    // On a torus, a group that is a full sub-grid runs per-axis rings over
+    // its coordinate sets (PlanTorusGroup), whatever its member order.
+    const bool rings_on_grids = !topology_.dims.empty() && c.kind != CollectiveKind::kAllToAll &&
+                                c.kind != CollectiveKind::kBroadcast;
     physical_.resize(c.groups.groups.size());
     for (size_t i = 0; i < c.groups.groups.size(); ++i) {
       physical_[i].clear();
       for (int logical : c.groups.groups[i]) physical_[i].push_back(placement[logical]);
-      if (c.kind == CollectiveKind::kAllToAll) std::sort(physical_[i].begin(), physical_[i].end());
+      if (c.kind == CollectiveKind::kAllToAll || (rings_on_grids && FullSubGrid(physical_[i]))) {
+        std::sort(physical_[i].begin(), physical_[i].end());
+      }
     }
     std::sort(physical_.begin(), physical_.end());
     for (const auto& g : physical_) {
@@ -488,8 +505,9 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
   if (const double* hit = cache_.Find(key_)) return Seconds(*hit);
   double t = 0;
   if (c.kind == CollectiveKind::kCollectivePermute) {
-    auto r = Price(c, placement, false);
-    t = r.ok() ? r->time.value() : std::numeric_limits<double>::infinity();
+    t = PermuteTime(c, placement);
+  } else if (PlannedPerGroup(c) && !physical_.empty()) {
+    t = PerGroupTime(c);
   } else {
     t = PriceGroups(c, physical_, false).time.value();
   }
@@ -497,6 +515,191 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
   if (cache_.size() >= kMaxCacheEntries) cache_.Clear();
   cache_.Insert(key_, t);
   return Seconds(t);
+}
+
+bool CollectiveModel::PlannedPerGroup(const Collective& c) const {
+  switch (c.kind) {
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kBroadcast:
+      return true;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllReduce:
+      return !topology_.dims.empty();  // PlanTorusGroup; GPU systems weigh whole-collective candidates
+    case CollectiveKind::kCollectivePermute:
+      return false;
+  }
+  return false;
+}
+
+int CollectiveModel::NameIndex(const std::string& name) {
+  for (size_t i = 0; i < algorithm_names_.size(); ++i) {
+    if (algorithm_names_[i] == name) return static_cast<int>(i);
+  }
+  algorithm_names_.push_back(name);
+  algorithm_params_.push_back(calibration_.Algorithm(name));
+  return static_cast<int>(algorithm_names_.size()) - 1;
+}
+
+int CollectiveModel::Share(const Collective& c, const std::vector<int>& group) {
+  group_key_.clear();
+  group_key_.push_back(static_cast<int64_t>(c.kind));
+  group_key_.push_back(c.bytes.value());
+  group_key_.push_back(c.root);
+  group_key_.insert(group_key_.end(), group.begin(), group.end());
+  if (const int* hit = share_index_.Find(group_key_)) return *hit;
+  // Group id -1: the group's transfers carry no id (none is needed once the
+  // group is alone), and PlanTorusGroup writes no notes.
+  const double bytes = static_cast<double>(c.bytes.value());
+  Plan plan;
+  if (c.kind == CollectiveKind::kAllToAll || c.kind == CollectiveKind::kBroadcast) {
+    Phase phase;
+    phase.steps = 1;
+    if (c.kind == CollectiveKind::kAllToAll) {
+      plan.algorithm = "routed all-to-all";
+      AllToAllGroup(bytes, -1, group, phase);
+    } else {
+      plan.algorithm = "pipelined broadcast";
+      phase.multicast = true;
+      BroadcastGroup(bytes, c.root, -1, group, phase);
+    }
+    plan.phases.push_back(std::move(phase));
+  } else {
+    PlanTorusGroup(c.kind, bytes, -1, group, plan);
+  }
+  GroupShare share;
+  share.name = plan.algorithm.empty() ? -1 : NameIndex(plan.algorithm);
+  share.begin = group_phases_.size();
+  for (const Phase& phase : plan.phases) {
+    GroupPhase routed;
+    routed.steps = phase.steps;
+    routed.begin = group_charges_.size();
+    ++charge_stamp_;
+    for (const Transfer& t : phase.transfers) {
+      if (t.src == t.dst) continue;
+      std::span<const int> route;
+      if (!RouteOf(t.src, t.dst, route_storage_, &route)) continue;
+      double lat = 0;
+      for (int ch : route) {
+        lat += topology_.channel_link(ch).latency.value();
+        if (phase.multicast) {  // a group charges a channel once
+          if (charge_mark_[ch] == charge_stamp_) continue;
+          charge_mark_[ch] = charge_stamp_;
+        }
+        group_charges_.push_back({ch, t.bytes});
+      }
+      double& longest = t.closure ? routed.closure_latency : routed.route_latency;
+      longest = std::max(longest, lat);
+    }
+    routed.end = group_charges_.size();
+    group_phases_.push_back(routed);
+  }
+  share.end = group_phases_.size();
+  shares_.push_back(share);
+  const int index = static_cast<int>(shares_.size()) - 1;
+  share_index_.Insert(group_key_, index);
+  return index;
+}
+
+double CollectiveModel::PerGroupTime(const Collective& c) {
+  // Bounded memory over a long search: start afresh, before any share of
+  // this collective is looked up.
+  if (shares_.size() >= kMaxCacheEntries || group_charges_.size() >= kMaxGroupCharges) {
+    share_index_.Clear();
+    shares_.clear();
+    group_phases_.clear();
+    group_charges_.clear();
+  }
+  group_shares_.clear();
+  int name = -1;
+  bool mixed = false;
+  size_t phases = 0;
+  for (const std::vector<int>& group : physical_) {
+    const int index = Share(c, group);
+    group_shares_.push_back(index);
+    const GroupShare& share = shares_[static_cast<size_t>(index)];
+    if (share.name >= 0) {
+      if (name < 0) name = share.name;
+      mixed = mixed || share.name != name;
+    }
+    phases = std::max(phases, share.end - share.begin);
+  }
+  // As BuildPlans names the merged plan.
+  if (mixed) name = NameIndex("mixed");
+  if (name < 0) name = NameIndex("none (single-chip groups)");
+  const AlgorithmParams& params = algorithm_params_[static_cast<size_t>(name)];
+  double latency = params.base_latency.value();
+  double bandwidth = 0;
+  for (size_t p = 0; p < phases; ++p) {
+    touched_.clear();
+    int steps = 0;
+    double route_latency = 0, closure_latency = 0;
+    for (int index : group_shares_) {
+      const GroupShare& share = shares_[static_cast<size_t>(index)];
+      if (share.begin + p >= share.end) continue;
+      const GroupPhase& phase = group_phases_[share.begin + p];
+      steps = std::max(steps, phase.steps);
+      route_latency = std::max(route_latency, phase.route_latency);
+      closure_latency = std::max(closure_latency, phase.closure_latency);
+      for (size_t i = phase.begin; i < phase.end; ++i) {
+        const auto [ch, bytes] = group_charges_[i];
+        if (load_[static_cast<size_t>(ch)] == 0) touched_.push_back(ch);
+        load_[static_cast<size_t>(ch)] += bytes;
+      }
+    }
+    if (route_latency == 0) route_latency = closure_latency;
+
+    double phase_bw = 0;
+    for (int ch : touched_) {
+      phase_bw = std::max(phase_bw, load_[static_cast<size_t>(ch)] / rate_[static_cast<size_t>(ch)]);
+      load_[static_cast<size_t>(ch)] = 0;
+    }
+    bandwidth += phase_bw / params.efficiency;
+    latency += steps * (params.step_latency.value() + route_latency);
+  }
+  latency = std::max(latency, 0.0);
+  return latency + bandwidth;
+}
+
+bool CollectiveModel::FullSubGrid(const std::vector<int>& chips) {
+  const size_t rank = topology_.dims.size();
+  if (coordinate_seen_.size() != rank) {
+    coordinate_seen_.assign(rank, {});
+    for (size_t d = 0; d < rank; ++d) coordinate_seen_[d].assign(static_cast<size_t>(topology_.dims[d]), -1);
+  }
+  ++coordinate_stamp_;
+  size_t product = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    size_t distinct = 0;
+    std::vector<int64_t>& seen = coordinate_seen_[d];
+    for (int chip : chips) {
+      const int value = topology_.nodes[static_cast<size_t>(chip)].coords[d];
+      if (seen[static_cast<size_t>(value)] != coordinate_stamp_) {
+        seen[static_cast<size_t>(value)] = coordinate_stamp_;
+        ++distinct;
+      }
+    }
+    product *= distinct;
+  }
+  return product == chips.size();
+}
+
+double CollectiveModel::PermuteTime(const Collective& c, const Placement& placement) {
+  // Price's plan without its validation (Time's caller validated the
+  // placement): every pair routed, one phase.
+  Plan plan;
+  plan.algorithm = "routed permute";
+  Phase phase;
+  phase.steps = 1;
+  phase.transfers.reserve(c.pairs.size());
+  for (auto [a, b] : c.pairs) {
+    const int ca = placement[static_cast<size_t>(a)], cb = placement[static_cast<size_t>(b)];
+    std::span<const int> route;
+    if (!RouteOf(ca, cb, route_storage_, &route)) return std::numeric_limits<double>::infinity();
+    phase.transfers.push_back({ca, cb, static_cast<double>(c.bytes.value())});
+  }
+  plan.phases.push_back(std::move(phase));
+  return Evaluate(plan, false).time.value();
 }
 
 }  // namespace az::net

@@ -38,6 +38,7 @@
 //   each channel of the union of its routes once (pipelined).
 #pragma once
 
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -82,6 +83,7 @@ class CollectiveModel {
   const Calibration& calibration() const { return calibration_; }
   size_t cache_size() const { return cache_.size(); }
   static constexpr size_t kMaxCacheEntries = size_t{1} << 20;
+  static constexpr size_t kMaxGroupCharges = size_t{1} << 22;  // 64 MiB of (channel, bytes)
 
  private:
   struct Transfer {
@@ -106,7 +108,41 @@ class CollectiveModel {
     std::vector<std::string> notes;
   };
 
+  // One group's share of a plan whose groups are planned independently and
+  // merged phase by phase (torus rings, all-to-all, broadcast): its transfers
+  // routed once, so the hot path (Time) re-plans only the groups a placement
+  // move changed. Exactly the arithmetic of Evaluate over the merged plan:
+  // each channel's load adds up in group order, then transfer order.
+  struct GroupPhase {
+    int steps = 0;
+    double route_latency = 0;    // the longest route of a transfer that is not a ring's closing edge
+    double closure_latency = 0;  // the longest closing edge
+    size_t begin = 0, end = 0;   // its (channel, bytes) charges in group_charges_, in transfer order
+  };
+  struct GroupShare {
+    int name = -1;  // into algorithm_names_; -1: the group plans nothing (one chip)
+    size_t begin = 0, end = 0;  // its phases in group_phases_
+  };
+
   CollectiveResult Evaluate(const Plan& plan, bool explain);
+  // True when BuildPlans would plan each group on its own and merge (one plan).
+  bool PlannedPerGroup(const Collective& c) const;
+  // Time over physical_ (sorted groups) from the per-group memo.
+  double PerGroupTime(const Collective& c);
+  // The memoized share of one group (an index into shares_).
+  int Share(const Collective& c, const std::vector<int>& group);
+  int NameIndex(const std::string& name);
+  // True when the chips are every combination of their coordinates per axis
+  // (PlanTorusGroup's per-axis rings; torus only).
+  bool FullSubGrid(const std::vector<int>& chips);
+  // Time's collective-permute: Price without the validation.
+  double PermuteTime(const Collective& c, const Placement& placement);
+  // The per-group forms BuildPlans merges (group id `group` marks the transfers).
+  void AllToAllGroup(double bytes, int group, const std::vector<int>& chips, Phase& phase) const;
+  void BroadcastGroup(double bytes, int root, int group, const std::vector<int>& chips, Phase& phase) const;
+  // A transfer's route (nullptr-free): the cached one or, on a large system,
+  // one computed into `storage`; false when the chips cannot reach each other.
+  bool RouteOf(int src, int dst, std::vector<int>& storage, std::span<const int>* route) const;
   std::vector<Plan> BuildPlans(const Collective& c, const std::vector<std::vector<int>>& groups);
   StatusOr<std::vector<std::vector<int>>> PhysicalGroups(const Collective& c, const Placement& placement) const;
   CollectiveResult PriceGroups(const Collective& c, const std::vector<std::vector<int>>& groups, bool explain);
@@ -129,6 +165,22 @@ class CollectiveModel {
   std::vector<std::pair<int, int>> pairs_;
   std::vector<int64_t> key_;
   SequenceMemo cache_;  // (kind, bytes, root, physical groups) -> seconds
+  // Per channel: bandwidth x the link class's efficiency (bytes/s).
+  std::vector<double> rate_;
+  // The per-group memo: (kind, bytes, root, chips in group order) -> share.
+  BasicSequenceMemo<int> share_index_;
+  std::vector<GroupShare> shares_;
+  std::vector<GroupPhase> group_phases_;
+  std::vector<std::pair<int, double>> group_charges_;
+  std::vector<std::string> algorithm_names_;
+  std::vector<AlgorithmParams> algorithm_params_;  // per name, from the calibration
+  std::vector<int64_t> group_key_;
+  std::vector<int64_t> charge_mark_;  // per channel: a multicast group's last charge
+  int64_t charge_stamp_ = 0;
+  std::vector<int> route_storage_;
+  std::vector<int> group_shares_;  // PerGroupTime's shares, in group order
+  std::vector<std::vector<int64_t>> coordinate_seen_;  // FullSubGrid: per axis, per coordinate, the last stamp
+  int64_t coordinate_stamp_ = 0;
 };
 
 }  // namespace az::net

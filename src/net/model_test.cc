@@ -355,3 +355,92 @@ TEST(CollectiveModelCache, CanonicalKeyMatchesUncachedPrices) {
 
 }  // namespace
 }  // namespace az::net
+
+namespace az::net {
+namespace {
+
+// Time() prices from per-group shares memoized across calls (model.h); it
+// must agree with the uncached Price() on any placement, for every kind, on
+// groups that are full sub-grids and groups that are not, whatever was
+// priced before, and also on a fresh model (no dependence on history).
+TEST(CollectiveModelCache, PerGroupSharesMatchUncachedPrices) {
+  uint64_t state = 12345;  // a fixed LCG: the same cases on every platform
+  auto below = [&state](int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % static_cast<uint64_t>(n));
+  };
+  for (const char* name : {"v5e:4x4", "v5e:2x4", "v5p:2x2x2", "v5e:4x8"}) {
+    auto t = hw::MakeTopology(name);
+    ASSERT_TRUE(t.ok());
+    const int n = t->num_chips();
+    CollectiveModel model(*t, DefaultCalibration(*t));
+    for (int trial = 0; trial < 60; ++trial) {
+      Placement p = IdentityPlacement(n);
+      for (int i = n - 1; i > 0; --i) std::swap(p[static_cast<size_t>(i)], p[static_cast<size_t>(below(i + 1))]);
+      // Groups of a random size dividing n, members in a random order: some
+      // land on sub-grids (per-axis rings), most do not (embedded cycles or
+      // group-order rings).
+      const int size = std::vector<int>{2, 4, 8}[static_cast<size_t>(below(3))];
+      std::vector<int> ids(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i;
+      if (trial % 2 == 1) {
+        for (int i = n - 1; i > 0; --i) std::swap(ids[static_cast<size_t>(i)], ids[static_cast<size_t>(below(i + 1))]);
+      }
+      Collective c;
+      c.kind = std::vector<CollectiveKind>{CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                                           CollectiveKind::kAllReduce, CollectiveKind::kAllToAll,
+                                           CollectiveKind::kBroadcast,
+                                           CollectiveKind::kCollectivePermute}[static_cast<size_t>(trial % 6)];
+      c.bytes = Bytes(int64_t{1} << (16 + below(10)));
+      c.root = below(size);
+      for (int g = 0; g < n / size; ++g) {
+        c.groups.groups.emplace_back(ids.begin() + g * size, ids.begin() + (g + 1) * size);
+      }
+      for (int i = 0; i < n; ++i) c.pairs.push_back({ids[static_cast<size_t>(i)], ids[static_cast<size_t>((i + 1) % n)]});
+      auto priced = model.Price(c, p);
+      ASSERT_TRUE(priced.ok()) << priced.status().ToString();
+      const double want = priced->time.value();
+      SCOPED_TRACE(std::string(name) + " trial " + std::to_string(trial));
+      EXPECT_NEAR(model.Time(c, p).value(), want, 1e-12 * want);
+      EXPECT_NEAR(model.Time(c, p).value(), want, 1e-12 * want);  // the class memo
+      CollectiveModel fresh(*t, DefaultCalibration(*t));
+      EXPECT_NEAR(fresh.Time(c, p).value(), want, 1e-12 * want);
+    }
+  }
+}
+
+// A torus group that is a full sub-grid prices the same whatever its member
+// order (per-axis rings over its coordinate sets), which Time's key relies on;
+// a group that is not a sub-grid does depend on the order (its ring runs in
+// group order), so Time must keep that order.
+TEST(CollectiveModelCache, SubGridMemberOrderDoesNotMatter) {
+  auto t = hw::MakeTopology("v5e:4x4");
+  ASSERT_TRUE(t.ok());
+  CollectiveModel model(*t, DefaultCalibration(*t));
+  Placement p = IdentityPlacement(16);
+  Collective grid;  // chips {0,1,4,5}: coordinates x in {0,1}, y in {0,1}, a 2x2 sub-grid
+  grid.kind = CollectiveKind::kAllGather;
+  grid.bytes = MiB(16);
+  grid.groups.groups = {{0, 1, 4, 5}};
+  Collective shuffled = grid;
+  shuffled.groups.groups = {{5, 0, 4, 1}};
+  auto a = model.Price(grid, p), b = model.Price(shuffled, p);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->time.value(), b->time.value());
+  EXPECT_EQ(model.Time(shuffled, p).value(), model.Time(grid, p).value());
+  Collective line;  // chips 0, 5, 10, 15: the diagonal, no sub-grid; two orders, two rings
+  line.kind = CollectiveKind::kAllGather;
+  line.bytes = MiB(16);
+  line.groups.groups = {{0, 5, 10, 15}};
+  Collective other = line;
+  other.groups.groups = {{0, 10, 5, 15}};
+  auto c = model.Price(line, p), d = model.Price(other, p);
+  ASSERT_TRUE(c.ok() && d.ok());
+  EXPECT_NE(c->time.value(), d->time.value());
+  EXPECT_EQ(model.Time(line, p).value(), c->time.value());
+  EXPECT_EQ(model.Time(other, p).value(), d->time.value());
+}
+
+}  // namespace
+}  // namespace az::net
+

@@ -1,4 +1,4 @@
-// An exact memo from integer sequences to doubles, for hot loops.
+// An exact memo from integer sequences to values, for hot loops.
 //
 // The pricing hot path looks up the time of a collective by its physical
 // groups (a short sequence of chip ids) millions of times per search. A
@@ -16,9 +16,10 @@
 
 namespace az {
 
-class SequenceMemo {
+template <typename Value>
+class BasicSequenceMemo {
  public:
-  SequenceMemo() { Reset(16); }
+  BasicSequenceMemo() { Reset(16); }
 
   static uint64_t Hash(std::span<const int64_t> key) {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ key.size();
@@ -31,7 +32,7 @@ class SequenceMemo {
   }
 
   // The stored value, or nullptr.
-  const double* Find(std::span<const int64_t> key) const {
+  const Value* Find(std::span<const int64_t> key) const {
     uint64_t h = Hash(key);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
@@ -44,7 +45,7 @@ class SequenceMemo {
   }
 
   // Inserts (the key must not be present).
-  void Insert(std::span<const int64_t> key, double value) {
+  void Insert(std::span<const int64_t> key, Value value) {
     if (2 * (size_ + 1) > slots_.size()) Grow();
     uint64_t h = Hash(key);
     size_t i = h & mask_;
@@ -62,7 +63,7 @@ class SequenceMemo {
     uint64_t hash = 0;
     size_t offset = 0;
     int64_t length = -1;  // -1: empty
-    double value = 0;
+    Value value{};
   };
 
   void Reset(size_t capacity) {
@@ -89,5 +90,8 @@ class SequenceMemo {
   size_t mask_ = 0;
   size_t size_ = 0;
 };
+
+// Collective times by physical groups (net/model.h).
+using SequenceMemo = BasicSequenceMemo<double>;
 
 }  // namespace az
