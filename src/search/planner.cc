@@ -280,6 +280,8 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
 
 }  // namespace
 
+int64_t LongerSearchMoves(int chips) { return std::clamp<int64_t>(int64_t{1000} * chips, 8000, 16000); }
+
 StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topology& topology,
                         const PlanOptions& plan_options) {
   const Clock::time_point start = Clock::now();

@@ -83,6 +83,9 @@ struct PlanOptions {
   int threads = 2;
   uint64_t seed = 1;
   int top_k = 6;                 // pruning's survivors (besides the baselines' proposals)
+  // Moves per restart of the winner's longer placement search (3 restarts);
+  // 0: LongerSearchMoves(chips).
+  int64_t placement_moves = 0;
   bool alpa = true;
   // Non-empty: price XLA's programs instead of compiling (--compiler xla):
   // each candidate whose dump <hlo_dir>/<Combo::Id()>.hlo exists is imported
@@ -112,6 +115,15 @@ StatusOr<StackChoice> ChooseStack(const workload::Workload& config, const hw::Ch
                                   const std::optional<price::SoftwareStack>& pinned);
 
 StatusOr<Plan> MakePlan(const workload::Workload& config, const hw::Topology& topology, const PlanOptions& options);
+
+// The longer placement search's moves per restart: 1,000 per chip, at least
+// 8,000 and at most 16,000. Bounded so that its cost grows with the price of
+// one evaluation, not with the chip count times it: on the bench rows and
+// Wan 2.1 / HunyuanVideo on v5e:4x8 and 8x8, annealing improved on the
+// structured candidates once in 48 plans, by 0.005% of the step (docs/
+// architecture.md, Placement search budget); planner_test.cc checks that the
+// bounded search picks what the unbounded one picks on 8, 16 and 64 chips.
+int64_t LongerSearchMoves(int chips);
 
 // The step's lower bound on these chips: max(FLOPs per step / (chips x peak),
 // bytes every step must move through HBM / (chips x HBM bandwidth)), the

@@ -96,7 +96,8 @@ class Grid : public Source {
       PlacementPolicy full{PlacementKind::kSearch, {}, {}};
       full.search.seed = ctx.options.seed;
       full.search.restarts = 3;
-      full.search.moves = std::max<int64_t>(8000, 1000 * topology.num_chips());
+      full.search.moves = ctx.options.placement_moves > 0 ? ctx.options.placement_moves
+                                                          : LongerSearchMoves(topology.num_chips());
       Evaluated longer = Price(best->compiled, topology, ctx.options.calibration, full);
       AZ_RETURN_IF_ERROR(longer.status);
       if (longer.best_latency <= best->best_latency) pick.evaluated = std::move(longer);  // never worse
