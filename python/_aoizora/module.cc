@@ -275,7 +275,7 @@ std::string PriceJson(const std::string& evidence_text, const std::string& evide
   for (const price::LinkLoad& l : r.links) {
     links.push_back({{"channel", l.channel}, {"name", l.name}, {"bytes", l.bytes}, {"busy_s", l.busy.value()}});
   }
-  nlohmann::ordered_json j = {{"evidence", evidence.hash},
+  nlohmann::ordered_json j = {{"evidence", evidence::HashOf(evidence)},
                               {"program", evidence.program},
                               {"topology", topology.name},
                               {"placement", placement},

@@ -65,7 +65,7 @@ ordered_json Canonical(const Evidence& e) {
 
 }  // namespace
 
-Evidence Extract(const cir::Program& program, const std::string& compiler) {
+Evidence Extract(const cir::Program& program, const std::string& compiler, bool hash) {
   Evidence e;
   e.program = program.name;
   e.compiler = compiler;
@@ -102,7 +102,7 @@ Evidence Extract(const cir::Program& program, const std::string& compiler) {
   e.memory.communication = at_peak(cir::BufferKind::kCommunication);
   e.memory.inputs = at_peak(cir::BufferKind::kInput);
   e.memory.constants = at_peak(cir::BufferKind::kConstant);
-  e.hash = ContentHash(e);
+  if (hash) e.hash = ContentHash(e);
   return e;
 }
 
@@ -166,9 +166,11 @@ std::string ContentHash(const Evidence& evidence) {
   return buf;
 }
 
+std::string HashOf(const Evidence& evidence) { return evidence.hash.empty() ? ContentHash(evidence) : evidence.hash; }
+
 std::string ToJson(const Evidence& evidence) {
   ordered_json j = Canonical(evidence);
-  j["hash"] = evidence.hash;
+  j["hash"] = HashOf(evidence);
   return j.dump(1) + "\n";
 }
 

@@ -81,7 +81,11 @@ struct Evidence {
   bool operator==(const Evidence&) const = default;
 };
 
-Evidence Extract(const cir::Program& program, const std::string& compiler);
+// `hash`: false leaves Evidence::hash empty (HashOf computes it when asked).
+// Hashing renders the canonical JSON, which on a 1,024-device program (groups
+// of 1,024 ids in every collective) costs more than compiling it; the search
+// extracts hundreds of programs and reports the hash of a few.
+Evidence Extract(const cir::Program& program, const std::string& compiler, bool hash = true);
 // The schedule's invariants, which pricing relies on: every segment runs
 // exactly once; every collective is either one blocking event or one start
 // followed later by one done; collective groups and pairs name devices in
@@ -90,5 +94,7 @@ Status Validate(const Evidence& evidence);
 std::string ToJson(const Evidence& evidence);
 StatusOr<Evidence> FromJson(std::string_view text, std::string_view file_name);
 std::string ContentHash(const Evidence& evidence);
+// The record's hash: `hash` when set, else ContentHash.
+std::string HashOf(const Evidence& evidence);
 
 }  // namespace az::evidence

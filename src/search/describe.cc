@@ -67,7 +67,7 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.host_link = p.noise_experts.host_bandwidth;
     c.noise_experts_reason = p.noise_experts.reason;
   }
-  c.evidence_hash = evidence.hash;
+  c.evidence_hash = evidence::HashOf(evidence);
   c.forwards_per_step = static_cast<int>(p.forwards);
   if (pick.sharding.empty()) {
     // The xDiT degrees of the combination (a sharding of seeds has none).

@@ -83,7 +83,7 @@ StatusOr<Compiled> Compile(const Candidate& candidate, const EvaluateOptions& op
   compile::CompileOptions compile_options;
   compile_options.candidate_id = candidate.strategy.combo.Id();
   AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, out.sharding, compile_options));
-  out.evidence = evidence::Extract(program, compiler.name());
+  out.evidence = evidence::Extract(program, compiler.name(), /*hash=*/false);  // HashOf when reported
   if (!options.hlo_dir.empty()) out.warning = DumpWarning(out, xla.DumpPath(compile_options.candidate_id));
   return out;
 }

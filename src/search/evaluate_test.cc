@@ -47,7 +47,7 @@ TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
   Evaluated e = EvaluateCombo(config, "ulysses=4,cfg=2", t, PlacementPolicy{});
   ASSERT_TRUE(e.status.ok()) << e.status.message();
   EXPECT_EQ(plan->best.step_latency.value(), e.default_latency);
-  EXPECT_EQ(plan->best.evidence_hash, e.compiled.evidence.hash);
+  EXPECT_EQ(plan->best.evidence_hash, evidence::HashOf(e.compiled.evidence));
   EXPECT_EQ(plan->best.placement, e.default_placement);
   EXPECT_EQ(plan->best.peak_memory.value(), e.compiled.evidence.peak_memory.value());
   // CFG parallel runs the batch-2 forward once per step.
@@ -159,12 +159,12 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
   Evaluated again = Evaluate(pick->evaluated->compiled.candidate, t, ctx.evaluate, PlacementPolicy{});
   ASSERT_TRUE(again.status.ok());
   EXPECT_EQ(again.default_latency, pick->evaluated->default_latency);
-  EXPECT_EQ(again.compiled.evidence.hash, pick->evaluated->compiled.evidence.hash);
+  EXPECT_EQ(evidence::HashOf(again.compiled.evidence), evidence::HashOf(pick->evaluated->compiled.evidence));
   auto plan = MakePlan(ctx.config, t, ctx.options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   ASSERT_NE(plan->Find("alpa"), nullptr);
   EXPECT_EQ(plan->Find("alpa")->step_latency.value(), again.default_latency);
-  EXPECT_EQ(plan->Find("alpa")->evidence_hash, again.compiled.evidence.hash);
+  EXPECT_EQ(plan->Find("alpa")->evidence_hash, evidence::HashOf(again.compiled.evidence));
   // Alpa's ILP seeds per tensor; a baseline runs the default order.
   EXPECT_TRUE(plan->Find("alpa")->seeded);
   EXPECT_TRUE(plan->Find("alpa")->default_order);

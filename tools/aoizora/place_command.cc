@@ -213,7 +213,7 @@ int RunPrice(const PriceArgs& args) {
   if (!r.ok()) return Fail(r.status());
   if (Status s = WriteOutputs(args, *l, placement, *r); !s.ok()) return Fail(s);
   if (args.json) {
-    ordered_json j = {{"evidence", l->evidence.hash},
+    ordered_json j = {{"evidence", evidence::HashOf(l->evidence)},
                       {"program", l->evidence.program},
                       {"topology", l->topology.name},
                       {"placement", placement},
@@ -263,7 +263,7 @@ int RunPlace(const PlaceArgs& args) {
                            {"structured_candidates", result->structured.size()},
                            {"evaluations", result->evaluations},
                            {"seed", args.seed}};
-    ordered_json j = {{"evidence", l->evidence.hash},
+    ordered_json j = {{"evidence", evidence::HashOf(l->evidence)},
                       {"program", l->evidence.program},
                       {"topology", l->topology.name},
                       {"best", {{"latency_s", result->best_latency},
