@@ -20,6 +20,13 @@ std::string Fixed(double value, int digits) {
 
 double Ratio(double slower, double faster) { return faster > 0 ? slower / faster : 0; }
 
+// Seconds in the shortest form: "0.5", "20", "900".
+std::string SecondsTick(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", seconds);
+  return buf;
+}
+
 // The cells every table ends with: the expert, Alpa, the efficiency and the plan time.
 std::string BaselineCells(const search::Plan& p) {
   std::string out;
@@ -150,7 +157,7 @@ std::string ScaleMarkdown(const std::vector<ScaleRow>& rows, const ScaleContext&
          "; other work on the machine inflates it. *In planner* is the plan's own `plan_time_s` (the search "
          "alone, without building the model or writing the JSON). *Peak RSS* is the process's largest resident "
          "set (getrusage's ru_maxrss). A plan running longer than " +
-         Fixed(context.timeout_s, 0) + " s is killed and its row says so.\n\n";
+         SecondsTick(context.timeout_s) + " s is killed and its row says so.\n\n";
   out += "![plan time against chips, log-log](scale.svg)\n\n";
   out += "| model | video | slice | chips | plan time | in planner | peak RSS | AoiZora | ms/step | vs expert |\n"
          "|---|---|---|---:|---:|---:|---:|---|---:|---:|\n";
@@ -181,12 +188,6 @@ std::pair<double, double> PowerBounds(double lo, double hi, double base) {
   double lo_exp = std::floor(log_base(lo) + 1e-9), hi_exp = std::ceil(log_base(hi) - 1e-9);
   if (hi_exp <= lo_exp) hi_exp = lo_exp + 1;
   return {std::pow(base, lo_exp), std::pow(base, hi_exp)};
-}
-
-std::string SecondsTick(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", seconds);
-  return buf;
 }
 
 }  // namespace
