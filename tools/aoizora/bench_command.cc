@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emit/bench_report.h"
+#include "emit/plan_format.h"
 #include "price/calibration.h"
 #include "search/planner.h"
 #include "tools/aoizora/child_process.h"
@@ -83,8 +84,9 @@ std::string CpuModel() {
 std::string LastLine(const std::string& text) {
   size_t end = text.find_last_not_of("\n\r \t");
   if (end == std::string::npos) return "";
-  size_t begin = text.rfind('\n', end);
-  std::string line = text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+  size_t newline = text.rfind('\n', end);
+  size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  std::string line = text.substr(begin, end + 1 - begin);
   const std::string prefix = "aoizora: ";
   return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line;
 }
@@ -149,10 +151,10 @@ int RunScale(const BenchArgs& args, const std::vector<ModelCase>& models) {
   const std::vector<std::string>& topologies = args.topologies.empty() ? kScaleTopologies : args.topologies;
   emit::ScaleContext context;
   context.command = "aoizora bench --scale";
-  for (const std::string& m : args.models) context.command += " -m " + m;
-  for (const std::string& t : args.topologies) context.command += " -t " + t;
+  for (const std::string& m : args.models) context.command += " -m " + emit::ShellWord(m);
+  for (const std::string& t : args.topologies) context.command += " -t " + emit::ShellWord(t);
   context.command += fmt::format(" --threads {} --timeout {:g}", args.threads, args.timeout_s);
-  if (!args.out.empty()) context.command += " -o " + args.out;
+  if (!args.out.empty()) context.command += " -o " + emit::ShellWord(args.out);
   context.threads = args.threads;
   context.nproc = OnlineCpus();
   context.cpu_model = CpuModel();
