@@ -384,6 +384,27 @@ if run plan_stages 0 "$bin" plan -m wan2.1-t2v-14b --width 1280 --height 720 --f
 fi
 run plan_no_stages 0 "$bin" plan -m wan2.1-t2v-14b --width 1280 --height 720 --frames 81 -t h100:8 --no-alpa --no-stages --json -q &&
   expect plan_no_stages out '"stages": []'
+# bench --scale (issue 28): each row a plan in its own process, timed and its peak memory read;
+# a slice the catalog refuses is a row with the reason, not a failed bench.
+if run bench_scale 0 "$bin" bench --scale -m wan2.1-t2v-1.3b@832x480x17 -t v5e:2x2 -t v5e:2x4 -t v5e:3x3 -o "$tmp/scale" -q; then
+  # Planned rows: | model | video | slice | chips | plan time | in planner | peak RSS | pick | ms/step | vs expert |
+  planned=$(awk -F' [|] ' '/^[|] wan2.1-t2v-1.3b [|] 832x480x17 [|] v5e:2x[24] / &&
+    $5 ~ /^[0-9.]+ s$/ && $5 + 0 > 0 && $7 ~ /^[0-9.]+ (MiB|GiB)$/ && $7 + 0 > 0 && $8 != "" { n++ } END { print n + 0 }' "$tmp/scale/scale.md")
+  [[ $planned == 2 ]] && passed=$((passed + 1)) ||
+    { echo "FAIL bench_scale: $planned planned rows with a time and a peak RSS, expected 2"; cat "$tmp/scale/scale.md"; failed=$((failed + 1)); }
+  grep -qF "| v5e:3x3 |  |  |  |  | not planned: topology 'v5e:3x3': 3x3 is not a v5e slice" "$tmp/scale/scale.md" &&
+    passed=$((passed + 1)) || { echo "FAIL bench_scale: no row for the refused slice"; failed=$((failed + 1)); }
+  [[ $(grep -c '<polyline' "$tmp/scale/scale.svg") == 1 ]] && tail -1 "$tmp/scale/scale.svg" | grep -qF '</svg>' &&
+    passed=$((passed + 1)) || { echo "FAIL bench_scale: scale.svg lacks the v5e series"; failed=$((failed + 1)); }
+fi
+# A plan cannot finish in 10 ms (the process alone takes longer): the row says it was killed.
+run bench_scale_timeout 0 "$bin" bench --scale -m wan2.1-t2v-1.3b@832x480x17 -t v5e:2x2 --timeout 0.01 -q &&
+  expect bench_scale_timeout out "| not planned: timed out after 0.01 s |"
+# A plan that fails is a row with the plan's own error (its last stderr line, "aoizora: " off).
+run bench_scale_fail 0 "$bin" bench --scale -m wan2.1-t2v-14b@1280x720x641 -t v5e:2x2 -q &&
+  expect bench_scale_fail out "| not planned: wan2.1-t2v-14b at 1280x720x641 does not fit v5e:2x2: the most frugal"
+run bench_scale_train 2 "$bin" bench --scale --train && expect bench_scale_train err "--train excludes --scale"
+run bench_timeout 2 "$bin" bench --timeout 5 && expect bench_timeout err "--timeout requires --scale"
 
 # Software stacks (issue 23, docs/compute-model.md): Wan 2.2 runs FA3 on Hopper (its README), so
 # its default on h100 is fa3 and --stack fa2 is slower; Wan 2.1 stays on fa2; H20 has no FA3

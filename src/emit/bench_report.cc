@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <utility>
 
 #include "emit/plan_format.h"
 
@@ -17,6 +19,13 @@ std::string Fixed(double value, int digits) {
 }
 
 double Ratio(double slower, double faster) { return faster > 0 ? slower / faster : 0; }
+
+// Seconds in the shortest form: "0.5", "20", "900".
+std::string SecondsTick(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", seconds);
+  return buf;
+}
 
 // The cells every table ends with: the expert, Alpa, the efficiency and the plan time.
 std::string BaselineCells(const search::Plan& p) {
@@ -125,6 +134,193 @@ std::string BenchSvg(const std::vector<BenchRow>& rows) {
     };
     if (const search::Configuration* c = r.plan.Find("expert")) bar(Ratio(c->step_latency.value(), r.plan.best.step_latency.value()), 4, "#4e79a7");
     if (const search::Configuration* c = r.plan.Find("alpa")) bar(Ratio(c->step_latency.value(), r.plan.best.step_latency.value()), 16, "#f28e2b");
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+std::string ScaleFamily(const std::string& topology) {
+  if (topology.find('*') != std::string::npos) return "multi-slice";
+  return topology.substr(0, topology.find(':'));
+}
+
+std::string ScaleMarkdown(const std::vector<ScaleRow>& rows, const ScaleContext& context) {
+  std::string out = "# Plan time and memory as the slice grows\n\n";
+  out += "This page and `scale.svg` are written by `./build/aoizora bench --scale -o docs`; regenerate them "
+         "with that command rather than editing them.\n\n";
+  out += "Produced by `" + context.command + "`. Each row is one `aoizora plan --json -q --threads " +
+         std::to_string(context.threads) +
+         "` process with the default options otherwise (Alpa and the stages on), so its memory is its own. "
+         "*Plan time* is that process's wall-clock time from start to exit, on the machine that ran it: " +
+         std::to_string(context.nproc) + " CPUs (nproc), " +
+         (context.cpu_model.empty() ? std::string("CPU model unknown") : context.cpu_model) +
+         "; other work on the machine inflates it. *In planner* is the plan's own `plan_time_s` (the search "
+         "alone, without building the model or writing the JSON). *Peak RSS* is the process's largest resident "
+         "set (getrusage's ru_maxrss). A plan running longer than " +
+         SecondsTick(context.timeout_s) + " s is killed and its row says so.\n\n";
+  out += "![plan time against chips, log-log](scale.svg)\n\n";
+  out += "| model | video | slice | chips | plan time | in planner | peak RSS | AoiZora | ms/step | vs expert |\n"
+         "|---|---|---|---:|---:|---:|---:|---|---:|---:|\n";
+  for (const ScaleRow& r : rows) {
+    out += "| " + MarkdownCell(r.model) + " | " + MarkdownCell(r.resolution) + " | " + MarkdownCell(r.topology) + " | " +
+           (r.chips > 0 ? std::to_string(r.chips) : std::string()) + " | ";
+    // A failed plan still ran: its time and memory are measured too.
+    out += (r.wall_s > 0 ? Fixed(r.wall_s, 2) + " s" : std::string()) + " | " +
+           (r.plan_time_s > 0 ? Fixed(r.plan_time_s, 2) + " s" : std::string()) + " | " +
+           (r.peak_rss_kib > 0 ? FormatBytes(r.peak_rss_kib * 1024) : std::string()) + " | ";
+    if (!r.planned) {
+      out += "not planned: " + MarkdownCell(r.error) + " | | |\n";
+      continue;
+    }
+    out += MarkdownCell(r.pick) + " | " + Fixed(r.step_latency_s * 1e3, 1) + " | " +
+           (r.speedup_over_expert > 0 ? Fixed(r.speedup_over_expert, 3) + "x" : std::string("none")) + " |\n";
+  }
+  return out;
+}
+
+namespace {
+
+// The powers of `base` around [lo, hi]: base^floor(log lo) and base^ceil(log
+// hi), one step apart at least. The small tolerance keeps an exact power (8,
+// 0.1) its own bound despite rounding in log.
+std::pair<double, double> PowerBounds(double lo, double hi, double base) {
+  auto log_base = [base](double v) { return std::log(v) / std::log(base); };
+  double lo_exp = std::floor(log_base(lo) + 1e-9), hi_exp = std::ceil(log_base(hi) - 1e-9);
+  if (hi_exp <= lo_exp) hi_exp = lo_exp + 1;
+  return {std::pow(base, lo_exp), std::pow(base, hi_exp)};
+}
+
+}  // namespace
+
+std::string ScaleSvg(const std::vector<ScaleRow>& rows) {
+  // Series in order of first appearance; each keeps its rows' (chips, seconds).
+  struct Series {
+    std::string model, family;
+    std::vector<std::pair<int64_t, double>> points;
+  };
+  std::vector<Series> series;
+  std::vector<std::string> models, families;
+  int not_planned = 0;
+  double chips_lo = 0, chips_hi = 0, time_lo = 0, time_hi = 0;
+  for (const ScaleRow& r : rows) {
+    if (!r.planned || r.chips <= 0 || r.wall_s <= 0) {
+      ++not_planned;
+      continue;
+    }
+    std::string model = r.model + " " + r.resolution, family = ScaleFamily(r.topology);
+    auto it = std::find_if(series.begin(), series.end(),
+                           [&](const Series& s) { return s.model == model && s.family == family; });
+    if (it == series.end()) it = series.insert(series.end(), Series{model, family, {}});
+    it->points.emplace_back(r.chips, r.wall_s);
+    if (std::find(models.begin(), models.end(), model) == models.end()) models.push_back(model);
+    if (std::find(families.begin(), families.end(), family) == families.end()) families.push_back(family);
+    double chips = static_cast<double>(r.chips);
+    chips_lo = chips_lo == 0 ? chips : std::min(chips_lo, chips);
+    chips_hi = std::max(chips_hi, chips);
+    time_lo = time_lo == 0 ? r.wall_s : std::min(time_lo, r.wall_s);
+    time_hi = std::max(time_hi, r.wall_s);
+  }
+  const double left = kScalePlotLeft, top = kScalePlotTop, plot_w = kScalePlotWidth, plot_h = kScalePlotHeight;
+  const double legend_line = 18;
+  const double legend_top = top + plot_h + 55;
+  const double height = legend_top + legend_line * static_cast<double>(series.size() + (not_planned > 0 ? 1 : 0)) + 20;
+  const double width = left + plot_w + 40;
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    Fixed(width, 0) + "\" height=\"" + Fixed(height, 0) + "\" viewBox=\"0 0 " + Fixed(width, 0) + " " +
+                    Fixed(height, 0) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  out += "<text x=\"10\" y=\"20\" font-size=\"15\">AoiZora plan time (wall clock) against chips, log-log</text>\n";
+  out += "<rect x=\"" + Fixed(left, 1) + "\" y=\"" + Fixed(top, 1) + "\" width=\"" + Fixed(plot_w, 1) + "\" height=\"" +
+         Fixed(plot_h, 1) + "\" fill=\"none\" stroke=\"#333\"/>\n";
+  if (series.empty()) {
+    out += "<text x=\"" + Fixed(left + plot_w / 2, 1) + "\" y=\"" + Fixed(top + plot_h / 2, 1) +
+           "\" text-anchor=\"middle\" fill=\"#999\">no row planned</text>\n";
+  } else {
+    auto [x_lo, x_hi] = PowerBounds(chips_lo, chips_hi, 2);
+    auto [y_lo, y_hi] = PowerBounds(time_lo, time_hi, 10);
+    auto x_of = [&](double chips) { return left + plot_w * std::log2(chips / x_lo) / std::log2(x_hi / x_lo); };
+    auto y_of = [&](double s) { return top + plot_h * (1 - std::log10(s / y_lo) / std::log10(y_hi / y_lo)); };
+    const double bottom = top + plot_h;
+    // Ticks and grid: every power of 2 chips; 1, 2, 5 per decade of seconds.
+    for (double chips = x_lo; chips <= x_hi * (1 + 1e-9); chips *= 2) {
+      double x = x_of(chips);
+      out += "<line x1=\"" + Fixed(x, 1) + "\" y1=\"" + Fixed(top, 1) + "\" x2=\"" + Fixed(x, 1) + "\" y2=\"" +
+             Fixed(bottom + 5, 1) + "\" stroke=\"#ddd\"/>\n";
+      out += "<text x=\"" + Fixed(x, 1) + "\" y=\"" + Fixed(bottom + 18, 1) + "\" text-anchor=\"middle\">" +
+             Fixed(chips, 0) + "</text>\n";
+    }
+    for (double decade = y_lo; decade < y_hi * (1 - 1e-9); decade *= 10) {
+      for (double step : {1.0, 2.0, 5.0, 10.0}) {
+        double s = decade * step;
+        // 10 x this decade is the next decade's 1: drawn once, as the top's.
+        if (step == 10.0 && decade * 10 < y_hi * (1 - 1e-9)) continue;
+        double y = y_of(s);
+        out += "<line x1=\"" + Fixed(left - 5, 1) + "\" y1=\"" + Fixed(y, 1) + "\" x2=\"" + Fixed(left + plot_w, 1) +
+               "\" y2=\"" + Fixed(y, 1) + "\" stroke=\"#ddd\"/>\n";
+        out += "<text x=\"" + Fixed(left - 8, 1) + "\" y=\"" + Fixed(y + 4, 1) + "\" text-anchor=\"end\">" +
+               SecondsTick(s) + "</text>\n";
+      }
+    }
+    out += "<text x=\"" + Fixed(left + plot_w / 2, 1) + "\" y=\"" + Fixed(bottom + 38, 1) +
+           "\" text-anchor=\"middle\">chips</text>\n";
+    out += "<text x=\"20\" y=\"" + Fixed(top + plot_h / 2, 1) + "\" text-anchor=\"middle\" transform=\"rotate(-90 20 " +
+           Fixed(top + plot_h / 2, 1) + ")\">plan time (s)</text>\n";
+    // Colour by family, marker and dash by model.
+    static const char* const kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"};
+    static const char* const kDashes[] = {"", "6 3", "2 3", "8 3 2 3"};
+    auto color_of = [&](const std::string& family) {
+      size_t i = std::find(families.begin(), families.end(), family) - families.begin();
+      return kColors[i % std::size(kColors)];
+    };
+    auto model_index = [&](const std::string& model) {
+      return static_cast<size_t>(std::find(models.begin(), models.end(), model) - models.begin());
+    };
+    auto marker = [&](double x, double y, size_t shape, const char* color) {
+      switch (shape % 3) {
+        case 0:
+          return "<circle cx=\"" + Fixed(x, 1) + "\" cy=\"" + Fixed(y, 1) + "\" r=\"4\" fill=\"" + color + "\"/>\n";
+        case 1:
+          return "<rect x=\"" + Fixed(x - 4, 1) + "\" y=\"" + Fixed(y - 4, 1) + "\" width=\"8\" height=\"8\" fill=\"" +
+                 color + "\"/>\n";
+        default:
+          return "<polygon points=\"" + Fixed(x, 1) + "," + Fixed(y - 5, 1) + " " + Fixed(x + 5, 1) + "," +
+                 Fixed(y + 4, 1) + " " + Fixed(x - 5, 1) + "," + Fixed(y + 4, 1) + "\" fill=\"" + color + "\"/>\n";
+      }
+    };
+    for (Series& s : series) {
+      std::stable_sort(s.points.begin(), s.points.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      const char* color = color_of(s.family);
+      size_t model = model_index(s.model);
+      std::string dash = kDashes[model % std::size(kDashes)];
+      out += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\"" +
+             (dash.empty() ? std::string() : " stroke-dasharray=\"" + dash + "\"") + " points=\"";
+      for (size_t i = 0; i < s.points.size(); ++i) {
+        out += (i ? " " : "") + Fixed(x_of(static_cast<double>(s.points[i].first)), 1) + "," +
+               Fixed(y_of(s.points[i].second), 1);
+      }
+      out += "\"/>\n";
+      for (const auto& [chips, seconds] : s.points) out += marker(x_of(static_cast<double>(chips)), y_of(seconds), model, color);
+    }
+    for (size_t i = 0; i < series.size(); ++i) {
+      const Series& s = series[i];
+      double y = legend_top + legend_line * static_cast<double>(i);
+      const char* color = color_of(s.family);
+      size_t model = model_index(s.model);
+      std::string dash = kDashes[model % std::size(kDashes)];
+      out += "<line x1=\"" + Fixed(left, 1) + "\" y1=\"" + Fixed(y, 1) + "\" x2=\"" + Fixed(left + 30, 1) + "\" y2=\"" +
+             Fixed(y, 1) + "\" stroke=\"" + color + "\" stroke-width=\"2\"" +
+             (dash.empty() ? std::string() : " stroke-dasharray=\"" + dash + "\"") + "/>\n";
+      out += marker(left + 15, y, model, color);
+      out += "<text x=\"" + Fixed(left + 40, 1) + "\" y=\"" + Fixed(y + 4, 1) + "\">" + XmlText(s.model + " on " + s.family) +
+             "</text>\n";
+    }
+  }
+  if (not_planned > 0) {
+    double y = legend_top + legend_line * static_cast<double>(series.size());
+    out += "<text x=\"" + Fixed(left, 1) + "\" y=\"" + Fixed(y + 4, 1) + "\" fill=\"#999\">" +
+           std::to_string(not_planned) + (not_planned == 1 ? " row" : " rows") +
+           " not planned (scale.md says why)</text>\n";
   }
   out += "</svg>\n";
   return out;
