@@ -325,6 +325,9 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
       break;
   }
   // all-gather, reduce-scatter, all-reduce
+  if (topology_.slices > 1) {  // groups spanning TPU slices (model_multislice.cc)
+    if (std::vector<Plan> plans = MultiSlicePlans(c, groups); !plans.empty()) return plans;
+  }
   if (!topology_.dims.empty()) {
     Plan plan;
     for (size_t gi = 0; gi < groups.size(); ++gi) PlanTorusGroup(c.kind, bytes, static_cast<int>(gi), groups[gi], plan);
