@@ -337,7 +337,7 @@ std::string TopologySvg(const Topology& t, const SvgOverlay& overlay) {
              " d=\"" + CubicPath(*curve) + "\"/>\n";
       continue;
     }
-    std::string cls = link.cls == LinkClass::kNetwork ? "link network" : "link";
+    std::string cls = link.cls == LinkClass::kNetwork || link.cls == LinkClass::kDcn ? "link network" : "link";
     out += "<line class=\"" + cls + failed_class + "\"" + extra + " x1=\"" + Num(a.x) + "\" y1=\"" + Num(a.y) +
            "\" x2=\"" + Num(b.x) + "\" y2=\"" + Num(b.y) + "\"/>\n";
   }
