@@ -387,7 +387,7 @@ if run plan_slices 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --f
     || { echo "FAIL plan_slices: maxdiffusion.yml sets no DCN degree"; failed=$((failed + 1)); }
 fi
 run plan_slices_bad 1 "$bin" plan -m wan2.1-t2v-1.3b -t 'v5e:2x2*0' -q && expect plan_slices_bad err "bad slice count '0'"
-run topo_slices 0 "$bin" topo 'v5e:2x4*2' && expect topo_slices out "v5e:2x4*2"
+run topo_slices 0 "$bin" topo show 'v5e:2x4*2' --svg "$tmp/slices.svg" && expect topo_slices out "2 slices joined by DCN"
 run plan_model 1 "$bin" plan -m wan3 -t v5e:2x4 -q && expect plan_model err "unknown model 'wan3'"
 run plan_topo 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:3x3 -q && expect plan_topo err "is not a v5e slice"
 run plan_tmpl 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 -T ulysses=4 -q && expect plan_tmpl err "multiply to 4"
