@@ -124,6 +124,23 @@ TEST(MultiSlice, HierarchicalAllReduceIsSliceStagesPlusDcn) {
   EXPECT_NEAR(a2a.max_channel_bytes, 4.0 * 4.0 * (v / 8.0) / 8.0, 1e-3);
 }
 
+// The placement search's hot path (Time, memoized) prices what Price does, for
+// groups spanning slices and groups inside one, in any member order.
+TEST(MultiSlice, TimeAgreesWithPrice) {
+  hw::Topology t = Topo("v5e:2x2*2");
+  CollectiveModel m(t, DefaultCalibration(t));
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                              CollectiveKind::kAllToAll}) {
+    for (const char* groups : {"[1,8]<=[8]", "[2,4]<=[8]", "[4,2]<=[2,4]T(1,0)", "{{0,5},{1,4},{2,7},{3,6}}"}) {
+      for (const Placement& p : {IdentityPlacement(8), Placement{7, 2, 5, 0, 3, 6, 1, 4}}) {
+        Collective c = Make(kind, 24'000'000, groups, 8);
+        EXPECT_EQ(m.Time(c, p).value(), Price(m, c, p).time.value()) << groups;
+        EXPECT_EQ(m.Time(c, p).value(), Price(m, c, p).time.value()) << groups << " (memoized)";
+      }
+    }
+  }
+}
+
 // Groups that hold different numbers of members in each slice cannot run the
 // hierarchical form: the ring over the slices prices them.
 TEST(MultiSlice, UnevenGroupsRingOverSlices) {
