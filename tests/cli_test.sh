@@ -371,6 +371,23 @@ if run plan_gpu 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --fram
   expect plan_gpu out "cfg=2,ulysses=4"
   python3 -m py_compile "$tmp/plan_gpu/plan_torch.py" && passed=$((passed + 1)) || { echo "FAIL plan: plan_torch.py"; failed=$((failed + 1)); }
 fi
+# Multi-slice TPU (issue 28): two v5e:2x2 slices joined by DCN. The plan names
+# the axes that cross slices, plan_jax.py builds the mesh with
+# create_hybrid_device_mesh and compiles, maxdiffusion.yml sets dcn_*.
+if run plan_slices 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t 'v5e:2x2*2' --out "$tmp/plan_slices" -q; then
+  expect plan_slices out "v5e:2x2*2"
+  grep -q "Scale-out (aoizora): DCN: .* across 2 slices; ICI: " "$tmp/plan_slices/report.md" && passed=$((passed + 1)) \
+    || { echo "FAIL plan_slices: report.md names no DCN axis"; failed=$((failed + 1)); }
+  python3 -c "import json; s=json.load(open('$tmp/plan_slices/plan.json'))['best']['placement']['scale_out']; assert s['network']=='dcn' and s['domains']==2 and s['across'], s" \
+    && passed=$((passed + 1)) || { echo "FAIL plan_slices: plan.json scale_out"; failed=$((failed + 1)); }
+  grep -q "mesh_utils.create_hybrid_device_mesh(" "$tmp/plan_slices/plan_jax.py" && passed=$((passed + 1)) \
+    || { echo "FAIL plan_slices: plan_jax.py lacks create_hybrid_device_mesh"; failed=$((failed + 1)); }
+  python3 -m py_compile "$tmp/plan_slices/plan_jax.py" && passed=$((passed + 1)) || { echo "FAIL plan_slices: plan_jax.py"; failed=$((failed + 1)); }
+  grep -q "^dcn_.*_parallelism: 2$" "$tmp/plan_slices/maxdiffusion.yml" && passed=$((passed + 1)) \
+    || { echo "FAIL plan_slices: maxdiffusion.yml sets no DCN degree"; failed=$((failed + 1)); }
+fi
+run plan_slices_bad 1 "$bin" plan -m wan2.1-t2v-1.3b -t 'v5e:2x2*0' -q && expect plan_slices_bad err "bad slice count '0'"
+run topo_slices 0 "$bin" topo show 'v5e:2x4*2' --svg "$tmp/slices.svg" && expect topo_slices out "2 slices joined by DCN"
 run plan_model 1 "$bin" plan -m wan3 -t v5e:2x4 -q && expect plan_model err "unknown model 'wan3'"
 run plan_topo 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:3x3 -q && expect plan_topo err "is not a v5e slice"
 run plan_tmpl 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x4 -T ulysses=4 -q && expect plan_tmpl err "multiply to 4"

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "emit/plan_format.h"
+#include "hw/topology.h"
+#include "place/default_placement.h"
 #include "support/status.h"
 
 namespace az::emit {
@@ -33,6 +35,99 @@ void SpecTable(std::string& out, const Configuration& config, const std::string&
     Line(out, "    " + PyString(tensor.name) + ": " + PySpecTuple(tensor.spec) + ",");
   }
   Line(out, "}");
+}
+
+// A TPU device's coords as JAX reports them ([x, y, z]): the chip's torus
+// coordinates (a multi-slice chip's last coordinate is its slice), z = 0 on a
+// 2D slice.
+std::string JaxCoords(const search::ChipInfo& info, bool slices) {
+  std::vector<int> coords = info.coords;
+  if (slices && !coords.empty()) coords.pop_back();
+  coords.resize(3, 0);
+  return IntList(coords, "(", ")", true);
+}
+
+// make_mesh for a multi-slice TPU plan (codegen_jax.h).
+void MultiSliceMesh(std::string& out, const Plan& plan, const Configuration& config, const ScaleOut& scale_out) {
+  const bool hybrid = scale_out.split.hybrid;
+  // Whether create_device_mesh on one slice gives the plan's order inside
+  // every slice: then create_hybrid_device_mesh alone is the plan.
+  bool jax_slice_order = false;
+  bool allow_split = false;
+  std::string slice_spec = plan.topology.substr(0, plan.topology.find('*'));
+  if (hybrid) {
+    auto slice = hw::MakeTopology(slice_spec);
+    if (slice.ok()) {
+      allow_split = place::MakeMeshAllowsSplit(*slice);
+      hw::Topology multi = *slice;
+      multi.slices = scale_out.split.domains;
+      multi.set_num_chips(slice->num_chips() * scale_out.split.domains);
+      multi.name = plan.topology;
+      auto jax = place::CreateHybridDeviceMesh(multi, scale_out.split.inner, scale_out.split.outer, allow_split);
+      jax_slice_order = jax.ok() && *jax == config.placement;
+    }
+  }
+  std::vector<std::string> keys;
+  for (int chip : config.placement) {
+    const search::ChipInfo* info = FindChip(plan, chip);
+    AZ_CHECK_MSG(info != nullptr && !info->coords.empty(), "a multi-slice plan lists every chip with its coords");
+    keys.push_back("(" + std::to_string(info->coords.back()) + ", " + JaxCoords(*info, true) + ")");
+  }
+  Line(out, "# Multi-slice: " + ScaleOutText(scale_out) + ".");
+  if (hybrid) {
+    Line(out, "# The mesh is mesh_utils.create_hybrid_device_mesh(ICI_MESH_SHAPE, DCN_MESH_SHAPE): per axis,");
+    Line(out, "# MESH_SHAPE = ICI x DCN, the DCN part the major digit (slices tiled row-major over DCN_MESH_SHAPE).");
+    Line(out, "ICI_MESH_SHAPE = " + IntList(scale_out.split.inner, "(", ")", true));
+    Line(out, "DCN_MESH_SHAPE = " + IntList(scale_out.split.outer, "(", ")", true));
+    Line(out, "ALLOW_SPLIT_PHYSICAL_AXES = " + std::string(allow_split ? "True" : "False"));
+    Line(out, "# True when create_device_mesh's order inside a slice is the plan's (then the hybrid mesh is");
+    Line(out, "# the plan as it is); False: the plan reorders chips inside each slice (DEVICE_SLICE_COORDS).");
+    Line(out, "JAX_SLICE_ORDER = " + std::string(jax_slice_order ? "True" : "False"));
+  } else {
+    Line(out, "# This placement is no hybrid mesh (its slices do not tile the mesh axis by axis), so");
+    Line(out, "# mesh_utils.create_hybrid_device_mesh cannot build it: make_mesh picks each device by its");
+    Line(out, "# (slice_index, coords) in DEVICE_SLICE_COORDS.");
+  }
+  Line(out, "# (slice_index, coords) of each logical rank's device, as JAX reports them:");
+  Line(out, "DEVICE_SLICE_COORDS = [");
+  for (const std::string& key : keys) Line(out, "    " + key + ",");
+  Line(out, "]");
+  Line(out);
+  Line(out);
+  Line(out, "def make_mesh(devices=None):");
+  Line(out, "    \"\"\"The plan's jax.sharding.Mesh over the devices of " + PyText(std::to_string(scale_out.split.domains)) +
+                " slices (default: jax.devices()).\"\"\"");
+  Line(out, "    import jax");
+  Line(out, "    import numpy");
+  if (hybrid) Line(out, "    from jax.experimental import mesh_utils");
+  Line(out);
+  Line(out, "    if devices is None:");
+  Line(out, "        devices = jax.devices()");
+  Line(out, "    devices = list(devices)");
+  Line(out, "    if len(devices) != len(DEVICE_SLICE_COORDS):");
+  Line(out, "        raise ValueError(");
+  Line(out, "            f\"this plan is for {len(DEVICE_SLICE_COORDS)} devices, got {len(devices)}; \"");
+  Line(out, "            \"pass devices= to choose them\"");
+  Line(out, "        )");
+  if (hybrid) {
+    Line(out, "    hybrid = mesh_utils.create_hybrid_device_mesh(");
+    Line(out, "        ICI_MESH_SHAPE, DCN_MESH_SHAPE, devices, allow_split_physical_axes=ALLOW_SPLIT_PHYSICAL_AXES");
+    Line(out, "    )");
+    Line(out, "    if JAX_SLICE_ORDER:");
+    Line(out, "        return jax.sharding.Mesh(hybrid, MESH_AXES)");
+    Line(out, "    devices = list(hybrid.flat)");
+  }
+  Line(out, "    by_key = {(d.slice_index, tuple(d.coords)): d for d in devices}");
+  Line(out, "    missing = [k for k in DEVICE_SLICE_COORDS if k not in by_key]");
+  Line(out, "    if missing:");
+  Line(out, "        raise ValueError(f\"devices {missing[:4]} of the plan are not among the given devices\")");
+  Line(out, "    array = numpy.array([by_key[k] for k in DEVICE_SLICE_COORDS], dtype=object).reshape(MESH_SHAPE)");
+  if (hybrid) {
+    Line(out, "    moved = [k for k, a, b in zip(DEVICE_SLICE_COORDS, array.flat, hybrid.flat) if a.slice_index != b.slice_index]");
+    Line(out, "    if moved:");
+    Line(out, "        raise ValueError(f\"the plan's devices {moved[:4]} sit in other slices than the hybrid mesh's\")");
+  }
+  Line(out, "    return jax.sharding.Mesh(array, MESH_AXES)");
 }
 
 }  // namespace
@@ -93,25 +188,29 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
   }
   Line(out);
   Line(out);
-  Line(out, "def make_mesh(devices=None):");
-  Line(out, "    \"\"\"The plan's jax.sharding.Mesh over `devices` (default: jax.devices()).\"\"\"");
-  Line(out, "    import jax");
-  Line(out, "    import numpy");
-  Line(out);
-  Line(out, "    if devices is None:");
-  Line(out, "        devices = jax.devices()");
-  Line(out, "    devices = list(devices)");
-  Line(out, "    if len(devices) != len(DEVICE_ORDER):");
-  Line(out, "        raise ValueError(");
-  Line(out, "            f\"this plan is for {len(DEVICE_ORDER)} devices, got {len(devices)}; \"");
-  Line(out, "            \"pass devices= to choose them\"");
-  Line(out, "        )");
-  Line(out, "    by_id = {d.id: d for d in devices}");
-  Line(out, "    missing = [i for i in DEVICE_ORDER if i not in by_id]");
-  Line(out, "    if missing:");
-  Line(out, "        raise ValueError(f\"device ids {missing} of the plan are not among {sorted(by_id)}\")");
-  Line(out, "    array = numpy.array([by_id[i] for i in DEVICE_ORDER], dtype=object).reshape(MESH_SHAPE)");
-  Line(out, "    return jax.sharding.Mesh(array, MESH_AXES)");
+  if (ScaleOut scale_out = ScaleOutOf(plan, config); scale_out.multi && plan.tpu) {
+    MultiSliceMesh(out, plan, config, scale_out);
+  } else {
+    Line(out, "def make_mesh(devices=None):");
+    Line(out, "    \"\"\"The plan's jax.sharding.Mesh over `devices` (default: jax.devices()).\"\"\"");
+    Line(out, "    import jax");
+    Line(out, "    import numpy");
+    Line(out);
+    Line(out, "    if devices is None:");
+    Line(out, "        devices = jax.devices()");
+    Line(out, "    devices = list(devices)");
+    Line(out, "    if len(devices) != len(DEVICE_ORDER):");
+    Line(out, "        raise ValueError(");
+    Line(out, "            f\"this plan is for {len(DEVICE_ORDER)} devices, got {len(devices)}; \"");
+    Line(out, "            \"pass devices= to choose them\"");
+    Line(out, "        )");
+    Line(out, "    by_id = {d.id: d for d in devices}");
+    Line(out, "    missing = [i for i in DEVICE_ORDER if i not in by_id]");
+    Line(out, "    if missing:");
+    Line(out, "        raise ValueError(f\"device ids {missing} of the plan are not among {sorted(by_id)}\")");
+    Line(out, "    array = numpy.array([by_id[i] for i in DEVICE_ORDER], dtype=object).reshape(MESH_SHAPE)");
+    Line(out, "    return jax.sharding.Mesh(array, MESH_AXES)");
+  }
   Line(out);
   Line(out);
   Line(out, "# PartitionSpec per tensor, one entry per dimension: None (replicated), an axis, or a");

@@ -11,6 +11,17 @@
 // the XLA device assignment of the compiled program is DEVICE_ORDER as one
 // row (one replica).
 //
+// Multi-slice TPU plans ("CHIP:SHAPE*N"): JAX lays out devices of several
+// slices only through mesh_utils.create_hybrid_device_mesh(ici, dcn)
+// (place/default_placement.h), so make_mesh builds the mesh with it, from
+// ICI_MESH_SHAPE and DCN_MESH_SHAPE (the plan's split: emit/plan_format.h
+// ScaleOut). When the plan's order inside a slice is not what
+// create_device_mesh gives a slice (JAX_SLICE_ORDER False), the hybrid
+// array's devices are then picked in the plan's order by (slice_index,
+// coords), DEVICE_SLICE_COORDS, after checking that every rank stays in the
+// slice the hybrid mesh gave it. A placement that is no hybrid mesh is built
+// from DEVICE_SLICE_COORDS alone, and the file says why.
+//
 // The file:
 //   docstring         model, resolution, topology, configuration, predicted
 //                     step and video latency and peak memory

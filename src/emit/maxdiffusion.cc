@@ -55,6 +55,32 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
     return refuse("a data axis of " + std::to_string(data) + " does not divide the " + std::to_string(rows) +
                   " rows of the batch-" + std::to_string(rows) + " forward MaxDiffusion runs");
   }
+  // Multi-slice: the DCN part of each MaxDiffusion axis, from the axes the
+  // plan puts across slices (their roles: cfg and dp are data; ring, ulysses
+  // and context are context; tp is tensor).
+  int64_t dcn_data = 1, dcn_context = 1, dcn_tensor = 1;
+  const ScaleOut scale_out = ScaleOutOf(plan, config);
+  if (scale_out.multi) {
+    if (!scale_out.split.hybrid) {
+      return refuse("its placement is no hybrid mesh over the slices, and MaxDiffusion lays slices out with "
+                    "create_hybrid_device_mesh");
+    }
+    for (size_t a = 0; a < config.mesh.size(); ++a) {
+      const int64_t outer = scale_out.split.outer[a];
+      if (outer == 1) continue;
+      const std::string& role = a < config.axis_roles.size() && !config.axis_roles[a].empty() ? config.axis_roles[a]
+                                                                                              : config.mesh[a].first;
+      if (role == "cfg" || role == "dp") {
+        dcn_data *= outer;
+      } else if (role == "ring" || role == "ulysses" || role == "context") {
+        dcn_context *= outer;
+      } else if (role == "tp") {
+        dcn_tensor *= outer;
+      } else {
+        return refuse("mesh axis '" + config.mesh[a].first + "' crosses DCN but binds none of MaxDiffusion's axes");
+      }
+    }
+  }
   std::string attention = "flash";
   if (config.ring > 1 && config.ulysses > 1) {
     attention = "ulysses_ring";
@@ -69,6 +95,7 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
   std::string run = "aoizora-" + plan.model + "-" + plan.topology;
   for (char& c : run) {
     if (c == ':') c = '-';
+    if (c == '*') c = '_';  // "v5e:2x2*2": no shell glob in the command line
   }
   set("run_name", run);
   set("height", std::to_string(plan.height));
@@ -79,12 +106,21 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
   set("per_device_batch_size", PerDevice(plan.batch, devices));
   set("attention", attention);
   if (attention == "ulysses_ring") set("ulysses_shards", std::to_string(config.ulysses));
-  set("ici_data_parallelism", std::to_string(data));
+  set("ici_data_parallelism", std::to_string(data / dcn_data));
   set("ici_fsdp_parallelism", "1");
-  set("ici_context_parallelism", std::to_string(sequence));
-  set("ici_tensor_parallelism", std::to_string(config.tp));
-  // One slice: every DCN degree 1 (the configs leave dcn_context at -1, auto).
-  for (const char* axis : {"data", "fsdp", "context", "tensor"}) set(std::string("dcn_") + axis + "_parallelism", "1");
+  set("ici_context_parallelism", std::to_string(sequence / dcn_context));
+  set("ici_tensor_parallelism", std::to_string(config.tp / dcn_tensor));
+  // One slice: every DCN degree 1 (the configs leave dcn_context at -1, auto);
+  // several: the plan's DCN split.
+  set("dcn_data_parallelism", std::to_string(dcn_data));
+  set("dcn_fsdp_parallelism", "1");
+  set("dcn_context_parallelism", std::to_string(dcn_context));
+  set("dcn_tensor_parallelism", std::to_string(dcn_tensor));
+  if (scale_out.multi) {
+    out.notes.push_back("across slices: " + ScaleOutText(scale_out) +
+                        "; MaxDiffusion's create_hybrid_device_mesh makes each DCN factor the major digit of its "
+                        "axis (data, fsdp, context, tensor)");
+  }
 
   if (!config.default_order) {
     out.notes.push_back("MaxDiffusion builds its mesh with create_device_mesh, not the plan's placement (" +

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "hw/topology.h"
 #include "support/status.h"
 
 namespace az::emit {
@@ -263,6 +264,51 @@ std::string ChipName(const search::Plan& plan, int chip) {
   const search::ChipInfo* info = FindChip(plan, chip);
   if (info != nullptr && !info->name.empty()) return info->name;
   return "chip" + std::to_string(chip);
+}
+
+ScaleOut ScaleOutOf(const search::Plan& plan, const search::Configuration& config) {
+  ScaleOut out;
+  out.tpu = plan.tpu;
+  const bool slices = plan.tpu && hw::SliceCount(plan.topology) > 1;
+  int max_chip = -1;
+  for (const search::ChipInfo& info : plan.chips) max_chip = std::max(max_chip, info.id);
+  for (int chip : config.placement) max_chip = std::max(max_chip, chip);
+  std::vector<int> domains(static_cast<size_t>(max_chip + 1), 0);
+  std::vector<int> seen;
+  for (const search::ChipInfo& info : plan.chips) {
+    if (info.coords.empty() || (plan.tpu && !slices)) continue;
+    int domain = slices ? info.coords.back() : (info.coords.size() == 2 ? info.coords[0] : 0);
+    domains[static_cast<size_t>(info.id)] = domain;
+    if (std::find(seen.begin(), seen.end(), domain) == seen.end()) seen.push_back(domain);
+  }
+  if (seen.size() < 2 || MeshDevices(config) != static_cast<int64_t>(config.placement.size())) return out;
+  out.multi = true;
+  std::vector<int64_t> shape;
+  for (const auto& axis : config.mesh) shape.push_back(axis.second);
+  out.split = place::SplitOverDomains(domains, shape, config.placement);
+  for (size_t j = 0; j < config.mesh.size(); ++j) {
+    if (out.split.outer[j] > 1) out.outer_axes.push_back({config.mesh[j].first, out.split.outer[j]});
+    if (out.split.inner[j] > 1) out.inner_axes.push_back({config.mesh[j].first, out.split.inner[j]});
+  }
+  return out;
+}
+
+std::string ScaleOutText(const ScaleOut& s) {
+  if (!s.multi) return "";
+  auto degrees = [](const std::vector<std::pair<std::string, int64_t>>& axes) {
+    std::string text;
+    for (const auto& [name, degree] : axes) text += (text.empty() ? "" : ",") + name + "=" + std::to_string(degree);
+    return text.empty() ? std::string("none") : text;
+  };
+  const std::string domain = s.tpu ? "slice" : "node";
+  const std::string count = std::to_string(s.split.domains) + " " + domain + (s.split.domains == 1 ? "" : "s");
+  std::string text = std::string(s.tpu ? "DCN" : "inter-node") + ": " + degrees(s.outer_axes) + " across " + count +
+                     "; " + (s.tpu ? "ICI" : "intra-node") + ": " + degrees(s.inner_axes) + " inside each " + domain;
+  if (!s.split.hybrid) {
+    text += " (not a hybrid mesh: the " + domain + "s do not tile the mesh axis by axis; the degrees above are the "
+            "most " + domain + "s one line of each axis crosses)";
+  }
+  return text;
 }
 
 std::string PySpecEntry(const std::vector<std::string>& axes) {

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "place/default_placement.h"
 #include "price/simulator.h"
 #include "search/plan.h"
 
@@ -92,6 +93,25 @@ std::vector<int64_t> MeshPosition(const search::Configuration& config, int64_t r
 const search::ChipInfo* FindChip(const search::Plan& plan, int chip);
 // The chip's name, or "chip<N>" when the plan does not list it.
 std::string ChipName(const search::Plan& plan, int chip);
+
+// How a configuration's mesh spans the system's scale-out domains: the
+// slices of a multi-slice TPU system (joined by DCN) or the nodes of a GPU
+// cluster (joined by their NICs). A chip's domain comes from the plan's chip
+// list: its slice is the last coordinate on a "CHIP:SHAPE*N" system, its node
+// the first on a GPU system. `multi` is false on a one-slice or one-node
+// system, and the rest is then empty.
+struct ScaleOut {
+  bool multi = false;
+  bool tpu = false;
+  place::DomainSplit split;
+  // Per mesh axis of degree > 1 in that part: (axis name, degree).
+  std::vector<std::pair<std::string, int64_t>> outer_axes, inner_axes;
+};
+ScaleOut ScaleOutOf(const search::Plan& plan, const search::Configuration& config);
+// "DCN: cfg=2 across 2 slices; ICI: ulysses=4 inside each slice" (TPU),
+// "inter-node: dp=8 across 8 nodes; intra-node: ulysses=8 inside each node"
+// (GPU); a placement that is not a hybrid mesh says so; "" when !multi.
+std::string ScaleOutText(const ScaleOut& scale_out);
 
 // `items`, each written by `text`, joined by ", " between `open` and `close`:
 // "[a, b]"; a Python tuple (`python_tuple`) gets the comma one element needs,

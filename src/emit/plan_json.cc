@@ -81,6 +81,20 @@ Json Placement(const Plan& plan, const Configuration& config) {
   placement["device_order"] = order;
   placement["xla_device_assignment"] = Json::array({order});
   placement["assignment"] = std::move(assignment);
+  // Multi-slice / multi-node systems: which axes cross the scale-out network.
+  if (ScaleOut scale_out = ScaleOutOf(plan, config); scale_out.multi) {
+    Json outer = Json::object(), inner = Json::object();
+    for (const auto& [name, degree] : scale_out.outer_axes) outer[name] = degree;
+    for (const auto& [name, degree] : scale_out.inner_axes) inner[name] = degree;
+    placement["scale_out"] = Json{{"network", scale_out.tpu ? "dcn" : "inter-node"},
+                                  {"domains", scale_out.split.domains},
+                                  {"hybrid", scale_out.split.hybrid},
+                                  {"outer_mesh_shape", scale_out.split.outer},
+                                  {"inner_mesh_shape", scale_out.split.inner},
+                                  {"across", std::move(outer)},
+                                  {"inside", std::move(inner)},
+                                  {"text", ScaleOutText(scale_out)}};
+  }
   return placement;
 }
 

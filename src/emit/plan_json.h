@@ -30,7 +30,11 @@
 //    "placement": {"method", "device_order": [..],   // device id per logical rank
 //                  "xla_device_assignment": [[..]],   // replicas x partitions
 //                  "assignment": [{"logical_id", "mesh_position", "chip",
-//                                  "device_id", "name", "coords"}, ..]},
+//                                  "device_id", "name", "coords"}, ..],
+//                  "scale_out": {"network": "dcn" | "inter-node",  // only on multi-slice
+//                                "domains", "hybrid",               // and multi-node systems
+//                                "outer_mesh_shape", "inner_mesh_shape",  // DCN / ICI per axis
+//                                "across": {axis: degree}, "inside": {axis: degree}, "text"}},
 //    "peak_memory_bytes",
 //    "memory": {"peak_bytes", "parameter_bytes", "other_bytes", "hbm_bytes",
 //               "fits",

@@ -78,6 +78,17 @@ void Summary(std::string& out, const Plan& plan) {
                 FormatBytes(plan.best.peak_memory.value()) + " per device (parameters " +
                 FormatBytes(plan.best.parameter_memory.value()) + ") of " + FormatBytes(plan.hbm.value()) + " HBM.");
   Line(out);
+  // Which mesh axes cross the scale-out network (slices over DCN, nodes over
+  // their NICs), for the plan and for every baseline that differs.
+  if (ScaleOut scale_out = ScaleOutOf(plan, plan.best); scale_out.multi) {
+    Line(out, "Scale-out (aoizora): " + MarkdownCell(ScaleOutText(scale_out)) + ".");
+    for (const search::Baseline& baseline : plan.baselines) {
+      if (!baseline.configuration) continue;
+      ScaleOut theirs = ScaleOutOf(plan, *baseline.configuration);
+      if (theirs.multi) Line(out, "Scale-out (" + baseline.label + "): " + MarkdownCell(ScaleOutText(theirs)) + ".");
+    }
+    Line(out);
+  }
   if (!plan.best.noise_experts_mode.empty()) {
     std::string swap = plan.best.noise_experts_mode == "swap"
                            ? " The swap costs " + FormatSeconds(plan.best.noise_swap_per_video) +
@@ -260,7 +271,12 @@ void Assignment(std::string& out, const Plan& plan) {
 void HowToRun(std::string& out, const Plan& plan) {
   Line(out, "## How to run");
   Line(out);
-  Line(out, "JAX (`plan_jax.py`): the mesh from an explicit device array in the plan's order.");
+  if (ScaleOutOf(plan, plan.best).multi && plan.tpu) {
+    Line(out, "JAX (`plan_jax.py`): the mesh from `mesh_utils.create_hybrid_device_mesh(ICI_MESH_SHAPE, "
+              "DCN_MESH_SHAPE)` over the slices, in the plan's order inside each slice.");
+  } else {
+    Line(out, "JAX (`plan_jax.py`): the mesh from an explicit device array in the plan's order.");
+  }
   Line(out);
   Line(out, "```python");
   Line(out, "from plan_jax import make_mesh, shard_params, constrain");

@@ -25,6 +25,22 @@
 //           75 us to NCCL's tuner for p5 (platform-aws.cpp), a tuning bias,
 //           not a measured latency. AWS p5.48xlarge: 32 x 100 Gbps EFA =
 //           400 GB/s per node, 50 GB/s per GPU like one NDR rail.
+//  * TPU multi-slice ("v5e:2x4*2": N slices over the data-center network).
+//    GC Multislice overview: chips in different slices "communicate by
+//    transferring data to CPUs (hosts) which in turn transmit the data over
+//    the data-center network (DCN)"; SB: "PCIe -> host NIC -> network -> PCIe".
+//    So a chip reaches its host over its PCIe host link (chip.cc
+//    host_link_bw, SB 1.6e10 B/s; latency a PCIe hop's, 0.5 us, as above), and
+//    the host reaches the DCN over its NIC, shared by the host's chips: the
+//    per-host NIC bandwidth and the chips per host are catalog fields
+//    (chip.cc: v5e 2 x 100 Gbps per 8-chip host, v5p 50 Gbps per chip on
+//    4-chip hosts, GC). DCN latency: 250 us per message (125 per link):
+//    half of the 500 us "round trip within same data center" that a plain
+//    TCP echo between GCP VMs of one region reaches at about its 80th
+//    percentile (evanjones.ca/network-latencies-2021, 2021; GC calls DCN the
+//    "high latency, low throughput (compared to ICI)" network). Host-staged
+//    TPU transfers run over the same kind of host stack; no TPU-specific DCN
+//    latency is published, so this is an upper-end estimate to calibrate.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -40,6 +56,8 @@ constexpr double kPcieLatency = 0.5e-6;     // NCCL hwLat PCI LL 1.0 us per step
 constexpr double kNetworkLatency = 2.5e-6;  // NCCL hwLat NET Tree/LL 5.0 us per step / 2 links
 constexpr double kEfaLatency = 12.5e-6;     // EFA fi_pingpong ~25 us per message / 2 links
 constexpr double kRailNicBps = 50e9;        // 400 Gbps NDR, one direction
+constexpr double kDcnLatency = 125e-6;      // GCP in-region TCP round trip ~500 us: 250 us one way / 2 links
+constexpr int kMaxSlices = 64;
 constexpr int kMaxGpusPerNode = 8;
 constexpr int kMaxGpuNodes = 64;
 
@@ -168,6 +186,72 @@ Topology BuildTorus(std::string_view spec, const ChipSpec& chip, const std::vect
   return t;
 }
 
+void Connect(Topology& t, int a, int b, LinkClass cls, Seconds latency, Bandwidth bw);
+
+// N copies of one slice's torus, a host switch per ChipSpec::tpu_host_block
+// of each slice, and one DCN switch (topology.h: multi-slice systems).
+StatusOr<Topology> BuildMultiSlice(std::string_view spec, const ChipSpec& chip, const std::vector<int>& dims,
+                                   const std::vector<bool>& wrap, int slice_count) {
+  std::string quoted = "topology '" + std::string(spec) + "'";
+  if (chip.dcn_host_bw.value() <= 0 || chip.tpu_host_block.empty()) {
+    return InvalidArgument(quoted + ": the catalog has no DCN figures for " + chip.name);
+  }
+  const Topology one = BuildTorus(spec, chip, dims, wrap);
+  const int per_slice = one.num_chips();
+  const size_t rank = dims.size();
+  Topology t;
+  t.name = std::string(spec);
+  t.chip = chip;
+  t.dims = dims;
+  t.wrap = wrap;
+  t.slices = slice_count;
+  for (int slice = 0; slice < slice_count; ++slice) {
+    for (int id = 0; id < per_slice; ++id) {
+      Node node = one.nodes[static_cast<size_t>(id)];
+      node.name = "s" + std::to_string(slice) + node.name;
+      node.coords.push_back(slice);
+      t.AddNode(std::move(node));
+    }
+  }
+  t.set_num_chips(per_slice * slice_count);
+  for (int slice = 0; slice < slice_count; ++slice) {
+    for (Link link : one.links) {
+      link.a += slice * per_slice;
+      link.b += slice * per_slice;
+      t.AddLink(link);
+    }
+  }
+  // Hosts: blocks of the torus (a slice smaller than a block is one host).
+  std::vector<int> block(rank), hosts_along(rank);
+  int hosts_per_slice = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    block[a] = std::min(a < chip.tpu_host_block.size() ? chip.tpu_host_block[a] : 1, dims[a]);
+    AZ_CHECK_MSG(dims[a] % block[a] == 0, "a TPU slice is a whole number of hosts");
+    hosts_along[a] = dims[a] / block[a];
+    hosts_per_slice *= hosts_along[a];
+  }
+  const int first_host = t.num_nodes();
+  for (int slice = 0; slice < slice_count; ++slice) {
+    for (int h = 0; h < hosts_per_slice; ++h) {
+      Node host{NodeKind::kSwitch, "s" + std::to_string(slice) + "/host" + std::to_string(h), {}, false};
+      host.host = true;
+      t.AddNode(std::move(host));
+    }
+  }
+  const int dcn = t.AddNode(Node{NodeKind::kSwitch, "dcn", {}, false});
+  for (int chip_id = 0; chip_id < t.num_chips(); ++chip_id) {
+    const std::vector<int>& coords = t.nodes[static_cast<size_t>(chip_id)].coords;
+    int host = 0;
+    for (size_t a = rank; a-- > 0;) host = host * hosts_along[a] + coords[a] / block[a];
+    host += t.SliceOf(chip_id) * hosts_per_slice;
+    Connect(t, chip_id, first_host + host, LinkClass::kPcie, Seconds(kPcieLatency), chip.host_link_bw);
+  }
+  for (int host = 0; host < slice_count * hosts_per_slice; ++host) {
+    Connect(t, first_host + host, dcn, LinkClass::kDcn, Seconds(kDcnLatency), chip.dcn_host_bw);
+  }
+  return t;
+}
+
 // A link between topology nodes a and b.
 void Connect(Topology& t, int a, int b, LinkClass cls, Seconds latency, Bandwidth bw) {
   Link link;
@@ -291,12 +375,28 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
   std::string_view chip_name = spec.substr(0, colon), shape = spec.substr(colon + 1);
   // GPU clusters: an optional third field names the scale-out fabric.
   std::string fabric = "ib";
+  bool has_fabric = false;
   if (size_t second = shape.find(':'); second != std::string_view::npos) {
     fabric = std::string(shape.substr(second + 1));
     shape = shape.substr(0, second);
+    has_fabric = true;
     if (fabric != "ib" && fabric != "efa") {
       return InvalidArgument(quoted + ": unknown fabric '" + fabric + "' (ib or efa, e.g. h100:2x8:efa)");
     }
+  }
+  // TPU multi-slice: "SHAPE*N", N slices joined by the data-center network.
+  int slice_count = 1;
+  bool multi_slice = false;
+  if (size_t star = shape.find('*'); star != std::string_view::npos) {
+    std::string_view count = shape.substr(star + 1);
+    shape = shape.substr(0, star);
+    multi_slice = true;
+    if (count.empty() || count.size() > 3 || count.find_first_not_of("0123456789") != std::string_view::npos ||
+        std::stoi(std::string(count)) < 1 || std::stoi(std::string(count)) > kMaxSlices) {
+      return InvalidArgument(quoted + ": bad slice count '" + std::string(count) + "' after '*' (1.." +
+                             std::to_string(kMaxSlices) + " slices, e.g. v5e:16x16*2)");
+    }
+    slice_count = std::stoi(std::string(count));
   }
   if (chip_name.empty()) return InvalidArgument(quoted + ": missing chip name before ':' (e.g. v5e:2x4)");
   auto chip = FindChip(chip_name);
@@ -311,8 +411,9 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
   AZ_ASSIGN_OR_RETURN(std::vector<int> dims, ParseShape(shape, spec));
   const ChipSpec& c = **chip;
   if (c.family == ChipFamily::kTpu) {
-    if (shape.size() + chip_name.size() + 1 != spec.size()) {
-      return InvalidArgument(quoted + ": a TPU slice has no fabric field (ICI only)");
+    if (has_fabric) {
+      return InvalidArgument(quoted + ": a TPU slice has no fabric field (ICI only; slices join over DCN: " +
+                             std::string(chip_name) + ":SHAPE*N)");
     }
     AZ_ASSIGN_OR_RETURN(std::vector<bool> wrap, TpuWrap(c, dims, spec));
     if (dims.size() == 2) {
@@ -323,9 +424,18 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
       std::swap(dims[0], dims[1]);
       wrap = {wrap[1], wrap[0]};
     }
+    if (multi_slice) {
+      AZ_ASSIGN_OR_RETURN(Topology t, BuildMultiSlice(spec, c, dims, wrap, slice_count));
+      AZ_RETURN_IF_ERROR(t.Finalize());
+      return t;
+    }
     Topology t = BuildTorus(spec, c, dims, wrap);
     AZ_RETURN_IF_ERROR(t.Finalize());
     return t;
+  }
+  if (multi_slice) {
+    return InvalidArgument(quoted + ": '*N' joins TPU slices over DCN; a GPU system is N or MxN (M nodes of N GPUs, "
+                           "e.g. " + std::string(chip_name) + ":2x8)");
   }
   if (dims.size() > 2) {
     return InvalidArgument(quoted + ": a GPU system is N (GPUs in one node) or MxN (M nodes of N GPUs)");
@@ -340,12 +450,22 @@ StatusOr<Topology> MakeTopology(std::string_view spec) {
     return InvalidArgument(quoted + ": node count must be 1.." + std::to_string(kMaxGpuNodes) + ", not " +
                            std::to_string(node_count));
   }
-  if (dims.size() != 2 && shape.size() + chip_name.size() + 1 != spec.size()) {
+  if (dims.size() != 2 && has_fabric) {
     return InvalidArgument(quoted + ": a fabric applies to multi-node systems (MxN), e.g. h100:2x8:efa");
   }
   Topology t = BuildGpuSystem(spec, c, node_count, per_node, dims.size() == 2, fabric);
   AZ_RETURN_IF_ERROR(t.Finalize());
   return t;
+}
+
+int SliceCount(std::string_view spec) {
+  size_t star = spec.find('*');
+  if (star == std::string_view::npos) return 1;
+  std::string_view count = spec.substr(star + 1);
+  count = count.substr(0, count.find(':'));
+  if (count.empty() || count.size() > 3 || count.find_first_not_of("0123456789") != std::string_view::npos) return 0;
+  int n = std::stoi(std::string(count));
+  return n >= 1 && n <= kMaxSlices ? n : 0;
 }
 
 std::vector<std::string> ListTopologies() {

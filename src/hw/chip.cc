@@ -127,6 +127,11 @@ std::vector<ChipSpec> BuildCatalog() {
   c.tpu_slices = TpuSlices::k3dCubes16;
   c.host_link_bw = Bandwidth(1.6e10);
   c.host_link_source = kTpuHostLink;
+  // GC-v4, SB: 4 chips per host (2x2x1). DCN: SB's ~6.25e9 B/s per TPU
+  // (hardware.md §2.1), x 4 chips = 2.5e10 B/s per host.
+  c.tpu_host_block = {2, 2, 1};
+  c.dcn_host_bw = Bandwidth(4 * 6.25e9);
+  c.dcn_source = "SB: DCN ~6.25e9 B/s per TPU x 4 chips per host (GC-v4)";
   chips.push_back(c);
 
   c = ChipSpec();
@@ -146,6 +151,12 @@ std::vector<ChipSpec> BuildCatalog() {
   c.jax_make_mesh_splits_axes = true;
   c.host_link_bw = Bandwidth(1.6e10);
   c.host_link_source = kTpuHostLink;
+  // GC-v5e: "Chips per host 8", "Per-host NIC configuration 2 x 100 Gbps
+  // NIC" = 200 Gbps = 2.5e10 B/s per host (SB: 3.125e9 B/s per TPU x 8, the
+  // same figure; GC's "6.4 Tbps DCN per pod" / 32 hosts = 200 Gbps too).
+  c.tpu_host_block = {4, 2};
+  c.dcn_host_bw = Bandwidth(2 * 100e9 / 8);
+  c.dcn_source = "GC-v5e: 8 chips per host, 2 x 100 Gbps NIC per host (SB: 3.125e9 B/s per TPU)";
   chips.push_back(c);
 
   c = ChipSpec();
@@ -164,6 +175,12 @@ std::vector<ChipSpec> BuildCatalog() {
   c.jax_device_order = JaxDeviceOrder::kTpuV5p;
   c.host_link_bw = Bandwidth(1.6e10);
   c.host_link_source = kTpuHostLink;
+  // GC-v5p: 4-chip hosts (ct5p-hightpu-4t, "2x2x1: 4 chips, 1 host"),
+  // "Data center network (DCN) bandwidth per chip 50 Gbps" x 4 = 200 Gbps =
+  // 2.5e10 B/s per host (SB: 6.25e9 B/s per TPU, the same).
+  c.tpu_host_block = {2, 2, 1};
+  c.dcn_host_bw = Bandwidth(4 * 50e9 / 8);
+  c.dcn_source = "GC-v5p: 4 chips per host, DCN 50 Gbps per chip";
   chips.push_back(c);
 
   c = ChipSpec();
@@ -182,6 +199,11 @@ std::vector<ChipSpec> BuildCatalog() {
   c.jax_device_order = JaxDeviceOrder::kTpuTrays;
   c.host_link_bw = Bandwidth(3.2e10);
   c.host_link_source = "hardware.md §2.1 (SB): PCIe host link 3.2e10 B/s per TPU on v6e";
+  // GC-v6e: "Chips per host 8"; GC gives no NIC figure, SB ~1.25e10 B/s DCN
+  // per TPU on v6e (hardware.md §2.1) x 8 = 1e11 B/s per host.
+  c.tpu_host_block = {4, 2};
+  c.dcn_host_bw = Bandwidth(8 * 1.25e10);
+  c.dcn_source = "GC-v6e: 8 chips per host; SB: DCN ~1.25e10 B/s per TPU";
   chips.push_back(c);
 
   // --- NVSwitch GPUs (hardware.md §1.2, §4.1, Addendum). fp16/fp8/fp32 peaks

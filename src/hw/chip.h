@@ -109,6 +109,14 @@ struct ChipSpec {
   // fallback) and where the figure comes from.
   Bandwidth host_link_bw;
   std::string host_link_source;
+  // TPUs, multi-slice (catalog.cc "CHIP:SHAPE*N"): the chips one host holds,
+  // as a block of the torus in chip coordinates (x, y[, z]; v5e/v6e {4, 2}: 8
+  // chips, the 4x2 host; v4/v5p {2, 2, 1}: 4 chips), and the host's NIC
+  // bandwidth per direction to the data-center network (DCN), which all of
+  // its chips share. Empty / 0 on GPUs.
+  std::vector<int> tpu_host_block;
+  Bandwidth dcn_host_bw;
+  std::string dcn_source;
   FittedFabric fitted_fabric;
   FittedCompute fitted_compute;
 };

@@ -11,6 +11,7 @@
 #include "hw/chip.h"
 #include "hw/testing.h"
 #include "hw/topology.h"
+#include "hw/topology_svg.h"
 
 namespace az::hw {
 namespace {
@@ -365,12 +366,62 @@ TEST(Specs, InvalidSpecsAreClearErrors) {
                         Case{"h100:-1", "bad shape"}, Case{"h100:99999999999", "bad shape"},
                         Case{"v5e:1x1", "not a v5e slice"}, Case{"h100:65x8", "node count"},
                         Case{"h100:2x8:roce", "unknown fabric 'roce'"}, Case{"h100:8:efa", "multi-node"},
-                        Case{"v5e:2x4:efa", "no fabric field"}}) {
+                        Case{"v5e:2x4:efa", "no fabric field"}, Case{"v5e:2x4*0", "bad slice count '0'"},
+                        Case{"v5e:2x4*x", "bad slice count 'x'"}, Case{"v5e:2x4*", "bad slice count ''"},
+                        Case{"v5e:2x4*65", "1..64 slices"}, Case{"h100:8*2", "'*N' joins TPU slices"},
+                        Case{"v5e:3x3*2", "3x3 is not a v5e slice"}, Case{"v5e:2x4*2:efa", "no fabric field"}}) {
     auto t = MakeTopology(c.spec);
     ASSERT_FALSE(t.ok()) << c.spec;
     EXPECT_NE(t.status().message().find(c.message), std::string::npos)
         << c.spec << " gave: " << t.status().message();
   }
+}
+
+// "CHIP:SHAPE*N": N tori, a host switch per host block and one DCN switch
+// (topology.h). v5e:2x4*2: each slice is one 8-chip host (GC-v5e: 8 chips per
+// host), so 2 x 8 = 16 chips, 2 hosts + the DCN switch = 3 switches; links:
+// ICI of a 2x4 (x = 4 without wrap: 3 x 2 rows; y = 2: 4 columns; 10) per
+// slice = 20, one PCIe link per chip = 16, one DCN link per host = 2: 38.
+TEST(Specs, MultiSliceTopology) {
+  Topology t = Topo("v5e:2x4*2");
+  ASSERT_EQ(t.num_chips(), 16);
+  EXPECT_EQ(t.slices, 2);
+  EXPECT_EQ(t.slice_chips(), 8);
+  EXPECT_EQ(t.dims, (std::vector<int>{4, 2}));
+  EXPECT_EQ(t.num_nodes(), 16 + 3);
+  EXPECT_EQ(t.links.size(), 38u);
+  EXPECT_EQ(t.nodes[9].name, "s1(1,0)");
+  EXPECT_EQ(t.nodes[9].coords, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(t.SliceOf(9), 1);
+  EXPECT_EQ(SliceCount("v5e:2x4*2"), 2);
+  EXPECT_EQ(SliceCount("v5e:2x4"), 1);
+  EXPECT_EQ(SliceCount("v5e:2x4*y"), 0);
+  // The DCN link: the host's NIC, 2 x 100 Gbps = 2.5e10 B/s (GC-v5e), shared by its 8 chips.
+  EXPECT_EQ(t.links.back().cls, LinkClass::kDcn);
+  EXPECT_DOUBLE_EQ(t.links.back().bw.value(), 2.5e10);
+  // Inside a slice the torus route (one ICI hop); across slices chip -> host -> DCN -> host -> chip.
+  EXPECT_EQ(RouteNames(t, "s1(0,0)", "s1(1,0)"), (std::vector<std::string>{"s1(0,0)->s1(1,0)"}));
+  EXPECT_EQ(RouteNames(t, "s0(1,1)", "s1(2,0)"),
+            (std::vector<std::string>{"s0(1,1)->s0/host0", "s0/host0->dcn", "dcn->s1/host0", "s1/host0->s1(2,0)"}));
+  ExpectRoutesConnect(t);
+  // v5e:4x4*2: x = 4, y = 4; 4x2 host blocks: 2 hosts per slice, 4 in all.
+  Topology big = Topo("v5e:4x4*2");
+  EXPECT_EQ(big.num_nodes(), 32 + 4 + 1);
+  EXPECT_EQ(big.nodes[32].name, "s0/host0");
+  EXPECT_EQ(big.Hops(0, 16), 4);
+  // v5p:2x2x2*2: 4-chip hosts (2x2x1, GC-v5p): 2 per slice; DCN 4 x 50 Gbps = 2.5e10 B/s.
+  Topology v5p = Topo("v5p:2x2x2*2");
+  EXPECT_EQ(v5p.num_nodes(), 16 + 4 + 1);
+  EXPECT_DOUBLE_EQ(v5p.links.back().bw.value(), 2.5e10);
+  // The JSON form keeps the slices and gives back the same routes.
+  auto loaded = LoadTopologyJson(TopologyToJson(t), "multi.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->slices, 2);
+  EXPECT_EQ(RouteNames(*loaded, "s0(1,1)", "s1(2,0)"), RouteNames(t, "s0(1,1)", "s1(2,0)"));
+  // The drawing shows both slices side by side, their hosts and the DCN switch.
+  std::string svg = TopologySvg(t);
+  EXPECT_NE(svg.find(">s1(3,1)<"), std::string::npos);
+  EXPECT_NE(svg.find(">dcn<"), std::string::npos);
 }
 
 TEST(Specs, EveryListedTopologyBuilds) {

@@ -18,6 +18,7 @@ std::string_view LinkClassName(LinkClass c) {
     case LinkClass::kPcie: return "pcie";
     case LinkClass::kNetwork: return "network";
     case LinkClass::kSocket: return "socket";
+    case LinkClass::kDcn: return "dcn";
   }
   return "?";
 }
@@ -102,7 +103,8 @@ Status Topology::Finalize() {
   if (!dims.empty()) {
     int64_t product = 1;
     for (int length : dims) product *= length;
-    AZ_CHECK_MSG(product == num_chips_ && wrap.size() == dims.size(), "torus dims disagree with the chips");
+    AZ_CHECK_MSG(slices >= 1 && product * slices == num_chips_ && wrap.size() == dims.size(),
+                 "torus dims disagree with the chips");
   }
   adjacency_.assign(nodes.size(), {});
   for (int l = 0; l < static_cast<int>(links.size()); ++l) {
@@ -174,8 +176,12 @@ bool Topology::RouteIsAlive(const std::vector<int>& route) const {
 }
 
 std::vector<int> Topology::TorusRoute(int src, int dst) const {
-  // Dimension order: finish axis 0 (x), then 1 (y), then 2 (z).
+  // Dimension order: finish axis 0 (x), then 1 (y), then 2 (z), inside the
+  // slice of src (a multi-slice caller passes chips of one slice).
   size_t rank = dims.size();
+  const int base = SliceOf(src) * slice_chips();
+  src -= base;
+  dst -= base;
   std::vector<int> here(rank), target(rank);
   for (size_t axis = 0, s = static_cast<size_t>(src), d = static_cast<size_t>(dst); axis < rank; ++axis) {
     size_t length = static_cast<size_t>(dims[axis]);
@@ -187,10 +193,10 @@ std::vector<int> Topology::TorusRoute(int src, int dst) const {
   auto id_of = [&](const std::vector<int>& coords) {
     int id = 0;
     for (size_t axis = rank; axis-- > 0;) id = id * dims[axis] + coords[axis];
-    return id;
+    return base + id;
   };
   std::vector<int> route;
-  int node = src;
+  int node = base + src;
   for (size_t axis = 0; axis < rank; ++axis) {
     int length = dims[axis];
     while (here[axis] != target[axis]) {
@@ -275,7 +281,31 @@ std::vector<int> Topology::GpuRoute(int src, int dst) const {
   return route;
 }
 
+std::vector<int> Topology::SliceRoute(int src, int dst) const {
+  // chip -> its host -> the DCN switch -> the destination's host -> chip.
+  auto uplink = [&](int chip) {
+    for (auto [next, channel] : adjacency_[static_cast<size_t>(chip)]) {
+      if (next >= num_chips_ && nodes[static_cast<size_t>(next)].host) return channel;
+    }
+    return -1;
+  };
+  int up = uplink(src), down_reverse = uplink(dst);
+  if (up < 0 || down_reverse < 0) return {};
+  int src_host = channel_target(up), dst_host = channel_target(down_reverse);
+  auto dcn_link = [&](int host) {
+    for (auto [next, channel] : adjacency_[static_cast<size_t>(host)]) {
+      if (links[static_cast<size_t>(channel / 2)].cls == LinkClass::kDcn) return channel;
+    }
+    return -1;
+  };
+  int out = dcn_link(src_host), in_reverse = dcn_link(dst_host);
+  if (out < 0 || in_reverse < 0) return {};
+  // Reverse channels: 2l <-> 2l+1.
+  return {up, out, in_reverse ^ 1, down_reverse ^ 1};
+}
+
 std::vector<int> Topology::DefaultRoute(int src, int dst) const {
+  if (!dims.empty() && slices > 1 && SliceOf(src) != SliceOf(dst)) return SliceRoute(src, dst);
   if (!dims.empty()) return TorusRoute(src, dst);
   if (gpu_nodes > 0 && gpus_per_node > 0 && num_chips_ == gpu_nodes * gpus_per_node) return GpuRoute(src, dst);
   return {};

@@ -22,12 +22,23 @@
 // message between different rails first crosses NVLink to the GPU on the
 // destination's rail in the source node (NCCL's PXN), then that rail.
 //
+// Multi-slice TPU systems ("v5e:2x4*2"): N identical slices, each its own
+// torus, joined by the data-center network (DCN). Chip id = slice *
+// slice_chips() + the chip's id inside its slice; `dims` and `wrap` describe
+// one slice and a chip's coords are its torus coordinates followed by its
+// slice. Every host (a block of chips, ChipSpec::tpu_host_block) is a switch
+// node: each of its chips reaches it over the chip's PCIe host link, and it
+// reaches the one DCN switch over its NIC (a kDcn link its chips share).
+// Inside a slice, routes are the torus's; between slices chip -> host ->
+// DCN -> host -> chip, so a host's chips contend for its NIC.
+//
 // Degraded topologies: a failed link or chip is removed; a route that would
 // cross it is replaced by a shortest path over the remaining links and nodes
 // (breadth-first, neighbours in link-id order, so deterministic), and a chip
 // that can no longer be reached makes routing fail with an error.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -42,7 +53,8 @@
 namespace az::hw {
 
 // kSocket: the CPU-to-CPU link of a two-socket host (UPI, Infinity Fabric).
-enum class LinkClass { kIci, kNvlink, kPcie, kNetwork, kSocket };
+// kDcn: a TPU host's NIC to the data-center network (multi-slice systems).
+enum class LinkClass { kIci, kNvlink, kPcie, kNetwork, kSocket, kDcn };
 std::string_view LinkClassName(LinkClass c);
 
 struct Link {
@@ -73,6 +85,9 @@ class Topology {
   // Torus shape (TPU) with the wrap flag per axis; empty for GPU systems.
   std::vector<int> dims;
   std::vector<bool> wrap;
+  // TPU multi-slice systems: how many slices of `dims` the DCN joins (1: one
+  // torus). num_chips() = slices * the product of dims.
+  int slices = 1;
   // GPU systems: nodes x GPUs per node.
   int gpu_nodes = 0, gpus_per_node = 0;
   // Multi-node GPU systems: the scale-out fabric, "ib" (InfiniBand) or "efa"
@@ -89,6 +104,9 @@ class Topology {
   std::vector<Link> links;
 
   int num_chips() const { return num_chips_; }
+  // Chips per slice (every chip when slices == 1) and a chip's slice.
+  int slice_chips() const { return num_chips_ / std::max(slices, 1); }
+  int SliceOf(int chip) const { return slices > 1 ? chip / slice_chips() : 0; }
   int num_nodes() const { return static_cast<int>(nodes.size()); }
   int num_channels() const { return 2 * static_cast<int>(links.size()); }
   const Link& channel_link(int channel) const { return links[static_cast<size_t>(channel / 2)]; }
@@ -142,6 +160,7 @@ class Topology {
   // The uncached route: DefaultRoute if alive, else ShortestPath.
   std::vector<int> ComputeRoute(int src, int dst) const;
   std::vector<int> TorusRoute(int src, int dst) const;
+  std::vector<int> SliceRoute(int src, int dst) const;  // between slices, over DCN
   std::vector<int> GpuRoute(int src, int dst) const;
   // The switch a GPU reaches over NVLink/PCIe, or -1.
   int LocalSwitch(int gpu) const;
@@ -163,12 +182,16 @@ class Topology {
   std::vector<int> route_channels_;
 };
 
-// Named systems: "v5e:2x4", "v6e:4x4", "v5p:2x2x2", "v4:4x4x4", "h100:8",
+// Named systems: "v5e:2x4", "v6e:4x4", "v5p:2x2x2", "v4:4x4x4", "v5e:2x4*2"
+// (two v5e:2x4 slices over DCN), "h100:8",
 // "h100:4" (4 GPUs of one node), "h100:2x8" (2 nodes over InfiniBand),
 // "h100:2x8:efa" (2 nodes over AWS EFA), "l40s:8" (PCIe).
 StatusOr<Topology> MakeTopology(std::string_view spec);
 // The named slices and systems (for help texts and tests).
 std::vector<std::string> ListTopologies();
+// The slice count of a spec ("v5e:16x16*2" -> 2; 1 without "*N"), without
+// building the system; 0 when the count is malformed (MakeTopology says why).
+int SliceCount(std::string_view spec);
 // A custom topology from JSON (schema: docs/topology-json.md). Every malformed
 // input is an error naming its JSON path ("links[3].b: unknown node 'q'").
 StatusOr<Topology> LoadTopologyJson(std::string_view text, std::string_view file_name);

@@ -29,7 +29,7 @@ class Loader {
   StatusOr<Topology> Load(const json& root) {
     if (!root.is_object()) return Error("(top level)", "expected an object, got " + Type(root));
     AZ_RETURN_IF_ERROR(CheckKeys(root, "", {"name", "chip", "chips", "switches", "links", "dims", "wrap", "gpu_nodes",
-                                            "gpus_per_node", "fabric", "peer_to_peer"}));
+                                            "gpus_per_node", "fabric", "peer_to_peer", "slices"}));
     Topology t;
     t.name = file_;
     if (root.contains("name")) {
@@ -147,6 +147,12 @@ class Loader {
   // dims/wrap (a torus: chips listed in id order) and gpu_nodes/gpus_per_node.
   Status LoadShape(const json& root, Topology& t) {
     if (root.contains("wrap") && !root.contains("dims")) return Error("wrap", "given without dims");
+    if (root.contains("slices") && !root.contains("dims")) return Error("slices", "given without dims");
+    if (root.contains("slices")) {
+      int64_t slices = 1;
+      AZ_RETURN_IF_ERROR(ReadInt(root["slices"], "slices", 1, 64, slices));
+      t.slices = static_cast<int>(slices);
+    }
     if (root.contains("dims")) {
       const json& dims = root["dims"];
       if (!dims.is_array() || dims.empty() || dims.size() > 3) {
@@ -160,9 +166,10 @@ class Loader {
         if (product > static_cast<int64_t>(kMaxChips)) return Error("dims", "more than " + std::to_string(kMaxChips) + " chips");
         t.dims.push_back(static_cast<int>(length));
       }
-      if (product != t.num_chips()) {
-        return Error("dims", "the shape holds " + std::to_string(product) + " chips but chips lists " +
-                                 std::to_string(t.num_chips()));
+      if (product * t.slices != t.num_chips()) {
+        return Error("dims", "the shape holds " + std::to_string(product) + " chips" +
+                                 (t.slices > 1 ? " x " + std::to_string(t.slices) + " slices" : std::string()) +
+                                 " but chips lists " + std::to_string(t.num_chips()));
       }
       t.wrap.assign(t.dims.size(), false);
       if (root.contains("wrap")) {
@@ -178,16 +185,18 @@ class Loader {
       // Torus routing finds chips by id = x + X*(y + Y*z), so coords must agree with the order.
       for (int id = 0; id < t.num_chips(); ++id) {
         std::vector<int> expected;
-        for (int rest = id; int length : t.dims) {
+        for (int rest = id % static_cast<int>(product); int length : t.dims) {
           expected.push_back(rest % length);
           rest /= length;
         }
+        if (t.slices > 1) expected.push_back(id / static_cast<int>(product));  // multi-slice: then the slice
         if (t.nodes[static_cast<size_t>(id)].coords != expected) {
           std::string want;
           for (int c : expected) want += (want.empty() ? "" : ",") + std::to_string(c);
           return Error(Index("chips", static_cast<size_t>(id)) + ".coords",
                        "with dims, chip " + std::to_string(id) + " must have coords [" + want +
-                           "] (chips are listed in id order, x fastest)");
+                           "] (chips are listed in id order, x fastest" +
+                           std::string(t.slices > 1 ? ", then the slice)" : ")"));
         }
       }
     }
@@ -269,18 +278,18 @@ class Loader {
       link.bw = Bandwidth(gbps * 1e9);
       link.latency = Seconds(latency_us / 1e6);
       std::string class_path = Path(path, "class");
-      if (!entry.contains("class")) return Error(class_path, "missing (ici, nvlink, pcie, network or socket)");
+      if (!entry.contains("class")) return Error(class_path, "missing (ici, nvlink, pcie, network, socket or dcn)");
       if (!entry["class"].is_string()) return Error(class_path, "expected a string, got " + Type(entry["class"]));
       std::string cls = entry["class"].get<std::string>();
       bool found = false;
-      for (LinkClass c :
-           {LinkClass::kIci, LinkClass::kNvlink, LinkClass::kPcie, LinkClass::kNetwork, LinkClass::kSocket}) {
+      for (LinkClass c : {LinkClass::kIci, LinkClass::kNvlink, LinkClass::kPcie, LinkClass::kNetwork,
+                          LinkClass::kSocket, LinkClass::kDcn}) {
         if (LinkClassName(c) == cls) {
           link.cls = c;
           found = true;
         }
       }
-      if (!found) return Error(class_path, "unknown link class '" + cls + "' (ici, nvlink, pcie, network or socket)");
+      if (!found) return Error(class_path, "unknown link class '" + cls + "' (ici, nvlink, pcie, network, socket or dcn)");
       if (entry.contains("axis")) {
         int64_t axis = 0;
         int64_t max_axis = t.dims.empty() ? -1 : static_cast<int64_t>(t.dims.size()) - 1;
@@ -349,6 +358,7 @@ std::string TopologyToJson(const Topology& topology) {
   if (!topology.dims.empty()) {
     out += "  \"dims\": " + ordered_json(topology.dims).dump() + ",\n";
     out += "  \"wrap\": " + ordered_json(topology.wrap).dump() + ",\n";
+    if (topology.slices > 1) out += "  \"slices\": " + std::to_string(topology.slices) + ",\n";
   }
   if (topology.gpu_nodes > 0) {
     out += "  \"gpu_nodes\": " + std::to_string(topology.gpu_nodes) + ",\n";

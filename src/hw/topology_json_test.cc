@@ -167,7 +167,7 @@ TEST(TopologyJson, MalformedInputsAreClearErrors) {
        "bad.json: switches[0].host: expected true or false, got number"},
       {R"({"chip": "l40s", "chips": [{"name": "a", "host": true}], "links": []})", "chips[0].host: unknown key"},
       {R"({"chip": "l40s", )" + chips2 + R"(, "links": [{"a": "a", "b": "b", "bandwidth_GBps": 22, "latency_us": 0.5, "class": "upi"}]})",
-       "links[0].class: unknown link class 'upi' (ici, nvlink, pcie, network or socket)"},
+       "links[0].class: unknown link class 'upi' (ici, nvlink, pcie, network, socket or dcn)"},
       {R"({"chip": "h100", "gpu_nodes": 1, "gpus_per_node": 2, "fabric": "roce", )" + chips2 + R"(, "links": []})",
        "fabric: expected \"ib\" or \"efa\", got \"roce\""},
       {R"({"chip": "h100", "fabric": "efa", )" + chips2 + R"(, "links": []})", "fabric: needs gpu_nodes"},

@@ -51,20 +51,40 @@ struct Layout {
   double width = 0, height = 0;
 };
 
+// Tori: z-planes side by side; multi-slice systems put the slices' planes side
+// by side too, each slice's hosts in a row under it and the DCN switch under all.
 Layout TorusLayout(const Topology& t) {
   Layout layout;
   int columns = t.dims[0];
   int rows = t.dims.size() > 1 ? t.dims[1] : 1;
   int planes = t.dims.size() > 2 ? t.dims[2] : 1;
+  const size_t rank = t.dims.size();
   double panel = columns * kCell + kCell;  // one spare cell between z-planes
-  for (const Node& node : t.nodes) {
+  for (int id = 0; id < t.num_chips(); ++id) {
+    const Node& node = t.nodes[static_cast<size_t>(id)];
     int x = node.coords.size() > 0 ? node.coords[0] : 0;
-    int y = node.coords.size() > 1 ? node.coords[1] : 0;
-    int z = node.coords.size() > 2 ? node.coords[2] : 0;
-    layout.pos.push_back({kMargin + z * panel + x * kCell + kCell / 2, kMargin + kTitle + y * kCell + kCell / 2});
+    int y = node.coords.size() > 1 && rank > 1 ? node.coords[1] : 0;
+    int z = node.coords.size() > 2 && rank > 2 ? node.coords[2] : 0;
+    int column = t.SliceOf(id) * planes + z;
+    layout.pos.push_back({kMargin + column * panel + x * kCell + kCell / 2, kMargin + kTitle + y * kCell + kCell / 2});
   }
-  layout.width = 2 * kMargin + planes * panel - kCell;
+  const int slices = std::max(t.slices, 1);
+  layout.width = 2 * kMargin + slices * planes * panel - kCell;
   layout.height = 2 * kMargin + kTitle + rows * kCell;
+  const int switches = t.num_nodes() - t.num_chips();
+  if (switches == 0) return layout;
+  // Hosts ("sS/hostH") under their slice, the DCN switch last, centred.
+  const double host_y = layout.height + kSwitchH / 2, dcn_y = host_y + 2 * kSwitchH + 20;
+  const int hosts = switches - 1, per_slice = std::max(hosts / slices, 1);
+  const double slice_width = planes * panel;
+  for (int h = 0; h < hosts; ++h) {
+    int slice = h / per_slice, index = h % per_slice;
+    double step = slice_width / per_slice;
+    layout.pos.push_back({kMargin + slice * slice_width + step * (index + 0.5), host_y});
+  }
+  layout.pos.push_back({layout.width / 2, dcn_y});
+  layout.width = std::max(layout.width, 2 * kMargin + hosts * (kSwitchW + 10.0));
+  layout.height = dcn_y + kSwitchH / 2 + kMargin;
   return layout;
 }
 
@@ -317,7 +337,7 @@ std::string TopologySvg(const Topology& t, const SvgOverlay& overlay) {
              " d=\"" + CubicPath(*curve) + "\"/>\n";
       continue;
     }
-    std::string cls = link.cls == LinkClass::kNetwork ? "link network" : "link";
+    std::string cls = link.cls == LinkClass::kNetwork || link.cls == LinkClass::kDcn ? "link network" : "link";
     out += "<line class=\"" + cls + failed_class + "\"" + extra + " x1=\"" + Num(a.x) + "\" y1=\"" + Num(a.y) +
            "\" x2=\"" + Num(b.x) + "\" y2=\"" + Num(b.y) + "\"/>\n";
   }

@@ -1,5 +1,7 @@
 #include "net/calibration.h"
 
+#include <iterator>
+
 #include <nlohmann/json.hpp>
 
 namespace az::net {
@@ -96,7 +98,8 @@ std::string CalibrationToJson(const Calibration& c) {
                           {"nvlink", c.link_efficiency[1]},
                           {"pcie", c.link_efficiency[2]},
                           {"network", c.link_efficiency[3]},
-                          {"socket", c.link_efficiency[4]}};
+                          {"socket", c.link_efficiency[4]},
+                          {"dcn", c.link_efficiency[5]}};
   nlohmann::ordered_json algs = nlohmann::ordered_json::object();
   for (const auto& [name, p] : c.algorithms) {
     algs[name] = {{"base_latency_us", p.base_latency.value() * 1e6},
@@ -133,13 +136,14 @@ StatusOr<Calibration> CalibrationFromJson(std::string_view text, std::string_vie
   if (j.contains("link_efficiency")) {
     const auto& le = j["link_efficiency"];
     if (!le.is_object()) return ParseError(where + ": link_efficiency must be an object");
-    const char* names[] = {"ici", "nvlink", "pcie", "network", "socket"};
+    const char* names[] = {"ici", "nvlink", "pcie", "network", "socket", "dcn"};
+    constexpr size_t kClasses = std::size(names);
     for (const auto& [key, value] : le.items()) {
-      size_t index = 5;
-      for (size_t i = 0; i < 5; ++i) {
+      size_t index = kClasses;
+      for (size_t i = 0; i < kClasses; ++i) {
         if (key == names[i]) index = i;
       }
-      if (index == 5) return ParseError(where + ": link_efficiency." + key + " is not a link class");
+      if (index == kClasses) return ParseError(where + ": link_efficiency." + key + " is not a link class");
       AZ_ASSIGN_OR_RETURN(c.link_efficiency[index], number(value, "link_efficiency." + key, 1e-3, 1.0));
     }
   }

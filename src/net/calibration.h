@@ -42,8 +42,9 @@ struct Calibration {
   std::string name = "default";
   std::string source = "documented defaults (docs/calibration.md)";
   // By hw::LinkClass: ici, nvlink, pcie, network, socket (NCCL's socket figures
-  // are already effective rates: 1.0).
-  std::array<double, 5> link_efficiency{1.0, 0.82, 0.75, 0.95, 1.0};
+  // are already effective rates: 1.0), dcn (a TPU host's NIC: no measured
+  // efficiency is published, so its line rate, 1.0, until calibrated).
+  std::array<double, 6> link_efficiency{1.0, 0.82, 0.75, 0.95, 1.0, 1.0};
   std::map<std::string, AlgorithmParams> algorithms;
   // Algorithms without an entry here or among the NCCL defaults (the TPU ICI
   // rings and lines, routed permutes and all-to-alls): on TPU slices the

@@ -325,6 +325,9 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
       break;
   }
   // all-gather, reduce-scatter, all-reduce
+  if (topology_.slices > 1) {  // groups spanning TPU slices (model_multislice.cc)
+    if (std::vector<Plan> plans = MultiSlicePlans(c, groups); !plans.empty()) return plans;
+  }
   if (!topology_.dims.empty()) {
     Plan plan;
     for (size_t gi = 0; gi < groups.size(); ++gi) PlanTorusGroup(c.kind, bytes, static_cast<int>(gi), groups[gi], plan);
@@ -486,8 +489,9 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
   } else {
     // On a torus, a group that is a full sub-grid runs per-axis rings over
     // its coordinate sets (PlanTorusGroup), whatever its member order.
-    const bool rings_on_grids = !topology_.dims.empty() && c.kind != CollectiveKind::kAllToAll &&
-                                c.kind != CollectiveKind::kBroadcast;
+    // (Not across TPU slices: model_multislice.cc pairs members by group order.)
+    const bool rings_on_grids = !topology_.dims.empty() && topology_.slices == 1 &&
+                                c.kind != CollectiveKind::kAllToAll && c.kind != CollectiveKind::kBroadcast;
     physical_.resize(c.groups.groups.size());
     for (size_t i = 0; i < c.groups.groups.size(); ++i) {
       physical_[i].clear();
@@ -525,7 +529,8 @@ bool CollectiveModel::PlannedPerGroup(const Collective& c) const {
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllReduce:
-      return !topology_.dims.empty();  // PlanTorusGroup; GPU systems weigh whole-collective candidates
+      // PlanTorusGroup; GPU and multi-slice systems weigh whole-collective candidates.
+      return !topology_.dims.empty() && topology_.slices == 1;
     case CollectiveKind::kCollectivePermute:
       return false;
   }

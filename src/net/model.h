@@ -33,6 +33,10 @@
 //     inter-node, intra-node all-gather, in sequence); the cheapest wins. The
 //     pipelined forms (trees, NVLS trees) are one phase: every link carries
 //     its bytes at once. Other groups spanning nodes: rings in group order.
+//   TPU multi-slice systems (model_multislice.cc): groups spanning slices run
+//     hierarchically (ICI inside each slice, DCN between counterparts) or as a
+//     ring over the slices, the cheapest winning; groups inside one slice as
+//     above.
 //   all-to-all: every member sends bytes/n to every other member at once.
 //   collective-permute: each pair routed. broadcast: the root's data crosses
 //   each channel of the union of its routes once (pipelined).
@@ -150,6 +154,9 @@ class CollectiveModel {
   void AddRing(const std::vector<int>& cycle, double chunk, bool bidirectional, int group, Phase& phase) const;
   bool HamiltonianCycle(const std::vector<int>& chips, std::vector<int>* cycle) const;
   bool SameNode(const std::vector<int>& chips) const;
+  // Groups spanning TPU slices (model_multislice.cc): the hierarchical ICI +
+  // DCN form and a ring over the slices; empty when no group spans slices.
+  std::vector<Plan> MultiSlicePlans(const Collective& c, const std::vector<std::vector<int>>& groups);
   // Multi-node GPU candidates (model_multinode.cc).
   void AddMultiNodePlans(const Collective& c, const std::vector<std::vector<int>>& groups,
                          std::vector<Plan>& candidates) const;

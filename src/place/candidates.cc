@@ -119,6 +119,54 @@ std::string OrderLabel(const std::vector<size_t>& order, const std::vector<std::
   return out;
 }
 
+// Every dcn vector with dcn_j dividing shape[j] and product `slices`, axis 0's
+// factor varying slowest (deterministic).
+void DcnAssignments(const std::vector<int64_t>& shape, size_t axis, int64_t left, std::vector<int64_t>& dcn,
+                    std::vector<std::vector<int64_t>>& out) {
+  if (axis == shape.size()) {
+    if (left == 1) out.push_back(dcn);
+    return;
+  }
+  for (int64_t take = 1; take <= left; ++take) {
+    if (left % take != 0 || shape[axis] % take != 0) continue;
+    dcn[axis] = take;
+    DcnAssignments(shape, axis + 1, left / take, dcn, out);
+  }
+  dcn[axis] = 1;
+}
+
+std::vector<Candidate> MultiSliceCandidates(const hw::Topology& topology, const std::vector<int64_t>& mesh_shape,
+                                            const std::vector<std::string>& axis_names, int64_t devices) {
+  const int slice_chips = topology.slice_chips();
+  const hw::Topology slice = SliceView(topology);
+  // Inside slice 0: its chip ids are the slice's local ids.
+  if (devices <= slice_chips) return StructuredCandidates(slice, mesh_shape, axis_names);
+  if (devices % slice_chips != 0) return {{"ids", net::IdentityPlacement(static_cast<int>(devices))}};
+  std::vector<std::vector<int64_t>> assignments;
+  std::vector<int64_t> dcn(mesh_shape.size(), 1);
+  DcnAssignments(mesh_shape, 0, devices / slice_chips, dcn, assignments);
+  std::vector<Candidate> out;
+  std::set<net::Placement> seen;
+  for (const std::vector<int64_t>& assignment : assignments) {
+    std::vector<int64_t> ici(mesh_shape.size());
+    std::string label = "hybrid dcn(";
+    bool first = true;
+    for (size_t j = 0; j < mesh_shape.size(); ++j) {
+      ici[j] = mesh_shape[j] / assignment[j];
+      if (assignment[j] == 1) continue;
+      label += (first ? "" : ",") + (j < axis_names.size() ? axis_names[j] : "a" + std::to_string(j)) + "=" +
+               std::to_string(assignment[j]);
+      first = false;
+    }
+    label += ") ";
+    for (Candidate& local : StructuredCandidates(slice, ici, axis_names)) {
+      net::Placement p = TileHybrid(local.placement, ici, assignment, slice_chips);
+      if (seen.insert(p).second) out.push_back({label + local.name, std::move(p)});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Candidate> StructuredCandidates(const hw::Topology& topology, const std::vector<int64_t>& mesh_shape,
@@ -127,6 +175,7 @@ std::vector<Candidate> StructuredCandidates(const hw::Topology& topology, const 
   for (int64_t s : mesh_shape) devices *= s;
   std::vector<Candidate> out;
   if (devices < 1 || devices > topology.num_chips()) return out;
+  if (topology.slices > 1) return MultiSliceCandidates(topology, mesh_shape, axis_names, devices);
   std::set<net::Placement> seen;
   auto add = [&](std::string name, net::Placement p) {
     if (seen.insert(p).second) out.push_back({std::move(name), std::move(p)});

@@ -16,6 +16,16 @@
 // Plus JAX's create_device_mesh order for every permutation of the mesh axes
 // (default_placement.h), which tries its own physical-axis matching.
 //
+// Multi-slice TPU systems (hw/topology.h): hybrid candidates, as
+// create_hybrid_device_mesh lays them out. For every assignment of the slice
+// count to the mesh axes (dcn_j dividing axis j's size, prod(dcn_j) = the
+// slices the mesh fills), every candidate above for the per-slice mesh
+// (size_j / dcn_j) on one slice, tiled over the slices (default_placement.h:
+// TileHybrid), named "hybrid dcn(cfg=2) <per-slice recipe>". So the search
+// prices which axis crosses DCN. A mesh that fits in one slice gets the
+// slice's candidates on slice 0; one that fills no whole number of slices
+// the id order.
+//
 // Duplicates (the same placement from different recipes) are dropped; the
 // first recipe's name is kept. Deterministic order.
 #pragma once

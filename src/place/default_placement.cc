@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <optional>
 
 namespace az::place {
@@ -294,6 +295,12 @@ std::vector<int64_t> PickSplitFactors(const std::vector<int64_t>& physical_shape
 StatusOr<DeviceMesh> CreateDeviceMeshExplained(const hw::Topology& t, const std::vector<int64_t>& mesh_shape,
                                                bool allow_split_physical_axes) {
   AZ_RETURN_IF_ERROR(ValidateMeshShape(t, mesh_shape));
+  if (t.slices > 1) {
+    // JAX: make_mesh "rejects device sets spanning several slices"; their
+    // mesh is create_hybrid_device_mesh's (§3.5).
+    return InvalidArgument(t.name + " spans " + std::to_string(t.slices) +
+                           " slices: create_device_mesh lays out one slice; use create_hybrid_device_mesh");
+  }
   DeviceMesh mesh;
   if (!IsTorus(t)) {
     // GPUs: devices sorted by id, reshaped row-major (§3.5); other graphs the same.
@@ -345,7 +352,143 @@ bool MakeMeshAllowsSplit(const hw::Topology& t) {
 }
 
 StatusOr<net::Placement> DefaultPlacement(const hw::Topology& t, const std::vector<int64_t>& mesh_shape) {
+  if (t.slices > 1) {
+    AZ_RETURN_IF_ERROR(ValidateMeshShape(t, mesh_shape));
+    AZ_ASSIGN_OR_RETURN(std::vector<int64_t> dcn, DefaultDcnShape(mesh_shape, t.slices));
+    std::vector<int64_t> ici(mesh_shape.size());
+    for (size_t j = 0; j < ici.size(); ++j) ici[j] = mesh_shape[j] / dcn[j];
+    return CreateHybridDeviceMesh(t, ici, dcn, MakeMeshAllowsSplit(t));
+  }
   return CreateDeviceMesh(t, mesh_shape, MakeMeshAllowsSplit(t));
+}
+
+hw::Topology SliceView(const hw::Topology& t) {
+  hw::Topology slice;
+  slice.name = t.name.substr(0, t.name.find('*'));
+  slice.chip = t.chip;
+  slice.dims = t.dims;
+  slice.wrap = t.wrap;
+  slice.set_num_chips(t.slice_chips());
+  return slice;
+}
+
+StatusOr<std::vector<int64_t>> DefaultDcnShape(const std::vector<int64_t>& mesh_shape, int slices) {
+  std::vector<int64_t> dcn(mesh_shape.size(), 1);
+  int64_t left = slices;
+  for (size_t j = 0; j < mesh_shape.size() && left > 1; ++j) {
+    int64_t take = std::gcd(left, mesh_shape[j]);
+    dcn[j] = take;
+    left /= take;
+  }
+  if (left != 1) {
+    return InvalidArgument("mesh " + FormatShape(mesh_shape) + " cannot be split over " + std::to_string(slices) +
+                           " slices: no assignment of the slice count to its axes divides them");
+  }
+  return dcn;
+}
+
+StatusOr<net::Placement> CreateHybridDeviceMesh(const hw::Topology& t, const std::vector<int64_t>& ici_shape,
+                                                const std::vector<int64_t>& dcn_shape, bool allow_split_physical_axes) {
+  if (ici_shape.size() != dcn_shape.size() || ici_shape.empty()) {
+    return InvalidArgument("hybrid mesh: ici " + FormatShape(ici_shape) + " and dcn " + FormatShape(dcn_shape) +
+                           " must have the same (non-zero) number of axes");
+  }
+  int64_t granules = 1;
+  for (int64_t d : dcn_shape) {
+    if (d < 1) return InvalidArgument("hybrid mesh: dcn axis sizes must be at least 1");
+    granules *= d;
+  }
+  if (granules > std::max(t.slices, 1)) {
+    return InvalidArgument("hybrid mesh: dcn " + FormatShape(dcn_shape) + " needs " + std::to_string(granules) +
+                           " slices, " + t.name + " has " + std::to_string(std::max(t.slices, 1)));
+  }
+  hw::Topology slice = SliceView(t);
+  AZ_ASSIGN_OR_RETURN(net::Placement local, CreateDeviceMesh(slice, ici_shape, allow_split_physical_axes));
+  return TileHybrid(local, ici_shape, dcn_shape, slice.num_chips());
+}
+
+net::Placement TileHybrid(const net::Placement& local, const std::vector<int64_t>& ici_shape,
+                          const std::vector<int64_t>& dcn_shape, int slice_chips) {
+  // np.block over dcn_shape: along axis j, index = dcn_j * ici_j + ici_j'.
+  const size_t rank = ici_shape.size();
+  AZ_CHECK(dcn_shape.size() == rank);
+  std::vector<int64_t> shape(rank);
+  int64_t devices = 1;
+  for (size_t j = 0; j < rank; ++j) {
+    shape[j] = ici_shape[j] * dcn_shape[j];
+    devices *= shape[j];
+  }
+  net::Placement placement(static_cast<size_t>(devices));
+  std::vector<int64_t> position(rank);
+  for (int64_t k = 0; k < devices; ++k) {
+    int64_t rest = k;
+    for (size_t j = rank; j-- > 0;) {
+      position[j] = rest % shape[j];
+      rest /= shape[j];
+    }
+    int64_t granule = 0, inner = 0;
+    for (size_t j = 0; j < rank; ++j) {
+      granule = granule * dcn_shape[j] + position[j] / ici_shape[j];
+      inner = inner * ici_shape[j] + position[j] % ici_shape[j];
+    }
+    placement[static_cast<size_t>(k)] = static_cast<int>(granule) * slice_chips + local[static_cast<size_t>(inner)];
+  }
+  return placement;
+}
+
+std::vector<int> ChipDomains(const hw::Topology& t) {
+  std::vector<int> domains(static_cast<size_t>(t.num_chips()), 0);
+  for (int chip = 0; chip < t.num_chips(); ++chip) {
+    if (t.slices > 1) {
+      domains[static_cast<size_t>(chip)] = t.SliceOf(chip);
+    } else if (t.gpu_nodes > 1 && t.gpus_per_node > 0) {
+      domains[static_cast<size_t>(chip)] = chip / t.gpus_per_node;
+    }
+  }
+  return domains;
+}
+
+DomainSplit SplitOverDomains(const std::vector<int>& domain_of_chip, const std::vector<int64_t>& mesh_shape,
+                             const net::Placement& placement) {
+  DomainSplit split;
+  const size_t rank = mesh_shape.size();
+  const int64_t devices = static_cast<int64_t>(placement.size());
+  auto domain = [&](int64_t k) { return domain_of_chip[static_cast<size_t>(placement[static_cast<size_t>(k)])]; };
+  std::vector<int> used;
+  for (int64_t k = 0; k < devices; ++k) used.push_back(domain(k));
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  split.domains = static_cast<int>(used.size());
+  split.outer.assign(rank, 1);
+  split.inner = mesh_shape;
+  // Row-major strides of the mesh.
+  std::vector<int64_t> stride(rank, 1);
+  for (size_t j = rank; j-- > 1;) stride[j - 1] = stride[j] * mesh_shape[j];
+  for (size_t j = 0; j < rank; ++j) {
+    int64_t most = 1;
+    for (int64_t k = 0; k < devices; ++k) {
+      if ((k / stride[j]) % mesh_shape[j] != 0) continue;  // one walk per line, from its first rank
+      std::vector<int> seen;
+      for (int64_t i = 0; i < mesh_shape[j]; ++i) seen.push_back(domain(k + i * stride[j]));
+      std::sort(seen.begin(), seen.end());
+      most = std::max<int64_t>(most, std::unique(seen.begin(), seen.end()) - seen.begin());
+    }
+    split.outer[j] = most;
+    split.inner[j] = mesh_shape[j] % most == 0 ? mesh_shape[j] / most : 0;
+  }
+  int64_t product = 1;
+  for (size_t j = 0; j < rank; ++j) product *= split.outer[j];
+  bool hybrid = product == split.domains &&
+                std::none_of(split.inner.begin(), split.inner.end(), [](int64_t v) { return v == 0; });
+  for (int64_t k = 0; k < devices && hybrid; ++k) {
+    int64_t granule = 0;
+    for (size_t j = 0; j < rank; ++j) {
+      granule = granule * split.outer[j] + ((k / stride[j]) % mesh_shape[j]) / split.inner[j];
+    }
+    hybrid = used[static_cast<size_t>(granule)] == domain(k);
+  }
+  split.hybrid = hybrid;
+  return split;
 }
 
 std::string DescribeDeviceMesh(const hw::Topology& t, const std::vector<int64_t>& mesh_shape, const DeviceMesh& mesh) {

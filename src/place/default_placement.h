@@ -57,6 +57,23 @@
 //
 // Failed chips are ignored: the placement covers every chip id, as JAX's
 // device list does before anything fails.
+//
+// Multi-slice TPU systems (hw/topology.h, "CHIP:SHAPE*N"): jax.make_mesh and
+// create_device_mesh refuse devices of several slices; JAX builds their mesh
+// with mesh_utils.create_hybrid_device_mesh(mesh_shape, dcn_mesh_shape)
+// (reference/hardware.md §3.5; JAX mesh_utils.py): the devices grouped into
+// granules by slice_index (ascending), create_device_mesh(mesh_shape) inside
+// each granule, and the granules tiled row-major over dcn_mesh_shape, so the
+// result has shape mesh_shape x dcn_mesh_shape elementwise and along each
+// axis index = dcn index x ici size + ici index (DCN the major digit). The
+// default placement of a multi-slice system is that hybrid mesh with the DCN
+// factors on the outermost (least intense) axes that the slice count divides,
+// as MaxDiffusion's default dcn_data_parallelism = -1 puts every slice on its
+// first mesh axis; the placement search prices every other assignment
+// (candidates.h). Worked example (the tests derive it): v5e:2x2*2, mesh
+// (2, 4) with dcn (2, 1): ici (1, 4); slice 0's create_device_mesh([1,4]) is
+// the 2x2 ring order (0,1,3,2); logical ranks 0..3 (row 0) -> chips
+// 0,1,3,2 and ranks 4..7 (row 1) -> chips 4,5,7,6 of slice 1.
 #pragma once
 
 #include <cstdint>
@@ -108,6 +125,44 @@ bool MakeMeshAllowsSplit(const hw::Topology& t);
 // axes: axis 0 = y/8; axis 1 = x, y/2" (a/n: n of axis a's length; where one
 // physical axis is split, the earlier logical axis holds its major digits).
 std::string DescribeDeviceMesh(const hw::Topology& t, const std::vector<int64_t>& mesh_shape, const DeviceMesh& mesh);
+
+// mesh_utils.create_hybrid_device_mesh(ici_shape, dcn_shape) over the first
+// prod(dcn_shape) slices of `t` (the whole system when that is its slice
+// count). Errors: ranks that differ, a dcn product above the slice count,
+// an ici product other than the chips of a slice, a slice mesh
+// create_device_mesh refuses.
+StatusOr<net::Placement> CreateHybridDeviceMesh(const hw::Topology& t, const std::vector<int64_t>& ici_shape,
+                                                const std::vector<int64_t>& dcn_shape, bool allow_split_physical_axes);
+// The hybrid tiling alone: `local` places the ici mesh on one slice's chips
+// (local ids); granule g (row-major over dcn) runs it on slice g.
+net::Placement TileHybrid(const net::Placement& local, const std::vector<int64_t>& ici_shape,
+                          const std::vector<int64_t>& dcn_shape, int slice_chips);
+// The default's DCN factors for `mesh_shape` over `slices` slices: handed
+// out outermost axis first (each axis takes the largest divisor of its size
+// that divides what is left). Error when the axes cannot absorb them all.
+StatusOr<std::vector<int64_t>> DefaultDcnShape(const std::vector<int64_t>& mesh_shape, int slices);
+// One slice of a multi-slice system as create_device_mesh sees a granule: its
+// chip, dims and wrap flags, slice_chips() chips, no links (placement only).
+hw::Topology SliceView(const hw::Topology& t);
+
+// How a placement spreads a mesh over scale-out domains: TPU slices (joined
+// by DCN) or GPU nodes (joined by their NICs). Per mesh axis, `outer` = the
+// most domains one line of the axis crosses, `inner` = size / outer (the
+// part that stays inside a domain). `hybrid`: the placement has
+// create_hybrid_device_mesh's structure for (inner, outer): every outer
+// divides its size, prod(outer) is the number of domains used, and the
+// domain of each rank is the row-major index of (position / inner) over
+// outer, domains counted in ascending order.
+struct DomainSplit {
+  int domains = 1;  // domains the placement uses
+  std::vector<int64_t> outer, inner;
+  bool hybrid = false;
+};
+// Each chip's domain: its slice on a multi-slice system, its node on a
+// multi-node GPU system, else 0.
+std::vector<int> ChipDomains(const hw::Topology& t);
+DomainSplit SplitOverDomains(const std::vector<int>& domain_of_chip, const std::vector<int64_t>& mesh_shape,
+                             const net::Placement& placement);
 
 // One step of the split fallback, exposed for tests: among the factor vectors
 // z (one factor per physical axis, product `size`, each z_p dividing

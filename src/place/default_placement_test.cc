@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hw/testing.h"
+#include "place/candidates.h"
 
 namespace az::place {
 namespace {
@@ -315,6 +316,69 @@ TEST(DefaultPlacementErrors, V5pWillNotSplit) {
             std::string::npos)
       << p.status().message();
   EXPECT_NE(p.status().message().find("logical axis 1 of size 8"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace az::place
+
+namespace az::place {
+namespace {
+
+// v5e:2x2*2, mesh (cfg=2, ulysses=4): the default is create_hybrid_device_mesh
+// with the slice count on the outermost axis it divides: dcn (2,1), ici (1,4).
+// Each slice's create_device_mesh([1,4]) on a 2x2 is JAX's 2x2 ring order
+// (0,1,3,2) (§3.2); granule g (row-major over dcn = cfg) is slice g, chip ids
+// g*4 + local: ranks 0..3 -> 0,1,3,2; ranks 4..7 -> 4,5,7,6.
+TEST(HybridMesh, DefaultPutsTheSlicesOnTheOutermostAxis) {
+  hw::Topology t = hw_test::Topo("v5e:2x2*2");
+  auto p = DefaultPlacement(t, {2, 4});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(*p, (net::Placement{0, 1, 3, 2, 4, 5, 7, 6}));
+  // create_device_mesh alone refuses devices of two slices, as JAX's make_mesh does.
+  auto single = CreateDeviceMesh(t, {2, 4}, true);
+  ASSERT_FALSE(single.ok());
+  EXPECT_NE(single.status().message().find("create_hybrid_device_mesh"), std::string::npos);
+  // The DCN factors go outermost first: (3, 4) over 2 slices: 3 takes gcd(2,3) = 1, 4 takes 2.
+  EXPECT_EQ(*DefaultDcnShape({3, 4}, 2), (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(DefaultDcnShape({3, 3}, 2).ok());
+  // A dcn shape needing more slices than there are is an error.
+  EXPECT_FALSE(CreateHybridDeviceMesh(t, {1, 2}, {2, 2}, true).ok());
+}
+
+// The hybrid candidate with ulysses across DCN on v5e:2x2*2, mesh (2, 4):
+// dcn (1,2), ici (2,2); per slice JAX's create_device_mesh([2,2]) on the 2x2
+// is the ring order (0,1,3,2) (local rank r -> chip order[r]). Rank k at mesh
+// position (c, u): granule = u / 2 (row-major over dcn (1,2)), local rank
+// (c % 2) * 2 + u % 2, chip = 4 * granule + order[local]:
+//   (0,0) g0 l0 -> 0; (0,1) g0 l1 -> 1; (0,2) g1 l0 -> 4; (0,3) g1 l1 -> 5;
+//   (1,0) g0 l2 -> 3; (1,1) g0 l3 -> 2; (1,2) g1 l2 -> 7; (1,3) g1 l3 -> 6.
+TEST(HybridMesh, CandidateWithUlyssesAcrossDcnByHand) {
+  hw::Topology t = hw_test::Topo("v5e:2x2*2");
+  std::vector<Candidate> candidates = StructuredCandidates(t, {2, 4}, {"cfg", "ulysses"});
+  const Candidate* found = nullptr;
+  bool cfg_across = false, ulysses_across = false;
+  for (const Candidate& c : candidates) {
+    if (c.name == "hybrid dcn(ulysses=2) jax rank(cfg,ulysses)") found = &c;
+    cfg_across = cfg_across || c.name.rfind("hybrid dcn(cfg=2) ", 0) == 0;
+    ulysses_across = ulysses_across || c.name.rfind("hybrid dcn(ulysses=2) ", 0) == 0;
+    EXPECT_TRUE(net::ValidatePlacement(c.placement, 8).ok()) << c.name;
+  }
+  EXPECT_TRUE(cfg_across && ulysses_across);  // both axes the slice count divides
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->placement, (net::Placement{0, 1, 4, 5, 3, 2, 7, 6}));
+  DomainSplit split = SplitOverDomains(ChipDomains(t), {2, 4}, found->placement);
+  EXPECT_EQ(split.domains, 2);
+  EXPECT_EQ(split.outer, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(split.inner, (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(split.hybrid);
+  // Alternating slices along ulysses (0,4,1,5 | 2,6,3,7): each ulysses line
+  // crosses 2 slices and each cfg line stays in one, but rank 1 = (0,1) sits in
+  // slice 1 where the hybrid layout (granule u / 2 = 0) wants slice 0: not hybrid.
+  DomainSplit mixed = SplitOverDomains(ChipDomains(t), {2, 4}, {0, 4, 1, 5, 2, 6, 3, 7});
+  EXPECT_EQ(mixed.outer, (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(mixed.hybrid);
+  // GPU nodes are domains too: h100:2x8 chip 9 is node 1.
+  EXPECT_EQ(ChipDomains(hw_test::Topo("h100:2x8"))[9], 1);
 }
 
 }  // namespace

@@ -61,7 +61,8 @@ void PrintShow(const hw::Topology& t) {
       shape += (axis ? "x" : "") + std::to_string(t.dims[axis]);
       wraps += fmt::format("{}{} {}", axis ? ", " : "", AxisName(axis), t.wrap[axis] ? "wraps" : "no wrap");
     }
-    fmt::print("shape      {} torus ({})\n", shape, wraps);
+    fmt::print("shape      {} torus ({}){}\n", shape, wraps,
+               t.slices > 1 ? fmt::format(", {} slices joined by DCN", t.slices) : std::string());
   } else if (t.gpu_nodes > 0) {
     fmt::print("shape      {} node{} x {} GPUs\n", t.gpu_nodes, t.gpu_nodes > 1 ? "s" : "", t.gpus_per_node);
   }
