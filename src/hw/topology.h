@@ -138,7 +138,7 @@ class Topology {
   // kRouteCacheMaxChips chips and the routes total at most kRouteCacheMaxChannels
   // channels; larger systems compute each route on demand (the same route).
   Status Finalize();
-  static constexpr int kRouteCacheMaxChips = 512;
+  static constexpr int kRouteCacheMaxChips = 1024;  // a v5p:8x8x16: 1M routes, ~40 MB
   static constexpr int64_t kRouteCacheMaxChannels = int64_t{1} << 24;
 
   // A link carries traffic when neither it nor either endpoint has failed.

@@ -274,7 +274,13 @@ StatusOr<PlaceResult> SearchPlacement(price::Simulator& sim, const std::vector<i
   track_worst(result.default_placement, result.default_latency);
 
   // Structured.
-  for (Candidate& candidate : StructuredCandidates(topology, mesh_shape, axis_names)) {
+  std::vector<Candidate> structured = StructuredCandidates(topology, mesh_shape, axis_names);
+  const size_t stride = options.max_structured > 0 && structured.size() > static_cast<size_t>(options.max_structured)
+                            ? (structured.size() + static_cast<size_t>(options.max_structured) - 1) /
+                                  static_cast<size_t>(options.max_structured)
+                            : 1;
+  for (size_t i = 0; i < structured.size(); i += stride) {
+    Candidate& candidate = structured[i];
     if (!sim.CheckPlacement(candidate.placement).ok()) continue;  // a failed chip
     double latency = sim.Latency(candidate.placement);
     ++result.evaluations;

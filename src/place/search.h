@@ -7,7 +7,8 @@
 //   default      JAX's create_device_mesh order for the program's mesh
 //                (default_placement.h): what every baseline runs with.
 //   structured   the recipes of candidates.h (axis-to-dimension maps, snake
-//                orders, JAX orders per axis order), every one priced.
+//                orders, JAX orders per axis order), every one priced (or an
+//                even sample of them: max_structured).
 //   exhaustive   every logical->physical map, when the slice has at most
 //                `exhaustive_max_chips` chips and the program uses them all
 //                (8 chips: 40,320 maps). Symmetry reduction: a map and its
@@ -50,6 +51,12 @@ struct PlaceOptions {
   int exhaustive_max_chips = 8;
   bool annealing = true;
   int restarts = 4;
+  // At most this many structured candidates priced (0 = all): when there are
+  // more, every k-th of them in their deterministic order (k = ceil(n /
+  // max)), the first included. A 1,024-chip v5p slice with a 3-axis mesh has
+  // ~17,000 of them at ~1.5 ms each; the planner's quick search per survivor
+  // samples them, the winner's longer search prices them all.
+  int max_structured = 0;
   // Moves per restart; 0 = automatic (2,000 x devices, at least 20,000).
   int64_t moves = 0;
   double initial_temperature = 0.01;

@@ -143,6 +143,33 @@ TEST(SearchPlacement, ConvergesOnV5e4x4) {
                                                    << reference;
 }
 
+// max_structured prices an even sample of the structured candidates: every
+// k-th in their order, k = ceil(n / max), the first included; 0 prices all.
+TEST(SearchPlacement, StructuredCandidatesSampledUnderABudget) {
+  auto t = hw::MakeTopology("v5e:4x4");
+  ASSERT_TRUE(t.ok());
+  Program program = Wan14B("x=4,y=4", "usp:ulysses=y,ring=x");
+  price::Simulator sim = MakeSim(program.evidence, *t);
+  const std::vector<Candidate> all = StructuredCandidates(*t, program.shape, program.names);
+  ASSERT_GT(all.size(), 10u);
+  PlaceOptions options;
+  options.annealing = false;
+  auto every = SearchPlacement(sim, program.shape, program.names, options);
+  ASSERT_TRUE(every.ok());
+  EXPECT_EQ(every->structured.size(), all.size());
+  options.max_structured = 10;
+  auto sampled = SearchPlacement(sim, program.shape, program.names, options);
+  ASSERT_TRUE(sampled.ok());
+  const size_t stride = (all.size() + 9) / 10;
+  ASSERT_EQ(sampled->structured.size(), (all.size() + stride - 1) / stride);
+  EXPECT_LE(sampled->structured.size(), 10u);
+  for (size_t i = 0; i < sampled->structured.size(); ++i) {
+    EXPECT_EQ(sampled->structured[i].first.name, all[i * stride].name);
+    EXPECT_EQ(sampled->structured[i].second, every->structured[i * stride].second);
+  }
+  EXPECT_GE(sampled->best_latency, every->best_latency);  // a subset of the same maps
+}
+
 // An NVSwitch node: every map is equivalent, so best, default and worst agree
 // and the exhaustive search prices one map.
 TEST(SearchPlacement, SwitchNodeIsSymmetric) {

@@ -217,6 +217,7 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
   quick.search.seed = ctx.options.seed;
   quick.search.restarts = 1;
   quick.search.moves = 4000;
+  quick.search.max_structured = kQuickStructured;
   ctx.ranked.assign(ctx.survivors.size(), Evaluated());
   ParallelFor(static_cast<int>(ctx.survivors.size()), ctx.options.threads, [&](int k) {
     const Combo& combo = ctx.combos[static_cast<size_t>(ctx.survivors[static_cast<size_t>(k)])];

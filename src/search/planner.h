@@ -124,6 +124,11 @@ StatusOr<Plan> MakePlan(const workload::Workload& config, const hw::Topology& to
 // architecture.md, Placement search budget); planner_test.cc checks that the
 // bounded search picks what the unbounded one picks on 8, 16 and 64 chips.
 int64_t LongerSearchMoves(int chips);
+// The quick placement search of every survivor prices at most this many
+// structured candidates (place::PlaceOptions::max_structured): all of them up
+// to 256 chips on the bench's meshes (v5e:16x16 with four mesh axes has
+// 3,036), an even sample of the ~17,000 of a 1,024-chip v5p slice.
+inline constexpr int kQuickStructured = 4000;
 
 // The step's lower bound on these chips: max(FLOPs per step / (chips x peak),
 // bytes every step must move through HBM / (chips x HBM bandwidth)), the

@@ -165,7 +165,9 @@ TEST(Planner, BoundedPlacementSearchPicksWhatTheFullOnePicks) {
     ASSERT_TRUE(a.ok() && b.ok()) << spec;
     EXPECT_EQ(a->best.description, b->best.description) << spec;
     EXPECT_LE(a->best.step_latency.value(), b->best.step_latency.value() * 1.001) << spec;
-    if (t.num_chips() <= 16) EXPECT_EQ(a->best.placement, b->best.placement) << spec;
+    if (t.num_chips() <= 16) {
+      EXPECT_EQ(a->best.placement, b->best.placement) << spec;
+    }
   }
 }
 
