@@ -487,17 +487,24 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
       key_.push_back(b);
     }
   } else {
-    // On a torus, a group that is a full sub-grid runs per-axis rings over
-    // its coordinate sets (PlanTorusGroup), whatever its member order.
-    // (Not across TPU slices: model_multislice.cc pairs members by group order.)
-    const bool rings_on_grids = !topology_.dims.empty() && topology_.slices == 1 &&
-                                c.kind != CollectiveKind::kAllToAll && c.kind != CollectiveKind::kBroadcast;
     physical_.resize(c.groups.groups.size());
+    spans_slices_ = false;
     for (size_t i = 0; i < c.groups.groups.size(); ++i) {
       physical_[i].clear();
       for (int logical : c.groups.groups[i]) physical_[i].push_back(placement[logical]);
-      if (c.kind == CollectiveKind::kAllToAll || (rings_on_grids && FullSubGrid(physical_[i]))) {
-        std::sort(physical_[i].begin(), physical_[i].end());
+      if (topology_.slices > 1 && !spans_slices_) {
+        for (int chip : physical_[i]) spans_slices_ = spans_slices_ || topology_.SliceOf(chip) != topology_.SliceOf(physical_[i][0]);
+      }
+    }
+    // On a torus, a group that is a full sub-grid runs per-axis rings over
+    // its coordinate sets (PlanTorusGroup), whatever its member order; not
+    // when a group spans TPU slices (model_multislice.cc pairs members by
+    // group order).
+    const bool rings_on_grids = !topology_.dims.empty() && !spans_slices_ && c.kind != CollectiveKind::kAllToAll &&
+                                c.kind != CollectiveKind::kBroadcast;
+    for (std::vector<int>& group : physical_) {
+      if (c.kind == CollectiveKind::kAllToAll || (rings_on_grids && FullSubGrid(group))) {
+        std::sort(group.begin(), group.end());
       }
     }
     std::sort(physical_.begin(), physical_.end());
@@ -515,8 +522,9 @@ Seconds CollectiveModel::Time(const Collective& c, const Placement& placement) {
   } else {
     t = PriceGroups(c, physical_, false).time.value();
   }
-  // Bounded memory over a long search: start afresh past a million entries.
-  if (cache_.size() >= kMaxCacheEntries) cache_.Clear();
+  // Bounded memory over a long search: start afresh past a million entries
+  // or 128 MiB of keys (a 1,024-chip key holds ~1,100 values).
+  if (cache_.size() >= kMaxCacheEntries || cache_.key_values() >= kMaxCacheKeyValues) cache_.Clear();
   cache_.Insert(key_, t);
   return Seconds(t);
 }
@@ -529,8 +537,9 @@ bool CollectiveModel::PlannedPerGroup(const Collective& c) const {
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllReduce:
-      // PlanTorusGroup; GPU and multi-slice systems weigh whole-collective candidates.
-      return !topology_.dims.empty() && topology_.slices == 1;
+      // PlanTorusGroup; GPU systems and groups spanning TPU slices weigh
+      // whole-collective candidates.
+      return !topology_.dims.empty() && !spans_slices_;
     case CollectiveKind::kCollectivePermute:
       return false;
   }

@@ -87,6 +87,7 @@ class CollectiveModel {
   const Calibration& calibration() const { return calibration_; }
   size_t cache_size() const { return cache_.size(); }
   static constexpr size_t kMaxCacheEntries = size_t{1} << 20;
+  static constexpr size_t kMaxCacheKeyValues = size_t{1} << 24;
   static constexpr size_t kMaxGroupCharges = size_t{1} << 22;  // 64 MiB of (channel, bytes)
 
  private:
@@ -129,7 +130,8 @@ class CollectiveModel {
   };
 
   CollectiveResult Evaluate(const Plan& plan, bool explain);
-  // True when BuildPlans would plan each group on its own and merge (one plan).
+  // True when BuildPlans would plan each group on its own and merge (one
+  // plan), for the groups in physical_ (spans_slices_ says of them).
   bool PlannedPerGroup(const Collective& c) const;
   // Time over physical_ (sorted groups) from the per-group memo.
   double PerGroupTime(const Collective& c);
@@ -188,6 +190,7 @@ class CollectiveModel {
   std::vector<int> group_shares_;  // PerGroupTime's shares, in group order
   std::vector<std::vector<int64_t>> coordinate_seen_;  // FullSubGrid: per axis, per coordinate, the last stamp
   int64_t coordinate_stamp_ = 0;
+  bool spans_slices_ = false;  // Time: a group of physical_ spans TPU slices
 };
 
 }  // namespace az::net

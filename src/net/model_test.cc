@@ -361,15 +361,16 @@ namespace {
 
 // Time() prices from per-group shares memoized across calls (model.h); it
 // must agree with the uncached Price() on any placement, for every kind, on
-// groups that are full sub-grids and groups that are not, whatever was
-// priced before, and also on a fresh model (no dependence on history).
+// groups that are full sub-grids and groups that are not, on two slices with
+// groups inside one slice and groups spanning both, whatever was priced
+// before, and also on a fresh model (no dependence on history).
 TEST(CollectiveModelCache, PerGroupSharesMatchUncachedPrices) {
   uint64_t state = 12345;  // a fixed LCG: the same cases on every platform
   auto below = [&state](int n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<int>((state >> 33) % static_cast<uint64_t>(n));
   };
-  for (const char* name : {"v5e:4x4", "v5e:2x4", "v5p:2x2x2", "v5e:4x8"}) {
+  for (const char* name : {"v5e:4x4", "v5e:2x4", "v5p:2x2x2", "v5e:4x8", "v5e:2x4*2"}) {
     auto t = hw::MakeTopology(name);
     ASSERT_TRUE(t.ok());
     const int n = t->num_chips();

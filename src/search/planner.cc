@@ -281,7 +281,10 @@ Status Finish(Plan& plan, const SearchContext& ctx, const PlanOptions& plan_opti
 
 }  // namespace
 
-int64_t LongerSearchMoves(int chips) { return std::clamp<int64_t>(int64_t{1000} * chips, 8000, 16000); }
+int64_t LongerSearchMoves(int chips) {
+  if (chips <= 64) return std::clamp<int64_t>(int64_t{1000} * chips, 8000, 16000);
+  return std::max<int64_t>(4000, int64_t{16000} * 64 / chips);
+}
 
 StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topology& topology,
                         const PlanOptions& plan_options) {

@@ -117,12 +117,15 @@ StatusOr<StackChoice> ChooseStack(const workload::Workload& config, const hw::Ch
 StatusOr<Plan> MakePlan(const workload::Workload& config, const hw::Topology& topology, const PlanOptions& options);
 
 // The longer placement search's moves per restart: 1,000 per chip, at least
-// 8,000 and at most 16,000. Bounded so that its cost grows with the price of
-// one evaluation, not with the chip count times it: on the bench rows and
-// Wan 2.1 / HunyuanVideo on v5e:4x8 and 8x8, annealing improved on the
-// structured candidates once in 48 plans, by 0.005% of the step (docs/
-// architecture.md, Placement search budget); planner_test.cc checks that the
-// bounded search picks what the unbounded one picks on 8, 16 and 64 chips.
+// 8,000 and at most 16,000, up to 64 chips; beyond, 16,000 x 64 / chips, at
+// least 4,000, so that the annealing's work (moves x the groups over every
+// chip each move re-prices) stays at 64 chips'. Bounded because annealing
+// rarely beats the structured candidates: on the bench rows and Wan 2.1 /
+// HunyuanVideo on v5e:4x8 and 8x8 it improved once in 48 plans, by 0.005%
+// of the step, and on v5e:8x8 and 16x16 64,000 moves x 3 found nothing the
+// structured candidates had not (docs/architecture.md, Placement search
+// budget); planner_test.cc checks that the bounded search picks what the
+// unbounded one picks on 8, 16 and 64 chips.
 int64_t LongerSearchMoves(int chips);
 // The quick placement search of every survivor prices at most this many
 // structured candidates (place::PlaceOptions::max_structured): all of them up

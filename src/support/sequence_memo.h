@@ -56,6 +56,8 @@ class BasicSequenceMemo {
   }
 
   size_t size() const { return size_; }
+  // The keys' total length (int64 values held).
+  size_t key_values() const { return arena_.size(); }
   void Clear() { Reset(16); }
 
  private:
