@@ -1,5 +1,5 @@
 // The Alpa baseline: Alpa's intra-operator pass (Zheng et al., OSDI'22, §4)
-// over a PIR graph, solved exactly as an integer linear program with GLPK.
+// over a PIR graph, solved exactly as an integer linear program with CBC.
 //
 // For every op it decides one strategy (an assignment of mesh axes to the
 // op's factors) and returns propagation seeds that pin them, so the built-in
@@ -8,7 +8,10 @@
 // consumer edge (the collectives compile/spmd/reshard.h would emit), and an
 // optional per-device memory constraint. Followers (element-wise, norm and
 // layout ops riding on their activation operand) and layer clustering (the
-// blocks of a DiT share one node) keep a 2,000-op DiT small enough for GLPK.
+// blocks of a DiT share one node) keep a 2,000-op DiT small. The solve is
+// deterministic: it stops at a branch-and-bound node budget derived from the
+// problem's size, never at a clock, unless a generous wall-clock safety net
+// fires; either stop is reported (AlpaStop), never hidden.
 // docs/alpa.md is the full contract: the strategy enumeration, every cost
 // formula, the ILP, the simplifications, the known approximations and the
 // sizes alpa_test.cc measures.
@@ -32,8 +35,11 @@ struct AlpaOptions {
   std::vector<AxisCost> axis_costs;  // one per mesh axis (the caller derives them from the topology)
   double flop_rate = 0;              // device FLOP/s for the compute cost; 0: compute is free
   int64_t memory_limit_bytes = 0;    // per device; 0: no memory constraint
-  double time_limit_s = 20;          // GLPK's time limit
-  int max_strategies = 64;           // per op (>= 1)
+  // The solve's budget: branch-and-bound nodes (0: AlpaNodeBudget of the
+  // problem) and a wall-clock safety net that only a pathological solve meets.
+  int64_t node_budget = 0;
+  double time_limit_s = 300;
+  int max_strategies = 64;  // per op (>= 1)
 };
 
 // ---------------------------------------------------------------- the problem as plain data
@@ -63,18 +69,48 @@ double EvaluateAlpa(const AlpaProblem& problem, const std::vector<int>& choice);
 // The memory the ILP constrains: max over nodes w of (all stored leaves + w's working set).
 double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choice);
 
+// Why the solve ended.
+enum class AlpaStop {
+  kOptimal,     // proven optimal
+  kNodeBudget,  // the node budget ran out: the best solution found, `gap` from the bound
+  kTimeLimit,   // the wall-clock safety net fired (the only stop that depends on the machine)
+};
+const char* AlpaStopName(AlpaStop stop);  // "optimal", "node budget", "time limit"
+
+// The node budget a problem gets when AlpaOptions::node_budget is 0: one
+// branch-and-bound node re-solves an LP of the whole problem, so the budget
+// falls with its size, kNodeWork / (columns + rows), clamped to
+// [kMinNodes, kMaxNodes] (alpa_ilp.cc). The Alpa ILPs of the zoo's DiTs,
+// inference and training, are solved at the root (0 nodes).
+int64_t AlpaNodeBudget(int64_t columns, int64_t rows);
+
+struct AlpaSolveLimits {
+  int64_t node_budget = 0;    // 0: AlpaNodeBudget of the problem
+  double time_limit_s = 300;  // the wall-clock safety net
+};
+
 struct AlpaSolution {
   std::vector<int> choice;  // per node
   double objective_s = 0;
-  bool optimal = false;  // false: the time limit stopped GLPK with a feasible solution
+  AlpaStop stop = AlpaStop::kOptimal;
+  double gap = 0;  // (objective - best bound) / objective; 0 when optimal
+  bool optimal() const { return stop == AlpaStop::kOptimal; }
+  int64_t nodes = 0;        // branch-and-bound nodes explored
+  int64_t node_budget = 0;  // the budget the solve ran under
   double solve_time_s = 0;
   int variables = 0, constraints = 0;
 };
 
-// Solves the ILP with GLPK (presolve on, `time_limit_s`). Errors: no choice
-// fits the memory limit (kResourceExhausted), no feasible solution within the
-// time limit (kFailedPrecondition), a GLPK failure (kInternal).
-StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, double time_limit_s);
+// "optimal" or "best found: stopped at the node budget of N nodes, gap X%" /
+// "... at the time limit of T s, gap X%".
+std::string AlpaSolveNote(const AlpaSolution& solution, double time_limit_s);
+
+// Solves the ILP with CBC (single-threaded, so the same problem and limits
+// give the same choice). Errors: no choice fits the memory limit
+// (kResourceExhausted), no feasible solution within the budget
+// (kFailedPrecondition, naming the budget that ran out), a CBC failure
+// (kInternal).
+StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSolveLimits& limits);
 
 // ---------------------------------------------------------------- the baseline
 
@@ -86,8 +122,14 @@ struct AlpaResult {
   int nodes = 0;           // ILP nodes (leader classes)
   int strategies = 0;      // summed over nodes
   int variables = 0, constraints = 0;
-  bool optimal = false;
-  double solve_time_s = 0;  // GLPK only
+  AlpaStop stop = AlpaStop::kOptimal;
+  double gap = 0;  // of the best solution found, when the budget stopped the solve
+  bool optimal() const { return stop == AlpaStop::kOptimal; }
+  int64_t nodes_explored = 0, node_budget = 0;  // branch-and-bound nodes
+  // "optimal", or what stopped the solve: "best found: stopped at the node
+  // budget of 400 nodes, gap 1.2%" (AlpaSolveNote).
+  std::string solve_note;
+  double solve_time_s = 0;  // CBC only
   double build_time_s = 0;  // strategies, costs and the ILP
   double memory_bytes = 0;  // the ILP's per-device memory estimate of the choice
   std::string summary;      // the strategies of the first block's leaders, one per line
@@ -96,7 +138,7 @@ struct AlpaResult {
 // `graph` must be verified; `mesh` has 1 to 4 axes and options.axis_costs one
 // entry per axis. Errors: bad options (kInvalidArgument), an op without a
 // factor rule, the memory limit unreachable (kResourceExhausted, naming the
-// limit and the smallest footprint any choice has), GLPK failures.
+// limit and the smallest footprint any choice has), CBC failures.
 StatusOr<AlpaResult> SolveAlpa(const pir::Graph& graph, const shard::Mesh& mesh, const AlpaOptions& options);
 
 }  // namespace az::search

@@ -87,14 +87,13 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
       alpa_options.axis_costs = FitAxisCosts(mesh, placement, topology, options.calibration.network);
       alpa_options.flop_rate = compute.peak().value() * options.calibration.compute.matmul_efficiency;
       alpa_options.memory_limit_bytes = static_cast<int64_t>(limit);
-      alpa_options.time_limit_s = 10;
       auto result = SolveAlpa(*graph, mesh, alpa_options);
       if (result.ok()) {
         char line[256];
         std::snprintf(line, sizeof line,
                       "alpa: mesh %s: %d nodes, %d strategies; built in %.2f s, solved in %.2f s (%s)", text.c_str(),
                       result->nodes, result->strategies, result->build_time_s, result->solve_time_s,
-                      result->optimal ? "optimal" : "time limit");
+                      result->solve_note.c_str());
         Say(ctx, line);
       } else {
         Say(ctx, "alpa: mesh " + text + ": " + result.status().message());
