@@ -1,5 +1,6 @@
 // The Alpa baseline: Alpa's intra-operator pass (Zheng et al., OSDI'22, §4)
-// over a PIR graph, solved exactly as an integer linear program with CBC.
+// over a PIR graph, solved exactly as an integer linear program (GLPK for the
+// small ILPs, CBC for the large ones: docs/alpa.md, "The solve").
 //
 // For every op it decides one strategy (an assignment of mesh axes to the
 // op's factors) and returns propagation seeds that pin them, so the built-in
@@ -69,6 +70,11 @@ double EvaluateAlpa(const AlpaProblem& problem, const std::vector<int>& choice);
 // The memory the ILP constrains: max over nodes w of (all stored leaves + w's working set).
 double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choice);
 
+// The MILP solver: kAuto picks GLPK below 50,000 columns and CBC from there
+// (alpa_ilp.cc says why); the others force one (tests check them against each other).
+enum class AlpaSolver { kAuto, kGlpk, kCbc };
+const char* AlpaSolverName(AlpaSolver solver);  // "auto", "GLPK", "CBC"
+
 // Why the solve ended.
 enum class AlpaStop {
   kOptimal,     // proven optimal
@@ -87,10 +93,12 @@ int64_t AlpaNodeBudget(int64_t columns, int64_t rows);
 struct AlpaSolveLimits {
   int64_t node_budget = 0;    // 0: AlpaNodeBudget of the problem
   double time_limit_s = 300;  // the wall-clock safety net
+  AlpaSolver solver = AlpaSolver::kAuto;
 };
 
 struct AlpaSolution {
   std::vector<int> choice;  // per node
+  AlpaSolver solver = AlpaSolver::kGlpk;  // the one that solved it
   double objective_s = 0;
   AlpaStop stop = AlpaStop::kOptimal;
   double gap = 0;  // (objective - best bound) / objective; 0 when optimal
@@ -101,12 +109,12 @@ struct AlpaSolution {
   int variables = 0, constraints = 0;
 };
 
-// "optimal" or "best found: stopped at the node budget of N nodes, gap X%" /
-// "... at the time limit of T s, gap X%".
+// "optimal, GLPK" or "best found: CBC stopped at the node budget of N nodes,
+// gap X%" / "... at the time limit of T s (N nodes), gap X%".
 std::string AlpaSolveNote(const AlpaSolution& solution, double time_limit_s);
 
-// Solves the ILP with CBC (single-threaded, so the same problem and limits
-// give the same choice). Errors: no choice fits the memory limit
+// Solves the ILP with `limits.solver` under the node budget (the same problem
+// and limits give the same choice, whatever the machine's load). Errors: no choice fits the memory limit
 // (kResourceExhausted), no feasible solution within the budget
 // (kFailedPrecondition, naming the budget that ran out), a CBC failure
 // (kInternal).
@@ -126,10 +134,10 @@ struct AlpaResult {
   double gap = 0;  // of the best solution found, when the budget stopped the solve
   bool optimal() const { return stop == AlpaStop::kOptimal; }
   int64_t nodes_explored = 0, node_budget = 0;  // branch-and-bound nodes
-  // "optimal", or what stopped the solve: "best found: stopped at the node
-  // budget of 400 nodes, gap 1.2%" (AlpaSolveNote).
+  // "optimal, GLPK", or what stopped the solve: "best found: CBC stopped at
+  // the node budget of 400 nodes, gap 1.2%" (AlpaSolveNote).
   std::string solve_note;
-  double solve_time_s = 0;  // CBC only
+  double solve_time_s = 0;  // the MILP solver only
   double build_time_s = 0;  // strategies, costs and the ILP
   double memory_bytes = 0;  // the ILP's per-device memory estimate of the choice
   std::string summary;      // the strategies of the first block's leaders, one per line
