@@ -18,6 +18,7 @@
 // sizes alpa_test.cc measures.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct AlpaNode {
   std::vector<double> cost_s;            // per strategy: compute, own communication, resharding inside the node
   std::vector<double> param_bytes;       // per strategy: per-device bytes of the leaves the node stores
   std::vector<double> activation_bytes;  // per strategy: the largest local working set of one of its ops
+  // Per strategy, per mesh axis: the index of the factor the axis shards, -1
+  // unused. Optional (BuildAlpaModel sets it): the per-mesh-axis
+  // decomposition that warm-starts the large ILPs reads it.
+  std::vector<std::vector<int>> axis_factor;
   int num_strategies() const { return static_cast<int>(cost_s.size()); }
 };
 
@@ -63,7 +68,19 @@ struct AlpaProblem {
   std::vector<AlpaNode> nodes;
   std::vector<AlpaEdge> edges;
   double memory_limit_bytes = 0;  // 0: none
+  std::vector<int64_t> axis_sizes;  // the mesh's, with the nodes' axis_factor (else empty)
 };
+
+// A feasible choice by per-mesh-axis decomposition (as PyTorch's AutoParallel
+// solves per mesh dimension): axis 0 first, every node restricted to the
+// strategies that leave the later axes unused, under the memory limit times
+// the later axes' sizes (each can divide the footprint by at most its size);
+// then each later axis with the earlier axes' assignments fixed; the last
+// stage under the true limit. Each stage is a restriction of the joint ILP
+// (exact costs), a few percent of its columns. nullopt: no axis_factor, one
+// axis, or a stage without a feasible choice. Not an optimum: the large
+// ILPs start from it (alpa_ilp.cc).
+std::optional<std::vector<int>> DecomposeByMeshAxis(const AlpaProblem& problem);
 
 // The objective of a choice (one strategy index per node): what every solver is checked against.
 double EvaluateAlpa(const AlpaProblem& problem, const std::vector<int>& choice);
@@ -86,8 +103,7 @@ const char* AlpaStopName(AlpaStop stop);  // "optimal", "node budget", "time lim
 // The node budget a problem gets when AlpaOptions::node_budget is 0: one
 // branch-and-bound node re-solves an LP of the whole problem, so the budget
 // falls with its size, kNodeWork / (columns + rows), clamped to
-// [kMinNodes, kMaxNodes] (alpa_ilp.cc). The Alpa ILPs of the zoo's DiTs,
-// inference and training, are solved at the root (0 nodes).
+// [kMinNodes, kMaxNodes] (alpa_ilp.cc).
 int64_t AlpaNodeBudget(int64_t columns, int64_t rows);
 
 struct AlpaSolveLimits {
@@ -99,6 +115,7 @@ struct AlpaSolveLimits {
 struct AlpaSolution {
   std::vector<int> choice;  // per node
   AlpaSolver solver = AlpaSolver::kGlpk;  // the one that solved it
+  bool decomposition_start = false;       // CBC started from DecomposeByMeshAxis's choice
   double objective_s = 0;
   AlpaStop stop = AlpaStop::kOptimal;
   double gap = 0;  // (objective - best bound) / objective; 0 when optimal

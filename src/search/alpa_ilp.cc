@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "search/alpa.h"
@@ -41,11 +42,12 @@ constexpr double kMemoryScale = 1.0 / (1 << 20);  // bytes -> MiB
 // fine to ~13,000 and stalled from 140,000).
 constexpr int kCbcColumns = 50'000;
 // AlpaNodeBudget: one node re-solves an LP of the whole problem, whose work
-// grows with its size; 5e7 / (columns + rows) keeps a budgeted solve of the
-// largest training ILP (HunyuanVideo on a 2D mesh, ~344,000 columns and rows:
-// 145 nodes) to tens of seconds, and lets small problems branch freely.
-constexpr double kNodeWork = 5e7;
-constexpr int64_t kMinNodes = 100;
+// grows with its size; 1e7 / (columns + rows) gives the largest training ILP
+// (HunyuanVideo on a 2D mesh, ~333,000 columns and rows) 30 nodes, about
+// twice what it needs (16, ~0.7 s each under CBC), and lets the small
+// problems branch freely (an inference ILP of ~9,000: 1,100 nodes).
+constexpr double kNodeWork = 1e7;
+constexpr int64_t kMinNodes = 20;
 constexpr int64_t kMaxNodes = 100'000;
 
 // Builds the rows one at a time; duplicate entries of a row are summed.
@@ -235,17 +237,21 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSo
       limits.node_budget > 0 ? limits.node_budget : AlpaNodeBudget(matrix.columns, row_count);
   AlpaSolver solver = limits.solver;
   if (solver == AlpaSolver::kAuto) solver = matrix.columns < kCbcColumns ? AlpaSolver::kGlpk : AlpaSolver::kCbc;
+  // CBC runs no heuristics (alpa_cbc.cc): it starts from the per-mesh-axis
+  // decomposition's choice where there is one.
+  std::vector<double> warm_start;
+  if (solver == AlpaSolver::kCbc) {
+    if (std::optional<std::vector<int>> choice = DecomposeByMeshAxis(problem)) {
+      warm_start.assign(static_cast<size_t>(matrix.binary_columns), 0.0);
+      for (size_t v = 0; v < problem.nodes.size(); ++v) {
+        warm_start[static_cast<size_t>(first_x[v] + (*choice)[v])] = 1.0;
+      }
+    }
+  }
   AZ_ASSIGN_OR_RETURN(IlpOutcome outcome,
                       solver == AlpaSolver::kGlpk
                           ? alpa_internal::SolveWithGlpk(matrix, node_budget, limits.time_limit_s)
-                          : alpa_internal::SolveWithCbc(matrix, node_budget, limits.time_limit_s));
-  // GLPK runs no primal heuristics: when its budget ends before a first
-  // incumbent, CBC's (feasibility pump, diving) usually find one at the root.
-  if (limits.solver == AlpaSolver::kAuto && solver == AlpaSolver::kGlpk && outcome.values.empty() &&
-      !outcome.proven_infeasible && outcome.stop == AlpaStop::kNodeBudget) {
-    solver = AlpaSolver::kCbc;
-    AZ_ASSIGN_OR_RETURN(outcome, alpa_internal::SolveWithCbc(matrix, node_budget, limits.time_limit_s));
-  }
+                          : alpa_internal::SolveWithCbc(matrix, node_budget, limits.time_limit_s, warm_start));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string name = AlpaSolverName(solver);
   if (outcome.proven_infeasible) {
@@ -263,6 +269,7 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSo
 
   AlpaSolution solution;
   solution.solver = solver;
+  solution.decomposition_start = !warm_start.empty();
   solution.stop = outcome.stop;
   solution.nodes = outcome.nodes;
   solution.node_budget = node_budget;

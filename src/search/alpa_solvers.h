@@ -40,8 +40,11 @@ struct IlpOutcome {
 // `node_budget` subproblems past the root; `time_limit_s` is GLPK's tm_lim.
 StatusOr<IlpOutcome> SolveWithGlpk(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s);
 
-// CBC (CbcMain1's default strategy, single-threaded) with maxNodes =
-// `node_budget` and an elapsed-time limit of `time_limit_s`.
-StatusOr<IlpOutcome> SolveWithCbc(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s);
+// CBC, single-threaded, branch and bound without preprocessing, cuts or
+// heuristics (alpa_cbc.cc says why), maxNodes = `node_budget`, an
+// elapsed-time limit of `time_limit_s`, and, when `warm_start` is not empty (one
+// value per binary column), that choice as its first incumbent.
+StatusOr<IlpOutcome> SolveWithCbc(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s,
+                                  const std::vector<double>& warm_start);
 
 }  // namespace az::search::alpa_internal
