@@ -512,5 +512,62 @@ TEST(AlpaZoo, HunyuanVideo720pSolvesAndCompiles) {
   SolveAndCompile("hunyuanvideo-13b 720p", ZooGraph("hunyuanvideo-13b", {}), "x=2,y=4", false);
 }
 
+// The per-mesh-axis decomposition gives a feasible point of the joint ILP,
+// never below its optimum; one axis has nothing to decompose.
+TEST(AlpaZoo, DecompositionIsFeasibleAndNoBetterThanTheOptimum) {
+  workload::ModelOptions model_options;
+  model_options.width = 256;
+  model_options.height = 256;
+  model_options.frames = 5;
+  const pir::Graph graph = ZooGraph("wan2.1-t2v-1.3b", model_options);
+  for (const std::string& text : {"x=2,y=4", "x=4,y=2", "x=2,y=2,z=2"}) {
+    const shard::Mesh mesh = ParseMesh(text);
+    auto model = alpa_internal::BuildAlpaModel(graph, mesh, ZooOptions(mesh));
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    std::optional<std::vector<int>> choice = DecomposeByMeshAxis(model->problem);
+    ASSERT_TRUE(choice.has_value()) << text;
+    ASSERT_EQ(choice->size(), model->problem.nodes.size());
+    auto optimum = SolveAlpaProblem(model->problem, {});
+    ASSERT_TRUE(optimum.ok()) << optimum.status().ToString();
+    ASSERT_TRUE(optimum->optimal());
+    const double decomposed = EvaluateAlpa(model->problem, *choice);
+    EXPECT_GE(decomposed, optimum->objective_s * (1 - 1e-12)) << text;
+    EXPECT_LE(AlpaMemoryBytes(model->problem, *choice), model->problem.memory_limit_bytes) << text;
+    std::cout << text << ": decomposition " << decomposed << " s, joint optimum " << optimum->objective_s << " s\n";
+  }
+  const shard::Mesh line = ParseMesh("sp=8");
+  auto model = alpa_internal::BuildAlpaModel(graph, line, ZooOptions(line));
+  ASSERT_TRUE(model.ok());
+  EXPECT_FALSE(DecomposeByMeshAxis(model->problem).has_value());
+}
+
+// A training step on a 2D mesh is the large ILP (over 50,000 columns): CBC,
+// started from the decomposition, proves it optimal.
+TEST(AlpaZoo, TrainingStepOn2dMeshIsCbcFromTheDecomposition) {
+  workload::ModelOptions model_options;
+  model_options.width = 256;
+  model_options.height = 256;
+  model_options.frames = 9;
+  auto config = frontend::ZooWorkload("wan2.1-t2v-1.3b", model_options);
+  ASSERT_TRUE(config.ok());
+  workload::TrainOptions train;
+  train.micro_batch = 4;
+  train.remat = pir::RematPolicy::kSelected;
+  auto graph = config->TrainStep(train);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  const shard::Mesh mesh = ParseMesh("x=2,y=2");
+  auto model = alpa_internal::BuildAlpaModel(*graph, mesh, ZooOptions(mesh));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto solution = SolveAlpaProblem(model->problem, {});
+  ASSERT_TRUE(solution.ok()) << solution.status().ToString();
+  EXPECT_GE(solution->variables, 50'000);
+  EXPECT_EQ(solution->solver, AlpaSolver::kCbc);
+  EXPECT_TRUE(solution->decomposition_start);
+  EXPECT_TRUE(solution->optimal()) << AlpaSolveNote(*solution, 300);
+  std::optional<std::vector<int>> start = DecomposeByMeshAxis(model->problem);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_LE(solution->objective_s, EvaluateAlpa(model->problem, *start) * (1 + 1e-12));
+}
+
 }  // namespace
 }  // namespace az::search
