@@ -42,11 +42,13 @@ constexpr double kMemoryScale = 1.0 / (1 << 20);  // bytes -> MiB
 // fine to ~13,000 and stalled from 140,000).
 constexpr int kCbcColumns = 50'000;
 // AlpaNodeBudget: one node re-solves an LP of the whole problem, whose work
-// grows with its size; 1e7 / (columns + rows) gives the largest training ILP
-// (HunyuanVideo on a 2D mesh, ~333,000 columns and rows) 30 nodes, about
-// twice what it needs (16, ~0.7 s each under CBC), and lets the small
-// problems branch freely (an inference ILP of ~9,000: 1,100 nodes).
-constexpr double kNodeWork = 1e7;
+// grows with its size (~0.6 s of CPU a node on the ~200,000 columns and rows
+// of Wan 2.1 14B training on a=2,b=2); 2e6 / (columns + rows) keeps a
+// budgeted solve of a training step's 2D ILP to its floor of 20 nodes (the
+// memory-bound one above: 51 nodes took 60 s and closed the gap to 0.02%),
+// and lets the small problems branch freely (an inference ILP of ~9,000:
+// 220 nodes).
+constexpr double kNodeWork = 2e6;
 constexpr int64_t kMinNodes = 20;
 constexpr int64_t kMaxNodes = 100'000;
 

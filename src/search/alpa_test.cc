@@ -376,13 +376,13 @@ TEST(Alpa, BudgetedSolveIsDeterministic) {
   }
 }
 
-// The derived budget: 1e7 / (columns + rows), clamped to [20, 100,000].
+// The derived budget: 2e6 / (columns + rows), clamped to [20, 100,000].
 TEST(Alpa, NodeBudgetFallsWithTheProblemSize) {
-  EXPECT_EQ(AlpaNodeBudget(10, 5), 100'000);        // 1e7 / 15 is over the cap
-  EXPECT_EQ(AlpaNodeBudget(8'000, 2'000), 1'000);   // 1e7 / 10,000
-  EXPECT_EQ(AlpaNodeBudget(40'000, 10'000), 200);   // 1e7 / 50,000
-  EXPECT_EQ(AlpaNodeBudget(300'000, 33'000), 30);   // 1e7 / 333,000 = 30.03
-  EXPECT_EQ(AlpaNodeBudget(2'000'000, 0), 20);      // 5 is under the floor
+  EXPECT_EQ(AlpaNodeBudget(10, 5), 100'000);       // 2e6 / 15 is over the cap
+  EXPECT_EQ(AlpaNodeBudget(8'000, 2'000), 200);    // 2e6 / 10,000
+  EXPECT_EQ(AlpaNodeBudget(40'000, 10'000), 40);   // 2e6 / 50,000
+  EXPECT_EQ(AlpaNodeBudget(60'000, 10'000), 28);   // 2e6 / 70,000 = 28.6
+  EXPECT_EQ(AlpaNodeBudget(300'000, 33'000), 20);  // 2e6 / 333,000 = 6 is under the floor
 }
 
 TEST(Alpa, BlockPattern) {
@@ -520,7 +520,7 @@ TEST(AlpaZoo, DecompositionIsFeasibleAndNoBetterThanTheOptimum) {
   model_options.height = 256;
   model_options.frames = 5;
   const pir::Graph graph = ZooGraph("wan2.1-t2v-1.3b", model_options);
-  for (const std::string& text : {"x=2,y=4", "x=4,y=2", "x=2,y=2,z=2"}) {
+  for (const char* text : {"x=2,y=4", "x=4,y=2", "x=2,y=2,z=2"}) {
     const shard::Mesh mesh = ParseMesh(text);
     auto model = alpa_internal::BuildAlpaModel(graph, mesh, ZooOptions(mesh));
     ASSERT_TRUE(model.ok()) << model.status().ToString();
