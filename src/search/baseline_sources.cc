@@ -62,8 +62,12 @@ std::vector<AxisCost> FitAxisCosts(const shard::Mesh& mesh, const net::Placement
 // optimum without a new solve, and when the pick's own choice still fits,
 // the pick cannot change (every other mesh can only get costlier): the tries
 // stop there, since another would compile the same program. nullopt, with
-// the reason in *note, when nothing fits.
-StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const Combo& combo, std::string* note) {
+// the reason in *note, when nothing fits. *caveat: "" when the pick is a
+// proven optimum and no mesh was cut short by a solver limit; else what was
+// (the pick's best-found gap, the meshes a budget left unsolved), for the
+// plan's description of the baseline.
+StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const Combo& combo, std::string* note,
+                                               std::string* caveat) {
   const hw::Topology& topology = *ctx.topology;
   const PlanOptions& options = ctx.options;
   const int64_t chips = topology.num_chips();
@@ -80,6 +84,7 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
   // By mesh: the last solve's optimum (reused while it fits the limit).
   std::map<std::string, AlpaResult> solved;
   for (int attempt = 0; attempt < 3; ++attempt) {
+    std::vector<std::string> cut_short;  // meshes a solver limit left without a solution
     double objective = std::numeric_limits<double>::infinity();
     const AlpaResult* picked = nullptr;
     Candidate pick;
@@ -104,6 +109,9 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
         if (!result.ok()) {
           Say(ctx, "alpa: mesh " + text + ": " + result.status().message());
           if (note->empty()) *note = "mesh " + text + ": " + result.status().message();
+          if (result.status().code() == StatusCode::kFailedPrecondition) {
+            cut_short.push_back("mesh " + text + " unsolved: " + result.status().message());
+          }
           continue;
         }
         char line[320];
@@ -146,6 +154,9 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
     Evaluated e = Price(std::move(*compiled), topology, options.calibration, PlacementPolicy{});
     AZ_RETURN_IF_ERROR(e.status);
     note->clear();
+    caveat->clear();
+    if (!picked->optimal()) *caveat = picked->solve_note;
+    for (const std::string& cut : cut_short) *caveat += (caveat->empty() ? "" : "; ") + cut;
     return std::optional<Evaluated>(std::move(e));
   }
   return std::optional<Evaluated>();
@@ -184,10 +195,12 @@ class Alpa : public Source {
       Combo combo;
       combo.remat = remat;
       pick.note.clear();
-      AZ_ASSIGN_OR_RETURN(pick.evaluated, RunAlpaOnce(ctx, combo, &pick.note));
+      std::string caveat;
+      AZ_ASSIGN_OR_RETURN(pick.evaluated, RunAlpaOnce(ctx, combo, &pick.note, &caveat));
       if (pick.evaluated) {
         pick.sharding = "alpa";
         pick.description = "Alpa ILP on mesh " + pick.evaluated->compiled.candidate.mesh.ToString();
+        if (!caveat.empty()) pick.description += " (" + caveat + ")";
         return pick;
       }
       if (remat) pick.note += " (remat " + std::string(pir::RematPolicyName(*remat)) + ")";
