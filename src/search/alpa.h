@@ -118,7 +118,7 @@ struct AlpaSolution {
   bool decomposition_start = false;       // CBC started from DecomposeByMeshAxis's choice
   double objective_s = 0;
   AlpaStop stop = AlpaStop::kOptimal;
-  double gap = 0;  // (objective - best bound) / objective; 0 when optimal
+  double gap = 0;  // (objective - best bound) / objective; 0 when optimal, -1 when no bound is known
   bool optimal() const { return stop == AlpaStop::kOptimal; }
   int64_t nodes = 0;        // branch-and-bound nodes explored
   int64_t node_budget = 0;  // the budget the solve ran under
@@ -127,7 +127,8 @@ struct AlpaSolution {
 };
 
 // "optimal, GLPK" or "best found: CBC stopped at the node budget of N nodes,
-// gap X%" / "... at the time limit of T s (N nodes), gap X%".
+// gap X%" / "... at the time limit of T s (N nodes), gap X%" ("gap unknown"
+// when the clock stopped the solve before a bound).
 std::string AlpaSolveNote(const AlpaSolution& solution, double time_limit_s);
 
 // Solves the ILP with `limits.solver` under the node budget (the same problem

@@ -34,16 +34,18 @@ struct NodeBudget {
   double bound = 0;
 };
 
+// The best bound is kept at every selection, so that a stop at the time
+// limit (which the callback does not see) can report its gap too.
 void CountNodes(glp_tree* tree, void* info) {
   if (glp_ios_reason(tree) != GLP_ISELECT) return;
   auto& budget = *static_cast<NodeBudget*>(info);
+  const int best = glp_ios_best_node(tree);
+  if (best != 0) budget.bound = glp_ios_node_bound(tree, best);
   if (budget.nodes < budget.budget) {
     ++budget.nodes;
     return;
   }
   budget.hit = true;
-  const int best = glp_ios_best_node(tree);
-  budget.bound = best != 0 ? glp_ios_node_bound(tree, best) : 0;
   glp_ios_terminate(tree);
 }
 
@@ -109,7 +111,11 @@ StatusOr<IlpOutcome> SolveWithGlpk(const IlpMatrix& matrix, int64_t node_budget,
   outcome.stop = status == GLP_OPT && code == 0 ? AlpaStop::kOptimal
                  : code == GLP_ETMLIM           ? AlpaStop::kTimeLimit
                                                 : AlpaStop::kNodeBudget;
-  outcome.bound = budget.hit ? budget.bound : glp_mip_obj_val(lp);
+  if (outcome.stop == AlpaStop::kOptimal) {
+    outcome.bound = glp_mip_obj_val(lp);
+  } else if (budget.nodes > 0 || budget.hit) {
+    outcome.bound = budget.bound;
+  }  // else stopped by the clock before a first selection: no bound known
   outcome.values.resize(static_cast<size_t>(matrix.columns));
   for (int column = 0; column < matrix.binary_columns; ++column) {
     outcome.values[static_cast<size_t>(column)] = glp_mip_col_val(lp, column + 1);

@@ -140,14 +140,15 @@ int64_t AlpaNodeBudget(int64_t columns, int64_t rows) {
 
 std::string AlpaSolveNote(const AlpaSolution& solution, double time_limit_s) {
   if (solution.optimal()) return std::string("optimal, ") + AlpaSolverName(solution.solver);
-  char text[160];
+  char gap[32] = "gap unknown";
+  if (solution.gap >= 0) std::snprintf(gap, sizeof gap, "gap %.2f%%", 100 * solution.gap);
+  char text[200];
   if (solution.stop == AlpaStop::kNodeBudget) {
-    std::snprintf(text, sizeof text, "best found: %s stopped at the node budget of %lld nodes, gap %.2f%%",
-                  AlpaSolverName(solution.solver), static_cast<long long>(solution.node_budget), 100 * solution.gap);
+    std::snprintf(text, sizeof text, "best found: %s stopped at the node budget of %lld nodes, %s",
+                  AlpaSolverName(solution.solver), static_cast<long long>(solution.node_budget), gap);
   } else {
-    std::snprintf(text, sizeof text, "best found: %s stopped at the time limit of %g s (%lld nodes), gap %.2f%%",
-                  AlpaSolverName(solution.solver), time_limit_s, static_cast<long long>(solution.nodes),
-                  100 * solution.gap);
+    std::snprintf(text, sizeof text, "best found: %s stopped at the time limit of %g s (%lld nodes), %s",
+                  AlpaSolverName(solution.solver), time_limit_s, static_cast<long long>(solution.nodes), gap);
   }
   return text;
 }
@@ -293,7 +294,9 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSo
   // The objective from the data, not the solver's scaled and rounded copy.
   solution.objective_s = EvaluateAlpa(problem, solution.choice);
   if (!solution.optimal() && solution.objective_s > 0) {
-    solution.gap = std::max(0.0, (solution.objective_s - outcome.bound / kObjectiveScale) / solution.objective_s);
+    solution.gap = std::isnan(outcome.bound)
+                       ? -1
+                       : std::max(0.0, (solution.objective_s - outcome.bound / kObjectiveScale) / solution.objective_s);
   }
   return solution;
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,8 @@ struct IlpOutcome {
   std::vector<double> values;  // by column; empty: no feasible solution found
   bool proven_infeasible = false;
   AlpaStop stop = AlpaStop::kOptimal;  // why the search ended (with `values` empty: which limit)
-  double bound = 0;                    // the best objective bound, when stopped short of optimal
+  // The best objective bound, when stopped short of optimal (NaN: unknown).
+  double bound = std::numeric_limits<double>::quiet_NaN();
   int64_t nodes = 0;                   // branch-and-bound nodes explored after the root
 };
 
