@@ -42,14 +42,14 @@ constexpr double kMemoryScale = 1.0 / (1 << 20);  // bytes -> MiB
 // fine to ~13,000 and stalled from 140,000).
 constexpr int kCbcColumns = 50'000;
 // AlpaNodeBudget: one node re-solves an LP of the whole problem, whose work
-// grows with its size (~0.6 s of CPU a node on the ~200,000 columns and rows
-// of Wan 2.1 14B training on a=2,b=2); 2e6 / (columns + rows) keeps a
-// budgeted solve of a training step's 2D ILP to its floor of 20 nodes (the
-// memory-bound one above: 51 nodes took 60 s and closed the gap to 0.02%),
-// and lets the small problems branch freely (an inference ILP of ~9,000:
-// 220 nodes).
+// grows with its size and with the memory rows (each spans every strategy
+// column): ~0.6 s of CPU a node on the ~200,000 columns and rows of Wan 2.1
+// 14B training on a=2,b=2, and 5-6 s of wall time on a=2,b=4 under a tight
+// memory limit on a loaded machine. 2e6 / (columns + rows) gives a training
+// step's 2D ILP 6-12 nodes (the floor is 5) and the small problems room to
+// branch (an inference ILP of ~9,000 columns and rows: 220 nodes).
 constexpr double kNodeWork = 2e6;
-constexpr int64_t kMinNodes = 20;
+constexpr int64_t kMinNodes = 5;
 constexpr int64_t kMaxNodes = 100'000;
 
 // Builds the rows one at a time; duplicate entries of a row are summed.

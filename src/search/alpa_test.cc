@@ -376,13 +376,14 @@ TEST(Alpa, BudgetedSolveIsDeterministic) {
   }
 }
 
-// The derived budget: 2e6 / (columns + rows), clamped to [20, 100,000].
+// The derived budget: 2e6 / (columns + rows), clamped to [5, 100,000].
 TEST(Alpa, NodeBudgetFallsWithTheProblemSize) {
   EXPECT_EQ(AlpaNodeBudget(10, 5), 100'000);       // 2e6 / 15 is over the cap
   EXPECT_EQ(AlpaNodeBudget(8'000, 2'000), 200);    // 2e6 / 10,000
   EXPECT_EQ(AlpaNodeBudget(40'000, 10'000), 40);   // 2e6 / 50,000
   EXPECT_EQ(AlpaNodeBudget(60'000, 10'000), 28);   // 2e6 / 70,000 = 28.6
-  EXPECT_EQ(AlpaNodeBudget(300'000, 33'000), 20);  // 2e6 / 333,000 = 6 is under the floor
+  EXPECT_EQ(AlpaNodeBudget(300'000, 33'000), 6);   // 2e6 / 333,000 = 6.006
+  EXPECT_EQ(AlpaNodeBudget(2'000'000, 0), 5);      // 1 is under the floor
 }
 
 TEST(Alpa, BlockPattern) {
