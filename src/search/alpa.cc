@@ -34,6 +34,7 @@ Status CheckOptions(const shard::Mesh& mesh, const AlpaOptions& options) {
   }
   if (options.memory_limit_bytes < 0) return InvalidArgument("the memory limit must be non-negative (0: none)");
   if (!(options.time_limit_s > 0)) return InvalidArgument("the ILP time limit must be positive");
+  if (options.node_budget < 0) return InvalidArgument("the ILP node budget must be non-negative (0: by problem size)");
   if (options.max_strategies < 1) return InvalidArgument("max_strategies must be at least 1");
   return Status::Ok();
 }
@@ -50,7 +51,8 @@ StatusOr<AlpaResult> SolveAlpa(const pir::Graph& graph, const shard::Mesh& mesh,
   AZ_ASSIGN_OR_RETURN(alpa_internal::AlpaModel model, alpa_internal::BuildAlpaModel(graph, mesh, options));
   AlpaResult result;
   result.build_time_s = SecondsSince(start);
-  AZ_ASSIGN_OR_RETURN(AlpaSolution solution, SolveAlpaProblem(model.problem, options.time_limit_s));
+  AZ_ASSIGN_OR_RETURN(AlpaSolution solution,
+                      SolveAlpaProblem(model.problem, AlpaSolveLimits{options.node_budget, options.time_limit_s}));
 
   result.objective_s = solution.objective_s;
   result.ops = graph.num_ops();
@@ -59,7 +61,11 @@ StatusOr<AlpaResult> SolveAlpa(const pir::Graph& graph, const shard::Mesh& mesh,
   for (const AlpaNode& node : model.problem.nodes) result.strategies += node.num_strategies();
   result.variables = solution.variables;
   result.constraints = solution.constraints;
-  result.optimal = solution.optimal;
+  result.stop = solution.stop;
+  result.gap = solution.gap;
+  result.nodes_explored = solution.nodes;
+  result.node_budget = solution.node_budget;
+  result.solve_note = AlpaSolveNote(solution, options.time_limit_s);
   result.solve_time_s = solution.solve_time_s;
   result.memory_bytes = AlpaMemoryBytes(model.problem, solution.choice);
 

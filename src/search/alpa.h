@@ -1,5 +1,6 @@
 // The Alpa baseline: Alpa's intra-operator pass (Zheng et al., OSDI'22, §4)
-// over a PIR graph, solved exactly as an integer linear program with GLPK.
+// over a PIR graph, solved exactly as an integer linear program (GLPK for the
+// small ILPs, CBC for the large ones: docs/alpa.md, "The solve").
 //
 // For every op it decides one strategy (an assignment of mesh axes to the
 // op's factors) and returns propagation seeds that pin them, so the built-in
@@ -8,12 +9,16 @@
 // consumer edge (the collectives compile/spmd/reshard.h would emit), and an
 // optional per-device memory constraint. Followers (element-wise, norm and
 // layout ops riding on their activation operand) and layer clustering (the
-// blocks of a DiT share one node) keep a 2,000-op DiT small enough for GLPK.
+// blocks of a DiT share one node) keep a 2,000-op DiT small. The solve is
+// deterministic: it stops at a branch-and-bound node budget derived from the
+// problem's size, never at a clock, unless a generous wall-clock safety net
+// fires; either stop is reported (AlpaStop), never hidden.
 // docs/alpa.md is the full contract: the strategy enumeration, every cost
 // formula, the ILP, the simplifications, the known approximations and the
 // sizes alpa_test.cc measures.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +37,11 @@ struct AlpaOptions {
   std::vector<AxisCost> axis_costs;  // one per mesh axis (the caller derives them from the topology)
   double flop_rate = 0;              // device FLOP/s for the compute cost; 0: compute is free
   int64_t memory_limit_bytes = 0;    // per device; 0: no memory constraint
-  double time_limit_s = 20;          // GLPK's time limit
-  int max_strategies = 64;           // per op (>= 1)
+  // The solve's budget: branch-and-bound nodes (0: AlpaNodeBudget of the
+  // problem) and a wall-clock safety net that only a pathological solve meets.
+  int64_t node_budget = 0;
+  double time_limit_s = 300;
+  int max_strategies = 64;  // per op (>= 1)
 };
 
 // ---------------------------------------------------------------- the problem as plain data
@@ -44,6 +52,10 @@ struct AlpaNode {
   std::vector<double> cost_s;            // per strategy: compute, own communication, resharding inside the node
   std::vector<double> param_bytes;       // per strategy: per-device bytes of the leaves the node stores
   std::vector<double> activation_bytes;  // per strategy: the largest local working set of one of its ops
+  // Per strategy, per mesh axis: the index of the factor the axis shards, -1
+  // unused. Optional (BuildAlpaModel sets it): the per-mesh-axis
+  // decomposition that warm-starts the large ILPs reads it.
+  std::vector<std::vector<int>> axis_factor;
   int num_strategies() const { return static_cast<int>(cost_s.size()); }
 };
 
@@ -56,25 +68,75 @@ struct AlpaProblem {
   std::vector<AlpaNode> nodes;
   std::vector<AlpaEdge> edges;
   double memory_limit_bytes = 0;  // 0: none
+  std::vector<int64_t> axis_sizes;  // the mesh's, with the nodes' axis_factor (else empty)
 };
+
+// A feasible choice by per-mesh-axis decomposition (as PyTorch's AutoParallel
+// solves per mesh dimension): axis 0 first, every node restricted to the
+// strategies that leave the later axes unused, under the memory limit times
+// the later axes' sizes (each can divide the footprint by at most its size);
+// then each later axis with the earlier axes' assignments fixed; the last
+// stage under the true limit. Each stage is a restriction of the joint ILP
+// (exact costs), a few percent of its columns. nullopt: no axis_factor, one
+// axis, or a stage without a feasible choice. Not an optimum: the large
+// ILPs start from it (alpa_ilp.cc).
+std::optional<std::vector<int>> DecomposeByMeshAxis(const AlpaProblem& problem);
 
 // The objective of a choice (one strategy index per node): what every solver is checked against.
 double EvaluateAlpa(const AlpaProblem& problem, const std::vector<int>& choice);
 // The memory the ILP constrains: max over nodes w of (all stored leaves + w's working set).
 double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choice);
 
+// The MILP solver: kAuto picks GLPK below 50,000 columns and CBC from there
+// (alpa_ilp.cc says why); the others force one (tests check them against each other).
+enum class AlpaSolver { kAuto, kGlpk, kCbc };
+const char* AlpaSolverName(AlpaSolver solver);  // "auto", "GLPK", "CBC"
+
+// Why the solve ended.
+enum class AlpaStop {
+  kOptimal,     // proven optimal
+  kNodeBudget,  // the node budget ran out: the best solution found, `gap` from the bound
+  kTimeLimit,   // the wall-clock safety net fired (the only stop that depends on the machine)
+};
+const char* AlpaStopName(AlpaStop stop);  // "optimal", "node budget", "time limit"
+
+// The node budget a problem gets when AlpaOptions::node_budget is 0: one
+// branch-and-bound node re-solves an LP of the whole problem, so the budget
+// falls with its size, kNodeWork / (columns + rows), clamped to
+// [kMinNodes, kMaxNodes] (alpa_ilp.cc).
+int64_t AlpaNodeBudget(int64_t columns, int64_t rows);
+
+struct AlpaSolveLimits {
+  int64_t node_budget = 0;    // 0: AlpaNodeBudget of the problem
+  double time_limit_s = 300;  // the wall-clock safety net
+  AlpaSolver solver = AlpaSolver::kAuto;
+};
+
 struct AlpaSolution {
   std::vector<int> choice;  // per node
+  AlpaSolver solver = AlpaSolver::kGlpk;  // the one that solved it
+  bool decomposition_start = false;       // CBC started from DecomposeByMeshAxis's choice
   double objective_s = 0;
-  bool optimal = false;  // false: the time limit stopped GLPK with a feasible solution
+  AlpaStop stop = AlpaStop::kOptimal;
+  double gap = 0;  // (objective - best bound) / objective; 0 when optimal, -1 when no bound is known
+  bool optimal() const { return stop == AlpaStop::kOptimal; }
+  int64_t nodes = 0;        // branch-and-bound nodes explored
+  int64_t node_budget = 0;  // the budget the solve ran under
   double solve_time_s = 0;
   int variables = 0, constraints = 0;
 };
 
-// Solves the ILP with GLPK (presolve on, `time_limit_s`). Errors: no choice
-// fits the memory limit (kResourceExhausted), no feasible solution within the
-// time limit (kFailedPrecondition), a GLPK failure (kInternal).
-StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, double time_limit_s);
+// "optimal, GLPK" or "best found: CBC stopped at the node budget of N nodes,
+// gap X%" / "... at the time limit of T s (N nodes), gap X%" ("gap unknown"
+// when the clock stopped the solve before a bound).
+std::string AlpaSolveNote(const AlpaSolution& solution, double time_limit_s);
+
+// Solves the ILP with `limits.solver` under the node budget (the same problem
+// and limits give the same choice, whatever the machine's load). Errors: no choice fits the memory limit
+// (kResourceExhausted), no feasible solution within the budget
+// (kFailedPrecondition, naming the budget that ran out), a CBC failure
+// (kInternal).
+StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSolveLimits& limits);
 
 // ---------------------------------------------------------------- the baseline
 
@@ -86,8 +148,14 @@ struct AlpaResult {
   int nodes = 0;           // ILP nodes (leader classes)
   int strategies = 0;      // summed over nodes
   int variables = 0, constraints = 0;
-  bool optimal = false;
-  double solve_time_s = 0;  // GLPK only
+  AlpaStop stop = AlpaStop::kOptimal;
+  double gap = 0;  // of the best solution found, when the budget stopped the solve
+  bool optimal() const { return stop == AlpaStop::kOptimal; }
+  int64_t nodes_explored = 0, node_budget = 0;  // branch-and-bound nodes
+  // "optimal, GLPK", or what stopped the solve: "best found: CBC stopped at
+  // the node budget of 400 nodes, gap 1.2%" (AlpaSolveNote).
+  std::string solve_note;
+  double solve_time_s = 0;  // the MILP solver only
   double build_time_s = 0;  // strategies, costs and the ILP
   double memory_bytes = 0;  // the ILP's per-device memory estimate of the choice
   std::string summary;      // the strategies of the first block's leaders, one per line
@@ -96,7 +164,7 @@ struct AlpaResult {
 // `graph` must be verified; `mesh` has 1 to 4 axes and options.axis_costs one
 // entry per axis. Errors: bad options (kInvalidArgument), an op without a
 // factor rule, the memory limit unreachable (kResourceExhausted, naming the
-// limit and the smallest footprint any choice has), GLPK failures.
+// limit and the smallest footprint any choice has), CBC failures.
 StatusOr<AlpaResult> SolveAlpa(const pir::Graph& graph, const shard::Mesh& mesh, const AlpaOptions& options);
 
 }  // namespace az::search

@@ -452,6 +452,13 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
       n.cost_s.assign(pattern.strategies.size(), 0.0);
       n.param_bytes.assign(pattern.strategies.size(), 0.0);
       n.activation_bytes.assign(pattern.strategies.size(), 0.0);
+      for (const OpSharding& sharding : pattern.strategies) {
+        std::vector<int> axis_factor(static_cast<size_t>(mesh.num_axes()), -1);
+        for (size_t f = 0; f < sharding.factor_axes.size(); ++f) {
+          for (int axis : sharding.factor_axes[f]) axis_factor[static_cast<size_t>(axis)] = static_cast<int>(f);
+        }
+        n.axis_factor.push_back(std::move(axis_factor));
+      }
     }
     model.patterns.push_back(std::move(pattern));
     node_of_pattern.push_back(node);
@@ -539,6 +546,7 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
     }
   }
   model.problem.memory_limit_bytes = static_cast<double>(options.memory_limit_bytes);
+  for (int axis = 0; axis < mesh.num_axes(); ++axis) model.problem.axis_sizes.push_back(mesh.axis_size(axis));
   return model;
 }
 

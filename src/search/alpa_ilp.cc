@@ -1,63 +1,76 @@
-// The Alpa ILP (alpa.h) in GLPK, and the evaluator every solver is checked against.
+// The Alpa ILP (alpa.h) as a matrix, solved by GLPK or CBC (alpa_solvers.h),
+// and the evaluator every solver is checked against.
 //
 // Columns: x[v][s] binary, then e[u,v][s][t] continuous in [0, 1]. Rows: one
 // "pick one" row per node, the marginal rows of every edge, and one memory
-// row per node when there is a limit. GLPK works in scaled units (objective
-// in microseconds, memory in MiB) so that its absolute tolerances (1e-7 on
-// reduced costs) do not swallow nanosecond differences.
-#include <glpk.h>
-
+// row per node when there is a limit. The solvers work in scaled units
+// (objective in microseconds, memory in MiB) so that their absolute
+// tolerances do not swallow nanosecond differences.
+//
+// Which solver (docs/alpa.md, "The solve", has the measurements): GLPK below
+// kCbcColumns columns, CBC from there. The inference ILPs and the training
+// steps' 1D-mesh ILPs (up to ~13,000 columns) are GLPK's: it solves them in
+// 0.02-1.1 s, 1.5-3x faster than CBC on the memory-bound ones that branch
+// (Wan 2.1 14B 720p on v5e:4x4). The training steps' 2D-mesh ILPs
+// (140,000-310,000 columns) are CBC's: their LP relaxation is so degenerate
+// that GLPK's primal and dual simplex stall (Wan 2.1 1.3B 832x480x81 on
+// a=2,b=4: 19,000 iterations in 60 s, the objective never moved, no feasible
+// point), while CBC's CLP solves it in 0.6 s, integral, and proves it optimal
+// at the root.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "search/alpa.h"
+#include "search/alpa_solvers.h"
 
 namespace az::search {
 
 namespace {
 
+using alpa_internal::IlpMatrix;
+using alpa_internal::IlpOutcome;
+using alpa_internal::IlpRow;
+
 constexpr double kObjectiveScale = 1e6;           // seconds -> microseconds
 constexpr double kMemoryScale = 1.0 / (1 << 20);  // bytes -> MiB
+// From this many columns the ILP goes to CBC (see above: GLPK is measured
+// fine to ~13,000 and stalled from 140,000).
+constexpr int kCbcColumns = 50'000;
+// AlpaNodeBudget: one node re-solves an LP of the whole problem, whose work
+// grows with its size and with the memory rows (each spans every strategy
+// column): ~0.6 s of CPU a node on the ~200,000 columns and rows of Wan 2.1
+// 14B training on a=2,b=2, and 5-6 s of wall time on a=2,b=4 under a tight
+// memory limit on a loaded machine. 2e6 / (columns + rows) gives a training
+// step's 2D ILP 6-12 nodes (the floor is 5) and the small problems room to
+// branch (an inference ILP of ~9,000 columns and rows: 220 nodes).
+constexpr double kNodeWork = 2e6;
+constexpr int64_t kMinNodes = 5;
+constexpr int64_t kMaxNodes = 100'000;
 
-// Owns a glp_prob for its lifetime.
-class GlpkProblem {
- public:
-  GlpkProblem() : problem_(glp_create_prob()) {}
-  ~GlpkProblem() { glp_delete_prob(problem_); }
-  GlpkProblem(const GlpkProblem&) = delete;
-  GlpkProblem& operator=(const GlpkProblem&) = delete;
-  glp_prob* get() const { return problem_; }
-
- private:
-  glp_prob* problem_;
-};
-
-// Sparse rows, 1-based as glp_load_matrix wants them; duplicate entries of a row are summed.
+// Builds the rows one at a time; duplicate entries of a row are summed.
 class RowBuilder {
  public:
+  explicit RowBuilder(IlpMatrix& matrix) : matrix_(matrix) {}
   void Add(int column, double value) { row_[column] += value; }
-  void Flush(int row) {
+  void Flush(bool equality, double upper) {
+    IlpRow row;
+    row.equality = equality;
+    row.upper = upper;
     for (const auto& [column, value] : row_) {
-      if (value == 0) continue;
-      rows_.push_back(row);
-      columns_.push_back(column);
-      values_.push_back(value);
+      if (value != 0) row.entries.push_back({column, value});
     }
     row_.clear();
-  }
-  void Load(glp_prob* problem) {
-    rows_.insert(rows_.begin(), 0);
-    columns_.insert(columns_.begin(), 0);
-    values_.insert(values_.begin(), 0.0);
-    glp_load_matrix(problem, static_cast<int>(rows_.size()) - 1, rows_.data(), columns_.data(), values_.data());
+    matrix_.rows.push_back(std::move(row));
   }
 
  private:
+  IlpMatrix& matrix_;
   std::map<int, double> row_;
-  std::vector<int> rows_, columns_;
-  std::vector<double> values_;
 };
 
 // The footprint no choice beats: every node's smallest stored bytes plus the
@@ -102,70 +115,96 @@ double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choic
   return params + activations;
 }
 
-StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, double time_limit_s) {
+const char* AlpaSolverName(AlpaSolver solver) {
+  switch (solver) {
+    case AlpaSolver::kAuto: return "auto";
+    case AlpaSolver::kGlpk: return "GLPK";
+    case AlpaSolver::kCbc: return "CBC";
+  }
+  return "?";
+}
+
+const char* AlpaStopName(AlpaStop stop) {
+  switch (stop) {
+    case AlpaStop::kOptimal: return "optimal";
+    case AlpaStop::kNodeBudget: return "node budget";
+    case AlpaStop::kTimeLimit: return "time limit";
+  }
+  return "?";
+}
+
+int64_t AlpaNodeBudget(int64_t columns, int64_t rows) {
+  const double size = static_cast<double>(std::max<int64_t>(1, columns + rows));
+  return std::clamp(static_cast<int64_t>(kNodeWork / size), kMinNodes, kMaxNodes);
+}
+
+std::string AlpaSolveNote(const AlpaSolution& solution, double time_limit_s) {
+  if (solution.optimal()) return std::string("optimal, ") + AlpaSolverName(solution.solver);
+  char gap[32] = "gap unknown";
+  if (solution.gap >= 0) std::snprintf(gap, sizeof gap, "gap %.2f%%", 100 * solution.gap);
+  char text[200];
+  if (solution.stop == AlpaStop::kNodeBudget) {
+    std::snprintf(text, sizeof text, "best found: %s stopped at the node budget of %lld nodes, %s",
+                  AlpaSolverName(solution.solver), static_cast<long long>(solution.node_budget), gap);
+  } else {
+    std::snprintf(text, sizeof text, "best found: %s stopped at the time limit of %g s (%lld nodes), %s",
+                  AlpaSolverName(solution.solver), time_limit_s, static_cast<long long>(solution.nodes), gap);
+  }
+  return text;
+}
+
+StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSolveLimits& limits) {
   const auto start = std::chrono::steady_clock::now();
-  if (problem.nodes.empty()) return AlpaSolution{{}, 0, true, 0, 0, 0};
+  if (problem.nodes.empty()) return AlpaSolution{};
   if (problem.memory_limit_bytes > 0 && SmallestFootprint(problem) > problem.memory_limit_bytes) {
     return ResourceExhausted(MemoryError(problem, "even the smallest footprint is larger"));
   }
-  GlpkProblem holder;
-  glp_prob* lp = holder.get();
-  glp_set_obj_dir(lp, GLP_MIN);
 
   // Columns.
+  IlpMatrix matrix;
   std::vector<int> first_x(problem.nodes.size());
-  int columns = 0;
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    first_x[v] = columns + 1;
-    columns += problem.nodes[v].num_strategies();
+    first_x[v] = matrix.columns;
+    matrix.columns += problem.nodes[v].num_strategies();
   }
+  matrix.binary_columns = matrix.columns;
   std::vector<int> first_e(problem.edges.size());
   for (size_t i = 0; i < problem.edges.size(); ++i) {
-    first_e[i] = columns + 1;
-    columns += static_cast<int>(problem.edges[i].cost_s.size());
+    first_e[i] = matrix.columns;
+    matrix.columns += static_cast<int>(problem.edges[i].cost_s.size());
   }
-  glp_add_cols(lp, columns);
+  matrix.objective.resize(static_cast<size_t>(matrix.columns));
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
     for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) {
-      int column = first_x[v] + s;
-      glp_set_col_kind(lp, column, GLP_BV);
-      glp_set_obj_coef(lp, column, problem.nodes[v].cost_s[static_cast<size_t>(s)] * kObjectiveScale);
+      matrix.objective[static_cast<size_t>(first_x[v] + s)] =
+          problem.nodes[v].cost_s[static_cast<size_t>(s)] * kObjectiveScale;
     }
   }
   for (size_t i = 0; i < problem.edges.size(); ++i) {
     for (size_t k = 0; k < problem.edges[i].cost_s.size(); ++k) {
-      int column = first_e[i] + static_cast<int>(k);
-      glp_set_col_bnds(lp, column, GLP_DB, 0.0, 1.0);
-      glp_set_obj_coef(lp, column, problem.edges[i].cost_s[k] * kObjectiveScale);
+      matrix.objective[static_cast<size_t>(first_e[i]) + k] = problem.edges[i].cost_s[k] * kObjectiveScale;
     }
   }
 
   // Rows.
-  RowBuilder matrix;
-  int rows = 0;
-  auto add_row = [&](int type, double lower, double upper) {
-    glp_add_rows(lp, 1);
-    ++rows;
-    glp_set_row_bnds(lp, rows, type, lower, upper);
-    matrix.Flush(rows);
-  };
+  RowBuilder rows(matrix);
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) matrix.Add(first_x[v] + s, 1.0);
-    add_row(GLP_FX, 1.0, 1.0);
+    for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) rows.Add(first_x[v] + s, 1.0);
+    rows.Flush(true, 1.0);
   }
   for (size_t i = 0; i < problem.edges.size(); ++i) {
     const AlpaEdge& edge = problem.edges[i];
     const int from_count = problem.nodes[static_cast<size_t>(edge.from)].num_strategies();
     const int to_count = problem.nodes[static_cast<size_t>(edge.to)].num_strategies();
     for (int s = 0; s < from_count; ++s) {
-      for (int t = 0; t < to_count; ++t) matrix.Add(first_e[i] + s * to_count + t, 1.0);
-      matrix.Add(first_x[static_cast<size_t>(edge.from)] + s, -1.0);
-      add_row(GLP_FX, 0.0, 0.0);
+      for (int t = 0; t < to_count; ++t) rows.Add(first_e[i] + s * to_count + t, 1.0);
+      rows.Add(first_x[static_cast<size_t>(edge.from)] + s, -1.0);
+      rows.Flush(true, 0.0);
     }
     for (int t = 0; t < to_count; ++t) {
-      for (int s = 0; s < from_count; ++s) matrix.Add(first_e[i] + s * to_count + t, 1.0);
-      matrix.Add(first_x[static_cast<size_t>(edge.to)] + t, -1.0);
-      add_row(GLP_FX, 0.0, 0.0);
+      for (int s = 0; s < from_count; ++s) rows.Add(first_e[i] + s * to_count + t, 1.0);
+      rows.Add(first_x[static_cast<size_t>(edge.to)] + t, -1.0);
+      rows.Flush(true, 0.0);
     }
   }
   if (problem.memory_limit_bytes > 0) {
@@ -186,49 +225,65 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, double time_
       if (w != floor_node && *std::max_element(activations.begin(), activations.end()) <= floor) continue;
       for (size_t v = 0; v < problem.nodes.size(); ++v) {
         for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) {
-          matrix.Add(first_x[v] + s, problem.nodes[v].param_bytes[static_cast<size_t>(s)] * kMemoryScale);
+          rows.Add(first_x[v] + s, problem.nodes[v].param_bytes[static_cast<size_t>(s)] * kMemoryScale);
         }
       }
       for (int s = 0; s < problem.nodes[w].num_strategies(); ++s) {
-        matrix.Add(first_x[w] + s, problem.nodes[w].activation_bytes[static_cast<size_t>(s)] * kMemoryScale);
+        rows.Add(first_x[w] + s, problem.nodes[w].activation_bytes[static_cast<size_t>(s)] * kMemoryScale);
       }
-      add_row(GLP_UP, 0.0, problem.memory_limit_bytes * kMemoryScale);
+      rows.Flush(false, problem.memory_limit_bytes * kMemoryScale);
     }
   }
-  matrix.Load(lp);
 
-  glp_iocp parameters;
-  glp_init_iocp(&parameters);
-  parameters.presolve = GLP_ON;
-  parameters.msg_lev = GLP_MSG_OFF;
-  parameters.tm_lim = static_cast<int>(std::clamp(time_limit_s, 0.001, 1e6) * 1000);
-  const int code = glp_intopt(lp, &parameters);
-  const int status = glp_mip_status(lp);
+  const int row_count = static_cast<int>(matrix.rows.size());
+  const int64_t node_budget =
+      limits.node_budget > 0 ? limits.node_budget : AlpaNodeBudget(matrix.columns, row_count);
+  AlpaSolver solver = limits.solver;
+  if (solver == AlpaSolver::kAuto) solver = matrix.columns < kCbcColumns ? AlpaSolver::kGlpk : AlpaSolver::kCbc;
+  // CBC runs no heuristics (alpa_cbc.cc): it starts from the per-mesh-axis
+  // decomposition's choice where there is one.
+  std::vector<double> warm_start;
+  if (solver == AlpaSolver::kCbc) {
+    if (std::optional<std::vector<int>> choice = DecomposeByMeshAxis(problem)) {
+      warm_start.assign(static_cast<size_t>(matrix.binary_columns), 0.0);
+      for (size_t v = 0; v < problem.nodes.size(); ++v) {
+        warm_start[static_cast<size_t>(first_x[v] + (*choice)[v])] = 1.0;
+      }
+    }
+  }
+  AZ_ASSIGN_OR_RETURN(IlpOutcome outcome,
+                      solver == AlpaSolver::kGlpk
+                          ? alpa_internal::SolveWithGlpk(matrix, node_budget, limits.time_limit_s)
+                          : alpa_internal::SolveWithCbc(matrix, node_budget, limits.time_limit_s, warm_start));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (code == GLP_ENOPFS || status == GLP_NOFEAS) {
+  const std::string name = AlpaSolverName(solver);
+  if (outcome.proven_infeasible) {
     if (problem.memory_limit_bytes > 0) {
       return ResourceExhausted(MemoryError(problem, "the strategies that fit each node do not fit together"));
     }
     return InternalError("the Alpa ILP has no feasible solution");
   }
-  if (status != GLP_OPT && status != GLP_FEAS) {
-    if (code == GLP_ETMLIM) {
-      return FailedPrecondition("GLPK found no feasible sharding within the time limit of " +
-                                std::to_string(time_limit_s) + " s");
-    }
-    return InternalError("GLPK failed on the Alpa ILP (glp_intopt returned " + std::to_string(code) + ")");
+  if (outcome.values.empty()) {
+    return FailedPrecondition(name + " found no feasible sharding within " +
+                              (outcome.stop == AlpaStop::kTimeLimit
+                                   ? "the time limit of " + std::to_string(limits.time_limit_s) + " s"
+                                   : "the node budget of " + std::to_string(node_budget) + " nodes"));
   }
 
   AlpaSolution solution;
-  solution.optimal = status == GLP_OPT;
-  solution.variables = columns;
-  solution.constraints = rows;
+  solution.solver = solver;
+  solution.decomposition_start = !warm_start.empty();
+  solution.stop = outcome.stop;
+  solution.nodes = outcome.nodes;
+  solution.node_budget = node_budget;
+  solution.variables = matrix.columns;
+  solution.constraints = row_count;
   solution.solve_time_s = elapsed;
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
     int picked = 0;
     double best = -1;
     for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) {
-      double value = glp_mip_col_val(lp, first_x[v] + s);
+      double value = outcome.values[static_cast<size_t>(first_x[v] + s)];
       if (value > best) {
         best = value;
         picked = s;
@@ -236,8 +291,13 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, double time_
     }
     solution.choice.push_back(picked);
   }
-  // The objective from the data, not GLPK's scaled and rounded copy.
+  // The objective from the data, not the solver's scaled and rounded copy.
   solution.objective_s = EvaluateAlpa(problem, solution.choice);
+  if (!solution.optimal() && solution.objective_s > 0) {
+    solution.gap = std::isnan(outcome.bound)
+                       ? -1
+                       : std::max(0.0, (solution.objective_s - outcome.bound / kObjectiveScale) / solution.objective_s);
+  }
   return solution;
 }
 

@@ -82,7 +82,7 @@ TEST(Alpa, TinyMlpCheapCommunicationIsMegatron) {
   EXPECT_EQ(FactorAxes(graph, *result, "fc2", "z"), std::vector<int>{0});
   EXPECT_EQ(FactorAxes(graph, *result, "fc2", "y"), std::vector<int>{});
   EXPECT_NEAR(result->objective_s, (kFc + kGelu + kFc) / 2 / kFlopRate + 4096 * 1e-12, 1e-15);
-  EXPECT_TRUE(result->optimal);
+  EXPECT_TRUE(result->optimal());
   EXPECT_EQ(result->nodes, 2);  // fc1 (with the gelu following it) and fc2
   EXPECT_EQ(result->followers, 1);
   auto program = PropagateAndCompile(graph, mesh, *result);
@@ -174,6 +174,11 @@ TEST(Alpa, BadOptionsAreErrors) {
   options.axis_costs = {{0.0, 0.0}};
   options.time_limit_s = 0;
   EXPECT_FALSE(SolveAlpa(graph, ParseMesh("x=2"), options).ok());
+  options.time_limit_s = 10;
+  options.node_budget = -1;
+  auto negative = SolveAlpa(graph, ParseMesh("x=2"), options);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("node budget"), std::string::npos);
 }
 
 // The ILP agrees with brute force on every choice of a small problem: the MLP
@@ -201,13 +206,13 @@ TEST(Alpa, IlpMatchesBruteForce) {
     }
   };
   search(0);
-  auto solution = SolveAlpaProblem(problem, 10);
+  auto solution = SolveAlpaProblem(problem, {});
   ASSERT_TRUE(solution.ok()) << solution.status().ToString();
-  EXPECT_TRUE(solution->optimal);
+  EXPECT_TRUE(solution->optimal());
   EXPECT_NEAR(solution->objective_s, best, 1e-12 * best);
 }
 
-// Random small problems with memory rows: GLPK's optimum is brute force's.
+// Random small problems with memory rows: GLPK's and CBC's optima are brute force's.
 TEST(Alpa, IlpMatchesBruteForceOnRandomProblems) {
   std::mt19937 random(20240607);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -253,21 +258,132 @@ TEST(Alpa, IlpMatchesBruteForceOnRandomProblems) {
       }
     };
     search(0);
-    auto solution = SolveAlpaProblem(problem, 10);
-    if (best == 1e300) {
-      ASSERT_FALSE(solution.ok()) << "trial " << trial;
-      EXPECT_EQ(solution.status().code(), StatusCode::kResourceExhausted);
-      continue;
-    }
-    ASSERT_TRUE(solution.ok()) << "trial " << trial << ": " << solution.status().ToString();
-    EXPECT_TRUE(solution->optimal);
-    EXPECT_NEAR(solution->objective_s, best, 1e-9) << "trial " << trial;
-    if (problem.memory_limit_bytes > 0) {
-      EXPECT_LE(AlpaMemoryBytes(problem, solution->choice), problem.memory_limit_bytes);
-      binding += best > unconstrained + 1e-12;
+    for (AlpaSolver solver : {AlpaSolver::kGlpk, AlpaSolver::kCbc}) {
+      const std::string name = AlpaSolverName(solver);
+      auto solution = SolveAlpaProblem(problem, AlpaSolveLimits{0, 300, solver});
+      if (best == 1e300) {
+        ASSERT_FALSE(solution.ok()) << name << " trial " << trial;
+        EXPECT_EQ(solution.status().code(), StatusCode::kResourceExhausted);
+        continue;
+      }
+      ASSERT_TRUE(solution.ok()) << name << " trial " << trial << ": " << solution.status().ToString();
+      EXPECT_TRUE(solution->optimal());
+      EXPECT_NEAR(solution->objective_s, best, 1e-9) << name << " trial " << trial;
+      if (problem.memory_limit_bytes > 0) {
+        EXPECT_LE(AlpaMemoryBytes(problem, solution->choice), problem.memory_limit_bytes);
+        binding += solver == AlpaSolver::kGlpk && best > unconstrained + 1e-12;
+      }
     }
   }
   EXPECT_GT(binding, 0);  // the memory rows changed some optimum
+}
+
+// Three strategies per node on K5 (every pair of the 5 nodes an edge), an
+// edge costing 1 us when both ends pick the same strategy: a 3-colouring of
+// K5, which has none, so the fewest monochromatic pairs is 2 (classes of
+// sizes 2, 2, 1). Node v's strategy s costs (3v + s) ns, so among those the
+// cheapest puts strategies 0 and 1 on two nodes each and 2 on one:
+//   2 us + sum_v 3v ns + (0 + 0 + 1 + 1 + 2) ns = 2 us + 30 ns + 4 ns = 2.034 us.
+// The LP relaxation does not see it: x = (1/2, 1/2, 0) at every node meets
+// every edge's marginals with nothing on the diagonal (x_u[s] + x_v[s] <= 1),
+// a bound of 30 + 5 * 1/2 = 32.5 ns, so the solver must branch (or cut).
+AlpaProblem ColouringOfK5() {
+  AlpaProblem problem;
+  constexpr int kNodes = 5, kStrategies = 3;
+  for (int v = 0; v < kNodes; ++v) {
+    AlpaNode node;
+    node.name = "k" + std::to_string(v);
+    for (int s = 0; s < kStrategies; ++s) {
+      node.cost_s.push_back((3 * v + s) * 1e-9);
+      node.param_bytes.push_back(0);
+      node.activation_bytes.push_back(0);
+    }
+    problem.nodes.push_back(std::move(node));
+  }
+  for (int from = 0; from < kNodes; ++from) {
+    for (int to = from + 1; to < kNodes; ++to) {
+      AlpaEdge edge{from, to, {}};
+      for (int s = 0; s < kStrategies; ++s) {
+        for (int t = 0; t < kStrategies; ++t) edge.cost_s.push_back(s == t ? 1e-6 : 0.0);
+      }
+      problem.edges.push_back(std::move(edge));
+    }
+  }
+  return problem;
+}
+
+// The default budget proves the optimum (after branching); a small budget
+// stops short of proving it and says so, with the gap, never claiming
+// optimality. The small budget per solver, measured (neither runs primal
+// heuristics as configured): GLPK finds its first incumbent at its 5th node
+// and proves the optimum at its 26th, so five; CBC at its 4th and 14th, so four.
+TEST(Alpa, NodeBudgetStopsTheSearchAndIsReported) {
+  const AlpaProblem problem = ColouringOfK5();
+  for (auto [solver, small] : {std::pair<AlpaSolver, int64_t>{AlpaSolver::kGlpk, 5}, {AlpaSolver::kCbc, 4}}) {
+    const std::string name = AlpaSolverName(solver);
+    auto full = SolveAlpaProblem(problem, AlpaSolveLimits{0, 300, solver});
+    ASSERT_TRUE(full.ok()) << name << ": " << full.status().ToString();
+    EXPECT_EQ(full->solver, solver);
+    EXPECT_TRUE(full->optimal()) << name;
+    EXPECT_NEAR(full->objective_s, 2.034e-6, 1e-15) << name;
+    EXPECT_EQ(AlpaSolveNote(*full, 300), "optimal, " + name);
+
+    auto cut = SolveAlpaProblem(problem, AlpaSolveLimits{small, 300, solver});
+    ASSERT_TRUE(cut.ok()) << name << ": " << cut.status().ToString();
+    EXPECT_EQ(cut->stop, AlpaStop::kNodeBudget) << name;
+    EXPECT_FALSE(cut->optimal()) << name;
+    EXPECT_EQ(cut->node_budget, small) << name;
+    EXPECT_LE(cut->nodes, small) << name;
+    EXPECT_GT(cut->gap, 0) << name;
+    EXPECT_LE(cut->gap, 1) << name;
+    EXPECT_GE(cut->objective_s, full->objective_s - 1e-15) << name;  // feasible, no better than the optimum
+    EXPECT_DOUBLE_EQ(cut->objective_s, EvaluateAlpa(problem, cut->choice)) << name;
+    const std::string note = AlpaSolveNote(*cut, 300);
+    EXPECT_TRUE(note.starts_with("best found: " + name + " stopped at the node budget of " + std::to_string(small) +
+                                 " nodes, gap "))
+        << note;
+  }
+  // Stopped before a first incumbent: an error naming the budget.
+  for (AlpaSolver solver : {AlpaSolver::kGlpk, AlpaSolver::kCbc}) {
+    auto none = SolveAlpaProblem(problem, AlpaSolveLimits{1, 300, solver});
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(none.status().message(),
+              std::string(AlpaSolverName(solver)) + " found no feasible sharding within the node budget of 1 nodes");
+  }
+}
+
+// Determinism: the budget counts nodes, not seconds, so the same problem and
+// budget give the same outcome every time (the wall-clock limit this
+// replaces stopped GLPK at a load-dependent incumbent).
+TEST(Alpa, BudgetedSolveIsDeterministic) {
+  const AlpaProblem problem = ColouringOfK5();
+  for (AlpaSolver solver : {AlpaSolver::kGlpk, AlpaSolver::kCbc}) {
+    for (int64_t budget : {1, 5, 20}) {
+      auto first = SolveAlpaProblem(problem, AlpaSolveLimits{budget, 300, solver});
+      auto second = SolveAlpaProblem(problem, AlpaSolveLimits{budget, 300, solver});
+      ASSERT_EQ(first.ok(), second.ok()) << budget;
+      if (!first.ok()) {
+        EXPECT_EQ(first.status().message(), second.status().message());
+        continue;
+      }
+      EXPECT_EQ(first->choice, second->choice) << budget;
+      EXPECT_EQ(first->nodes, second->nodes) << budget;
+      EXPECT_EQ(first->stop, second->stop) << budget;
+      EXPECT_EQ(first->gap, second->gap) << budget;
+      EXPECT_EQ(first->objective_s, second->objective_s) << budget;
+    }
+  }
+}
+
+// The derived budget: 2e6 / (columns + rows), clamped to [5, 100,000].
+TEST(Alpa, NodeBudgetFallsWithTheProblemSize) {
+  EXPECT_EQ(AlpaNodeBudget(10, 5), 100'000);       // 2e6 / 15 is over the cap
+  EXPECT_EQ(AlpaNodeBudget(8'000, 2'000), 200);    // 2e6 / 10,000
+  EXPECT_EQ(AlpaNodeBudget(40'000, 10'000), 40);   // 2e6 / 50,000
+  EXPECT_EQ(AlpaNodeBudget(60'000, 10'000), 28);   // 2e6 / 70,000 = 28.6
+  EXPECT_EQ(AlpaNodeBudget(300'000, 33'000), 6);   // 2e6 / 333,000 = 6.006
+  EXPECT_EQ(AlpaNodeBudget(2'000'000, 0), 5);      // 1 is under the floor
 }
 
 TEST(Alpa, BlockPattern) {
@@ -344,11 +460,11 @@ Bytes SolveAndCompile(const std::string& label, const pir::Graph& graph, const s
   std::cout << label << " on " << mesh_text << ": " << result->ops << " ops (" << result->followers << " followers), "
             << result->nodes << " nodes, " << result->strategies << " strategies, " << result->variables
             << " variables, " << result->constraints << " constraints; build " << result->build_time_s << " s, solve "
-            << result->solve_time_s << " s, " << (result->optimal ? "optimal" : "time limit") << ", objective "
+            << result->solve_time_s << " s, " << (result->solve_note) << ", objective "
             << result->objective_s << " s, memory " << FormatBytes(Bytes(static_cast<int64_t>(result->memory_bytes)))
             << "\n"
             << result->summary;
-  EXPECT_TRUE(result->optimal);
+  EXPECT_TRUE(result->optimal());
   EXPECT_LE(result->memory_bytes, static_cast<double>(memory_limit));
   auto program = PropagateAndCompile(graph, mesh, *result);
   EXPECT_TRUE(program.ok()) << program.status().ToString();
@@ -395,6 +511,63 @@ TEST(AlpaZoo, Wan14bMemoryLimitShardsWeights) {
 
 TEST(AlpaZoo, HunyuanVideo720pSolvesAndCompiles) {
   SolveAndCompile("hunyuanvideo-13b 720p", ZooGraph("hunyuanvideo-13b", {}), "x=2,y=4", false);
+}
+
+// The per-mesh-axis decomposition gives a feasible point of the joint ILP,
+// never below its optimum; one axis has nothing to decompose.
+TEST(AlpaZoo, DecompositionIsFeasibleAndNoBetterThanTheOptimum) {
+  workload::ModelOptions model_options;
+  model_options.width = 256;
+  model_options.height = 256;
+  model_options.frames = 5;
+  const pir::Graph graph = ZooGraph("wan2.1-t2v-1.3b", model_options);
+  for (const char* text : {"x=2,y=4", "x=4,y=2", "x=2,y=2,z=2"}) {
+    const shard::Mesh mesh = ParseMesh(text);
+    auto model = alpa_internal::BuildAlpaModel(graph, mesh, ZooOptions(mesh));
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    std::optional<std::vector<int>> choice = DecomposeByMeshAxis(model->problem);
+    ASSERT_TRUE(choice.has_value()) << text;
+    ASSERT_EQ(choice->size(), model->problem.nodes.size());
+    auto optimum = SolveAlpaProblem(model->problem, {});
+    ASSERT_TRUE(optimum.ok()) << optimum.status().ToString();
+    ASSERT_TRUE(optimum->optimal());
+    const double decomposed = EvaluateAlpa(model->problem, *choice);
+    EXPECT_GE(decomposed, optimum->objective_s * (1 - 1e-12)) << text;
+    EXPECT_LE(AlpaMemoryBytes(model->problem, *choice), model->problem.memory_limit_bytes) << text;
+    std::cout << text << ": decomposition " << decomposed << " s, joint optimum " << optimum->objective_s << " s\n";
+  }
+  const shard::Mesh line = ParseMesh("sp=8");
+  auto model = alpa_internal::BuildAlpaModel(graph, line, ZooOptions(line));
+  ASSERT_TRUE(model.ok());
+  EXPECT_FALSE(DecomposeByMeshAxis(model->problem).has_value());
+}
+
+// A training step on a 2D mesh is the large ILP (over 50,000 columns): CBC,
+// started from the decomposition, proves it optimal.
+TEST(AlpaZoo, TrainingStepOn2dMeshIsCbcFromTheDecomposition) {
+  workload::ModelOptions model_options;
+  model_options.width = 256;
+  model_options.height = 256;
+  model_options.frames = 9;
+  auto config = frontend::ZooWorkload("wan2.1-t2v-1.3b", model_options);
+  ASSERT_TRUE(config.ok());
+  workload::TrainOptions train;
+  train.micro_batch = 4;
+  train.remat = pir::RematPolicy::kSelected;
+  auto graph = config->TrainStep(train);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  const shard::Mesh mesh = ParseMesh("x=2,y=2");
+  auto model = alpa_internal::BuildAlpaModel(*graph, mesh, ZooOptions(mesh));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto solution = SolveAlpaProblem(model->problem, {});
+  ASSERT_TRUE(solution.ok()) << solution.status().ToString();
+  EXPECT_GE(solution->variables, 50'000);
+  EXPECT_EQ(solution->solver, AlpaSolver::kCbc);
+  EXPECT_TRUE(solution->decomposition_start);
+  EXPECT_TRUE(solution->optimal()) << AlpaSolveNote(*solution, 300);
+  std::optional<std::vector<int>> start = DecomposeByMeshAxis(model->problem);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_LE(solution->objective_s, EvaluateAlpa(model->problem, *start) * (1 + 1e-12));
 }
 
 }  // namespace

@@ -57,9 +57,17 @@ std::vector<AxisCost> FitAxisCosts(const shard::Mesh& mesh, const net::Placement
 // The ILP on every 1D and 2D mesh, the lowest objective evaluated under the
 // default placement. The ILP's memory row is an estimate (no liveness); when
 // the compiled pick still exceeds the HBM, the limit is tightened by the
-// overshoot and the ILP solved again (3 tries). nullopt, with the reason in
-// *note, when nothing fits.
-StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const Combo& combo, std::string* note) {
+// overshoot and the ILP solved again (3 tries). A tighter limit only removes
+// choices, so a mesh whose last optimum still fits under it keeps that
+// optimum without a new solve, and when the pick's own choice still fits,
+// the pick cannot change (every other mesh can only get costlier): the tries
+// stop there, since another would compile the same program. nullopt, with
+// the reason in *note, when nothing fits. *caveat: "" when the pick is a
+// proven optimum and no mesh was cut short by a solver limit; else what was
+// (the pick's best-found gap, the meshes a budget left unsolved), for the
+// plan's description of the baseline.
+StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const Combo& combo, std::string* note,
+                                               std::string* caveat) {
   const hw::Topology& topology = *ctx.topology;
   const PlanOptions& options = ctx.options;
   const int64_t chips = topology.num_chips();
@@ -73,44 +81,58 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
                       price::ComputeModel::Create(topology.chip, options.calibration.compute));
   const double hbm = static_cast<double>(topology.chip.hbm.value());
   double limit = hbm;
+  // By mesh: the last solve's optimum (reused while it fits the limit).
+  std::map<std::string, AlpaResult> solved;
   for (int attempt = 0; attempt < 3; ++attempt) {
+    std::vector<std::string> cut_short;  // meshes a solver limit left without a solution
     double objective = std::numeric_limits<double>::infinity();
+    const AlpaResult* picked = nullptr;
     Candidate pick;
     pick.step = StepOf(ctx.config);
     pick.program = graph;
     pick.strategy.combo = combo;
     for (const std::string& text : meshes) {
       AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(text));
-      std::string method;
-      AZ_ASSIGN_OR_RETURN(net::Placement placement, place::DefaultPlacementFor(topology, Shape(mesh), &method));
-      AlpaOptions alpa_options;
-      alpa_options.axis_costs = FitAxisCosts(mesh, placement, topology, options.calibration.network);
-      alpa_options.flop_rate = compute.peak().value() * options.calibration.compute.matmul_efficiency;
-      alpa_options.memory_limit_bytes = static_cast<int64_t>(limit);
-      alpa_options.time_limit_s = 10;
-      auto result = SolveAlpa(*graph, mesh, alpa_options);
-      if (result.ok()) {
-        char line[256];
+      auto kept = solved.find(text);
+      if (kept != solved.end() && !(kept->second.optimal() && kept->second.memory_bytes <= limit)) {
+        solved.erase(kept);
+        kept = solved.end();
+      }
+      if (kept == solved.end()) {
+        std::string method;
+        AZ_ASSIGN_OR_RETURN(net::Placement placement, place::DefaultPlacementFor(topology, Shape(mesh), &method));
+        AlpaOptions alpa_options;
+        alpa_options.axis_costs = FitAxisCosts(mesh, placement, topology, options.calibration.network);
+        alpa_options.flop_rate = compute.peak().value() * options.calibration.compute.matmul_efficiency;
+        alpa_options.memory_limit_bytes = static_cast<int64_t>(limit);
+        auto result = SolveAlpa(*graph, mesh, alpa_options);
+        if (!result.ok()) {
+          Say(ctx, "alpa: mesh " + text + ": " + result.status().message());
+          if (note->empty()) *note = "mesh " + text + ": " + result.status().message();
+          if (result.status().code() == StatusCode::kFailedPrecondition) {
+            cut_short.push_back("mesh " + text + " unsolved: " + result.status().message());
+          }
+          continue;
+        }
+        char line[320];
         std::snprintf(line, sizeof line,
                       "alpa: mesh %s: %d nodes, %d strategies; built in %.2f s, solved in %.2f s (%s)", text.c_str(),
                       result->nodes, result->strategies, result->build_time_s, result->solve_time_s,
-                      result->optimal ? "optimal" : "time limit");
+                      result->solve_note.c_str());
         Say(ctx, line);
-      } else {
-        Say(ctx, "alpa: mesh " + text + ": " + result.status().message());
-        if (note->empty()) *note = "mesh " + text + ": " + result.status().message();
-        continue;
+        kept = solved.emplace(text, std::move(*result)).first;
       }
-      if (result->objective_s < objective) {
-        objective = result->objective_s;
+      if (kept->second.objective_s < objective) {
+        objective = kept->second.objective_s;
+        picked = &kept->second;
         pick.mesh = mesh;
-        pick.strategy.seeds = result->seeds;
       }
     }
-    if (!std::isfinite(objective)) {
+    if (picked == nullptr) {
       if (note->empty()) *note = "the ILP found no feasible sharding";
       return std::optional<Evaluated>();
     }
+    pick.strategy.seeds = picked->seeds;
     StatusOr<Compiled> compiled = Compile(pick, ctx.evaluate);
     if (!compiled.ok()) {
       *note = "the ILP's pick does not compile: " + compiled.status().message();
@@ -121,11 +143,20 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
       *note = "the ILP's pick peaks at " + FormatBytes(compiled->evidence.peak_memory) + " once compiled, over " +
               FormatBytes(topology.chip.hbm) + " (after " + std::to_string(attempt + 1) + " tries)";
       limit *= 0.95 * hbm / peak;
+      if (picked->optimal() && picked->memory_bytes <= limit) {
+        Say(ctx, "alpa: the pick on mesh " + pick.mesh.ToString() + " still fits the tightened ILP limit of " +
+                     FormatBytes(Bytes(static_cast<int64_t>(limit))) + ": no other try would change it");
+        *note += "; a tighter ILP memory limit leaves it unchanged";
+        break;
+      }
       continue;
     }
     Evaluated e = Price(std::move(*compiled), topology, options.calibration, PlacementPolicy{});
     AZ_RETURN_IF_ERROR(e.status);
     note->clear();
+    caveat->clear();
+    if (!picked->optimal()) *caveat = picked->solve_note;
+    for (const std::string& cut : cut_short) *caveat += (caveat->empty() ? "" : "; ") + cut;
     return std::optional<Evaluated>(std::move(e));
   }
   return std::optional<Evaluated>();
@@ -164,10 +195,12 @@ class Alpa : public Source {
       Combo combo;
       combo.remat = remat;
       pick.note.clear();
-      AZ_ASSIGN_OR_RETURN(pick.evaluated, RunAlpaOnce(ctx, combo, &pick.note));
+      std::string caveat;
+      AZ_ASSIGN_OR_RETURN(pick.evaluated, RunAlpaOnce(ctx, combo, &pick.note, &caveat));
       if (pick.evaluated) {
         pick.sharding = "alpa";
         pick.description = "Alpa ILP on mesh " + pick.evaluated->compiled.candidate.mesh.ToString();
+        if (!caveat.empty()) pick.description += " (" + caveat + ")";
         return pick;
       }
       if (remat) pick.note += " (remat " + std::string(pir::RematPolicyName(*remat)) + ")";
