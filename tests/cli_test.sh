@@ -570,8 +570,8 @@ for job in "v5e:2x4" "h100:8"; do
   done
 done
 
-# ... and a training plan (issue 12). Without Alpa: GLPK stops at a wall-clock limit on the
-# training graph's 2D meshes, so its pick may depend on the machine's speed (docs/errors.md).
+# ... and a training plan (issue 12). Without Alpa, for time: the training graph's 2D meshes
+# are large ILPs (docs/alpa.md); their solve is deterministic (a node budget, not a clock).
 ref=""
 for threads in 1 2 8; do
   dir="$tmp/det_train_$threads"

@@ -31,8 +31,8 @@ CASES = {
     "readme": "--model wan2.1-t2v-14b --width 1280 --height 720 --frames 81 --topology v5e:2x4",
     "h100_wan13b": "--model wan2.1-t2v-1.3b --width 832 --height 480 --frames 81 --topology h100:8",
     "h100_wan22_experts": "--model wan2.2-t2v-a14b --width 1280 --height 720 --frames 81 --topology h100:8",
-    # Without Alpa: GLPK stops at a wall-clock limit on the training graph's 2D
-    # meshes, so its pick could depend on the machine's speed.
+    # Without Alpa, for time: the training graph's 2D meshes are large ILPs
+    # (docs/alpa.md); their solve is deterministic (a node budget, not a clock).
     "v5p_train": "--model wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 --topology v5p:2x2x1 --train "
                  "--no-alpa",
     "stablehlo_annotated": "--stablehlo tests/data/stablehlo/wan14b_720p_81f_1block_ulysses8.mlir "

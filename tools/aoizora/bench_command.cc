@@ -56,6 +56,7 @@ const std::vector<std::string> kScaleTopologies = {
     "v5e:2x4",    "v5e:4x4",    "v5e:4x8",      "v5e:8x8",      "v5e:8x16",     "v5e:16x16",  // 8 to 256 chips
     "v5p:4x4x4",  "v5p:4x4x8",  "v5p:4x8x8",    "v5p:8x8x8",    "v5p:8x8x16",                 // 64 to 1024
     "h100:8",     "h100:2x8:efa", "h100:4x8:efa", "h100:8x8:efa",                             // 8 to 64
+    "v5e:8x8*2",  "v5e:16x16*2",                                                              // multi-slice: 128, 512
 };
 
 // The CPUs this process may run on, as `nproc` counts them.
