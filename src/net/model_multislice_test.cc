@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "hw/testing.h"
+#include "net/testing.h"
 #include "net/model.h"
 
 namespace az::net {
@@ -13,21 +14,8 @@ namespace {
 
 using hw_test::Topo;
 
-Collective Make(CollectiveKind kind, int64_t bytes, const char* groups, int devices) {
-  Collective c;
-  c.kind = kind;
-  c.bytes = Bytes(bytes);
-  auto g = ParseReplicaGroups(groups, devices);
-  EXPECT_TRUE(g.ok()) << g.status().ToString();
-  c.groups = *g;
-  return c;
-}
-
-CollectiveResult Price(CollectiveModel& m, const Collective& c, const Placement& p) {
-  auto r = m.Price(c, p, /*explain=*/true);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return std::move(r).value();
-}
+using net_test::Make;
+using net_test::Price;
 
 Placement Shifted(int n, int first) {
   Placement p(static_cast<size_t>(n));

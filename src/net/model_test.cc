@@ -5,27 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "hw/testing.h"
+#include "net/testing.h"
 
 namespace az::net {
 namespace {
 
 using hw_test::Topo;
 
-Collective Make(CollectiveKind kind, int64_t bytes, const char* groups, int devices) {
-  Collective c;
-  c.kind = kind;
-  c.bytes = Bytes(bytes);
-  auto g = ParseReplicaGroups(groups, devices);
-  EXPECT_TRUE(g.ok()) << g.status().ToString();
-  c.groups = *g;
-  return c;
-}
-
-CollectiveResult Price(CollectiveModel& m, const Collective& c, const Placement& p) {
-  auto r = m.Price(c, p, /*explain=*/true);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return std::move(r).value();
-}
+using net_test::Make;
+using net_test::Price;
 
 // The scaling book's formulas assume its link rates exactly, with no fixed
 // cost per collective: these tests check the formulas under that calibration

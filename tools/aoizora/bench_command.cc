@@ -49,6 +49,17 @@ StatusOr<ModelCase> ParseModelCase(const std::string& text) {
   return c;
 }
 
+// The zoo's configuration for a case (its video, or the model's default one).
+StatusOr<zoo::ModelConfig> ResolveCase(const ModelCase& m) {
+  zoo::ModelOptions options;
+  if (m.width > 0) {
+    options.width = m.width;
+    options.height = m.height;
+    options.frames = m.frames;
+  }
+  return zoo::ResolveConfig(m.model, options);
+}
+
 // bench --scale's slices, in the order the table lists them. Multi-slice
 // specs join this list as they land in the catalog ("v5e:16x16*2"); a spec
 // LoadTopology refuses becomes a row that says why.
@@ -162,14 +173,8 @@ int RunScale(const BenchArgs& args, const std::vector<ModelCase>& models) {
   context.timeout_s = args.timeout_s;
   std::vector<emit::ScaleRow> rows;
   for (const ModelCase& m : models) {
-    zoo::ModelOptions options;
-    if (m.width > 0) {
-      options.width = m.width;
-      options.height = m.height;
-      options.frames = m.frames;
-    }
     // A misspelt model fails the bench at once; a slice is a row's business.
-    auto config = zoo::ResolveConfig(m.model, options);
+    auto config = ResolveCase(m);
     if (!config.ok()) return Fail(config.status());
     for (const std::string& spec : topologies) {
       emit::ScaleRow row;
@@ -240,13 +245,7 @@ int RunBench(const BenchArgs& args) {
   if (topologies.empty()) topologies = {"v5e:2x2", "v5e:2x4", "v5e:4x4", "h100:8"};
   std::vector<emit::BenchRow> rows;
   for (const ModelCase& m : models) {
-    zoo::ModelOptions options;
-    if (m.width > 0) {
-      options.width = m.width;
-      options.height = m.height;
-      options.frames = m.frames;
-    }
-    auto config = zoo::ResolveConfig(m.model, options);
+    auto config = ResolveCase(m);
     if (!config.ok()) return Fail(config.status());
     for (const std::string& spec : topologies) {
       auto topology = LoadTopology(spec);
