@@ -236,8 +236,12 @@ std::string ScaleSvg(const std::vector<ScaleRow>& rows) {
     out += "<text x=\"" + Fixed(left + plot_w / 2, 1) + "\" y=\"" + Fixed(top + plot_h / 2, 1) +
            "\" text-anchor=\"middle\" fill=\"#999\">no row planned</text>\n";
   } else {
-    auto [x_lo, x_hi] = PowerBounds(chips_lo, chips_hi, 2);
-    auto [y_lo, y_hi] = PowerBounds(time_lo, time_hi, 10);
+    // Plain variables, not structured bindings: clang before 16 cannot
+    // capture a binding in a lambda.
+    const std::pair<double, double> x_bounds = PowerBounds(chips_lo, chips_hi, 2);
+    const std::pair<double, double> y_bounds = PowerBounds(time_lo, time_hi, 10);
+    const double x_lo = x_bounds.first, x_hi = x_bounds.second;
+    const double y_lo = y_bounds.first, y_hi = y_bounds.second;
     auto x_of = [&](double chips) { return left + plot_w * std::log2(chips / x_lo) / std::log2(x_hi / x_lo); };
     auto y_of = [&](double s) { return top + plot_h * (1 - std::log10(s / y_lo) / std::log10(y_hi / y_lo)); };
     const double bottom = top + plot_h;
