@@ -407,22 +407,21 @@ TEST(CollectiveModelCache, SubGridMemberOrderDoesNotMatter) {
   ASSERT_TRUE(t.ok());
   CollectiveModel model(*t, DefaultCalibration(*t));
   Placement p = IdentityPlacement(16);
-  Collective grid;  // chips {0,1,4,5}: coordinates x in {0,1}, y in {0,1}, a 2x2 sub-grid
-  grid.kind = CollectiveKind::kAllGather;
-  grid.bytes = MiB(16);
-  grid.groups.groups = {{0, 1, 4, 5}};
-  Collective shuffled = grid;
-  shuffled.groups.groups = {{5, 0, 4, 1}};
+  auto gather = [](std::vector<int> members) {  // one all-gather group of 16 MiB
+    Collective c;
+    c.kind = CollectiveKind::kAllGather;
+    c.bytes = MiB(16);
+    c.groups.groups = {std::move(members)};
+    return c;
+  };
+  // Chips {0,1,4,5}: coordinates x in {0,1}, y in {0,1}, a 2x2 sub-grid.
+  Collective grid = gather({0, 1, 4, 5}), shuffled = gather({5, 0, 4, 1});
   auto a = model.Price(grid, p), b = model.Price(shuffled, p);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->time.value(), b->time.value());
   EXPECT_EQ(model.Time(shuffled, p).value(), model.Time(grid, p).value());
-  Collective line;  // chips 0, 5, 10, 15: the diagonal, no sub-grid; two orders, two rings
-  line.kind = CollectiveKind::kAllGather;
-  line.bytes = MiB(16);
-  line.groups.groups = {{0, 5, 10, 15}};
-  Collective other = line;
-  other.groups.groups = {{0, 10, 5, 15}};
+  // Chips 0, 5, 10, 15: the diagonal, no sub-grid; two orders, two rings.
+  Collective line = gather({0, 5, 10, 15}), other = gather({0, 10, 5, 15});
   auto c = model.Price(line, p), d = model.Price(other, p);
   ASSERT_TRUE(c.ok() && d.ok());
   EXPECT_NE(c->time.value(), d->time.value());

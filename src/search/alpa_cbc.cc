@@ -12,29 +12,13 @@
 #include <Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <memory>
 #include <limits>
 #include <string>
 
 #include "search/alpa_solvers.h"
 
 namespace az::search::alpa_internal {
-
-namespace {
-
-// Owns a Cbc_Model for its lifetime.
-class CbcModel {
- public:
-  CbcModel() : model_(Cbc_newModel()) {}
-  ~CbcModel() { Cbc_deleteModel(model_); }
-  CbcModel(const CbcModel&) = delete;
-  CbcModel& operator=(const CbcModel&) = delete;
-  Cbc_Model* get() const { return model_; }
-
- private:
-  Cbc_Model* model_;
-};
-
-}  // namespace
 
 StatusOr<IlpOutcome> SolveWithCbc(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s,
                                   const std::vector<double>& warm_start) {
@@ -59,7 +43,8 @@ StatusOr<IlpOutcome> SolveWithCbc(const IlpMatrix& matrix, int64_t node_budget, 
   }
   const std::vector<double> lower(static_cast<size_t>(matrix.columns), 0.0), upper(static_cast<size_t>(matrix.columns), 1.0);
 
-  CbcModel holder;
+  // Owned for the solve: deleted on every return.
+  const std::unique_ptr<Cbc_Model, decltype(&Cbc_deleteModel)> holder(Cbc_newModel(), &Cbc_deleteModel);
   Cbc_Model* model = holder.get();
   Cbc_loadProblem(model, matrix.columns, static_cast<int>(matrix.rows.size()), start.data(), index.data(), value.data(),
                   lower.data(), upper.data(), matrix.objective.data(), row_lower.data(), row_upper.data());

@@ -6,6 +6,7 @@
 #include <glpk.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "search/alpa_solvers.h"
@@ -13,19 +14,6 @@
 namespace az::search::alpa_internal {
 
 namespace {
-
-// Owns a glp_prob for its lifetime.
-class GlpkProblem {
- public:
-  GlpkProblem() : problem_(glp_create_prob()) {}
-  ~GlpkProblem() { glp_delete_prob(problem_); }
-  GlpkProblem(const GlpkProblem&) = delete;
-  GlpkProblem& operator=(const GlpkProblem&) = delete;
-  glp_prob* get() const { return problem_; }
-
- private:
-  glp_prob* problem_;
-};
 
 struct NodeBudget {
   int64_t budget = 0;
@@ -52,7 +40,8 @@ void CountNodes(glp_tree* tree, void* info) {
 }  // namespace
 
 StatusOr<IlpOutcome> SolveWithGlpk(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s) {
-  GlpkProblem holder;
+  // Owned for the solve: deleted on every return.
+  const std::unique_ptr<glp_prob, decltype(&glp_delete_prob)> holder(glp_create_prob(), &glp_delete_prob);
   glp_prob* lp = holder.get();
   glp_set_obj_dir(lp, GLP_MIN);
   glp_add_cols(lp, matrix.columns);

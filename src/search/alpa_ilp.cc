@@ -27,6 +27,7 @@
 
 #include "search/alpa.h"
 #include "search/alpa_solvers.h"
+#include "support/enum_names.h"
 
 namespace az::search {
 
@@ -115,23 +116,15 @@ double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choic
   return params + activations;
 }
 
-const char* AlpaSolverName(AlpaSolver solver) {
-  switch (solver) {
-    case AlpaSolver::kAuto: return "auto";
-    case AlpaSolver::kGlpk: return "GLPK";
-    case AlpaSolver::kCbc: return "CBC";
-  }
-  return "?";
-}
+// The tables' names are string literals, so their data() is NUL-terminated.
+constexpr EnumName<AlpaSolver> kSolverNames[] = {
+    {AlpaSolver::kAuto, "auto"}, {AlpaSolver::kGlpk, "GLPK"}, {AlpaSolver::kCbc, "CBC"}};
+constexpr EnumName<AlpaStop> kStopNames[] = {
+    {AlpaStop::kOptimal, "optimal"}, {AlpaStop::kNodeBudget, "node budget"}, {AlpaStop::kTimeLimit, "time limit"}};
 
-const char* AlpaStopName(AlpaStop stop) {
-  switch (stop) {
-    case AlpaStop::kOptimal: return "optimal";
-    case AlpaStop::kNodeBudget: return "node budget";
-    case AlpaStop::kTimeLimit: return "time limit";
-  }
-  return "?";
-}
+const char* AlpaSolverName(AlpaSolver solver) { return NameOf(kSolverNames, solver).data(); }
+
+const char* AlpaStopName(AlpaStop stop) { return NameOf(kStopNames, stop).data(); }
 
 int64_t AlpaNodeBudget(int64_t columns, int64_t rows) {
   const double size = static_cast<double>(std::max<int64_t>(1, columns + rows));
