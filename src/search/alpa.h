@@ -50,7 +50,9 @@ struct AlpaOptions {
 struct AlpaNode {
   std::string name;                      // the class pattern, "blocks.#.self_attn.q"
   std::vector<double> cost_s;            // per strategy: compute, own communication, resharding inside the node
-  std::vector<double> param_bytes;       // per strategy: per-device bytes of the leaves the node stores
+  // Per strategy: per-device bytes the node holds through the step: the
+  // leaves it stores and, in a training step, its results kept for the backward.
+  std::vector<double> stored_bytes;
   std::vector<double> activation_bytes;  // per strategy: the largest local working set of one of its ops
   // Per strategy, per mesh axis: the index of the factor the axis shards, -1
   // unused. Optional (BuildAlpaModel sets it): the per-mesh-axis
@@ -84,7 +86,7 @@ std::optional<std::vector<int>> DecomposeByMeshAxis(const AlpaProblem& problem);
 
 // The objective of a choice (one strategy index per node): what every solver is checked against.
 double EvaluateAlpa(const AlpaProblem& problem, const std::vector<int>& choice);
-// The memory the ILP constrains: max over nodes w of (all stored leaves + w's working set).
+// The memory the ILP constrains: max over nodes w of (all stored bytes + w's working set).
 double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choice);
 
 // The MILP solver: kAuto picks GLPK below 50,000 columns and CBC from there

@@ -450,7 +450,7 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
     AlpaNode& n = model.problem.nodes[static_cast<size_t>(node)];
     if (operand < 0) {
       n.cost_s.assign(pattern.strategies.size(), 0.0);
-      n.param_bytes.assign(pattern.strategies.size(), 0.0);
+      n.stored_bytes.assign(pattern.strategies.size(), 0.0);
       n.activation_bytes.assign(pattern.strategies.size(), 0.0);
       for (const OpSharding& sharding : pattern.strategies) {
         std::vector<int> axis_factor(static_cast<size_t>(mesh.num_axes()), -1);
@@ -472,6 +472,37 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
     for (size_t s = 0; s < p.strategies.size(); ++s) {
       n.cost_s[s] += p.own_cost_s[s];
       n.activation_bytes[s] = std::max(n.activation_bytes[s], p.working_set_bytes[s]);
+    }
+  }
+
+  // A training step (the graph attribute "backward_start", frontend/zoo/
+  // train.cc): every forward result the backward reads (remat copies
+  // included: they read the values their segment keeps) is held from its
+  // forward op to the backward, so all of them are live together where the
+  // backward starts, beside the stored leaves. Its producer's node stores it
+  // under the strategy's result sharding; the values remat offload keeps in
+  // host memory (attribute "offloaded") are not in HBM.
+  if (const int64_t backward_start = graph.attrs().GetInt("backward_start").value_or(-1); backward_start > 0) {
+    std::vector<bool> kept(static_cast<size_t>(graph.num_values()), false);
+    for (pir::OpId id = static_cast<pir::OpId>(backward_start); id < graph.num_ops(); ++id) {
+      for (pir::ValueId value : graph.op(id).operands) {
+        const pir::OpId producer = graph.value(value).producer;
+        if (producer != pir::kNoOp && producer < backward_start) kept[static_cast<size_t>(value)] = true;
+      }
+    }
+    for (int64_t v : graph.attrs().GetInts("offloaded").value_or(std::vector<int64_t>{})) {
+      if (v >= 0 && v < graph.num_values()) kept[static_cast<size_t>(v)] = false;
+    }
+    for (pir::ValueId value = 0; value < graph.num_values(); ++value) {
+      if (!kept[static_cast<size_t>(value)]) continue;
+      const pir::OpId producer = graph.value(value).producer;
+      const auto& results = graph.op(producer).results;
+      const size_t r = static_cast<size_t>(std::find(results.begin(), results.end(), value) - results.begin());
+      const Pattern& p = model.patterns[static_cast<size_t>(model.pattern_of_op[static_cast<size_t>(producer)])];
+      AlpaNode& n = model.problem.nodes[static_cast<size_t>(model.node_of_op[static_cast<size_t>(producer)])];
+      for (size_t s = 0; s < p.strategies.size(); ++s) {
+        n.stored_bytes[s] += LocalBytes(mesh, graph.type(value), p.produced[s][r]);
+      }
     }
   }
 
@@ -497,7 +528,7 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
           storer = {id, static_cast<int>(k)};
           AlpaNode& n = model.problem.nodes[static_cast<size_t>(v_node)];
           for (size_t t = 0; t < consumer.strategies.size(); ++t) {
-            n.param_bytes[t] += LocalBytes(mesh, type, consumer.required[t][k]);
+            n.stored_bytes[t] += LocalBytes(mesh, type, consumer.required[t][k]);
           }
           continue;
         }

@@ -12,7 +12,9 @@
 #include <Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <limits>
 #include <string>
 
@@ -43,6 +45,14 @@ StatusOr<IlpOutcome> SolveWithCbc(const IlpMatrix& matrix, int64_t node_budget, 
   }
   const std::vector<double> lower(static_cast<size_t>(matrix.columns), 0.0), upper(static_cast<size_t>(matrix.columns), 1.0);
 
+  // One CBC solve at a time: the planner solves meshes on several threads
+  // (baseline_sources.cc), and Cbc_solve runs CBC's command-line driver
+  // (CbcMain1), which CBC 2.10 does not document as reentrant. GLPK keeps
+  // its state per thread (Debian builds it with TLS), so its solves overlap.
+  static std::mutex cbc_mutex;
+  const auto asked = std::chrono::steady_clock::now();
+  const std::lock_guard<std::mutex> one_at_a_time(cbc_mutex);
+  const double wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   // Owned for the solve: deleted on every return.
   const std::unique_ptr<Cbc_Model, decltype(&Cbc_deleteModel)> holder(Cbc_newModel(), &Cbc_deleteModel);
   Cbc_Model* model = holder.get();
@@ -65,6 +75,7 @@ StatusOr<IlpOutcome> SolveWithCbc(const IlpMatrix& matrix, int64_t node_budget, 
   const int code = Cbc_solve(model);
 
   IlpOutcome outcome;
+  outcome.wait_s = wait_s;
   outcome.nodes = Cbc_getNodeCount(model);
   const double* best = Cbc_bestSolution(model);
   if (Cbc_isProvenInfeasible(model) || (best == nullptr && Cbc_isProvenOptimal(model))) {

@@ -22,7 +22,7 @@ AlpaProblem Restrict(const AlpaProblem& problem, const std::vector<std::vector<i
     kept.name = node.name;
     for (int s : keep[v]) {
       kept.cost_s.push_back(node.cost_s[static_cast<size_t>(s)]);
-      kept.param_bytes.push_back(node.param_bytes[static_cast<size_t>(s)]);
+      kept.stored_bytes.push_back(node.stored_bytes[static_cast<size_t>(s)]);
       kept.activation_bytes.push_back(node.activation_bytes[static_cast<size_t>(s)]);
     }
     sub.nodes.push_back(std::move(kept));

@@ -74,12 +74,13 @@ class RowBuilder {
   std::map<int, double> row_;
 };
 
-// The footprint no choice beats: every node's smallest stored bytes plus the
-// largest over nodes of their smallest working set.
+// The footprint no choice beats: every node's smallest stored bytes (leaves
+// and kept activations) plus the largest over nodes of their smallest working
+// set.
 double SmallestFootprint(const AlpaProblem& problem) {
   double params = 0, activations = 0;
   for (const AlpaNode& node : problem.nodes) {
-    params += *std::min_element(node.param_bytes.begin(), node.param_bytes.end());
+    params += *std::min_element(node.stored_bytes.begin(), node.stored_bytes.end());
     activations = std::max(activations, *std::min_element(node.activation_bytes.begin(), node.activation_bytes.end()));
   }
   return params + activations;
@@ -88,7 +89,8 @@ double SmallestFootprint(const AlpaProblem& problem) {
 std::string MemoryError(const AlpaProblem& problem, const std::string& why) {
   return "no sharding fits the memory limit of " +
          FormatBytes(Bytes(static_cast<int64_t>(problem.memory_limit_bytes))) + " per device: " + why +
-         " (parameters and inputs stored under the cheapest strategies plus the largest " +
+         " (parameters, inputs and a training step's activations kept for the backward, stored under the " +
+         "cheapest strategies, plus the largest " +
          "op's working set need at least " + FormatBytes(Bytes(static_cast<int64_t>(SmallestFootprint(problem)))) + ")";
 }
 
@@ -110,7 +112,7 @@ double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choic
   AZ_CHECK(choice.size() == problem.nodes.size());
   double params = 0, activations = 0;
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    params += problem.nodes[v].param_bytes[static_cast<size_t>(choice[v])];
+    params += problem.nodes[v].stored_bytes[static_cast<size_t>(choice[v])];
     activations = std::max(activations, problem.nodes[v].activation_bytes[static_cast<size_t>(choice[v])]);
   }
   return params + activations;
@@ -218,7 +220,7 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSo
       if (w != floor_node && *std::max_element(activations.begin(), activations.end()) <= floor) continue;
       for (size_t v = 0; v < problem.nodes.size(); ++v) {
         for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) {
-          rows.Add(first_x[v] + s, problem.nodes[v].param_bytes[static_cast<size_t>(s)] * kMemoryScale);
+          rows.Add(first_x[v] + s, problem.nodes[v].stored_bytes[static_cast<size_t>(s)] * kMemoryScale);
         }
       }
       for (int s = 0; s < problem.nodes[w].num_strategies(); ++s) {
@@ -248,7 +250,8 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSo
                       solver == AlpaSolver::kGlpk
                           ? alpa_internal::SolveWithGlpk(matrix, node_budget, limits.time_limit_s)
                           : alpa_internal::SolveWithCbc(matrix, node_budget, limits.time_limit_s, warm_start));
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - outcome.wait_s;
   const std::string name = AlpaSolverName(solver);
   if (outcome.proven_infeasible) {
     if (problem.memory_limit_bytes > 0) {

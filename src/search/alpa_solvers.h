@@ -36,6 +36,7 @@ struct IlpOutcome {
   // The best objective bound, when stopped short of optimal (NaN: unknown).
   double bound = std::numeric_limits<double>::quiet_NaN();
   int64_t nodes = 0;                   // branch-and-bound nodes explored after the root
+  double wait_s = 0;                   // spent waiting for another thread's solve (CBC), not solving
 };
 
 // GLPK's branch and bound (presolve on), stopped by a callback after

@@ -13,6 +13,7 @@
 #include "compile/spmd/spmd_compiler.h"
 #include "frontend/models.h"
 #include "pir/build/graph_builder.h"
+#include "pir/grad/backward.h"
 #include "search/alpa_build.h"
 
 namespace az::search {
@@ -226,7 +227,7 @@ TEST(Alpa, IlpMatchesBruteForceOnRandomProblems) {
       const int strategies = 1 + static_cast<int>(unit(random) * 4);
       for (int s = 0; s < strategies; ++s) {
         node.cost_s.push_back(unit(random));
-        node.param_bytes.push_back(std::floor(unit(random) * 100));
+        node.stored_bytes.push_back(std::floor(unit(random) * 100));
         node.activation_bytes.push_back(std::floor(unit(random) * 50));
       }
       problem.nodes.push_back(std::move(node));
@@ -295,7 +296,7 @@ AlpaProblem ColouringOfK5() {
     node.name = "k" + std::to_string(v);
     for (int s = 0; s < kStrategies; ++s) {
       node.cost_s.push_back((3 * v + s) * 1e-9);
-      node.param_bytes.push_back(0);
+      node.stored_bytes.push_back(0);
       node.activation_bytes.push_back(0);
     }
     problem.nodes.push_back(std::move(node));
@@ -568,6 +569,64 @@ TEST(AlpaZoo, TrainingStepOn2dMeshIsCbcFromTheDecomposition) {
   std::optional<std::vector<int>> start = DecomposeByMeshAxis(model->problem);
   ASSERT_TRUE(start.has_value());
   EXPECT_LE(solution->objective_s, EvaluateAlpa(model->problem, *start) * (1 + 1e-12));
+}
+
+// A training step of the tiny MLP, loss = sum(fc2's output): the backward
+// keeps fc1's result h (gelu's derivative reads it) and gelu's result g (fc2's
+// weight gradient g^T dy reads it), both f32[1, 4096] = 16,384 B; it reads x
+// and the weights too, but those are leaves, stored anyway, and the sum's
+// backward needs no forward value. gelu follows fc1, so fc1's node holds both:
+// 32,768 B more under the replicated strategy, 16,384 B where fc1's output
+// factor y is split over the 2 devices; no other node holds any.
+TEST(Alpa, TrainingStepStoresWhatTheBackwardKeeps) {
+  pir::GraphBuilder b("mlp_step");
+  pir::ValueId x = b.Input("x", pir::DType::kF32, {1, 1024});
+  pir::ValueId h = b.Linear("fc1", x, 4096, /*bias=*/false);
+  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
+  pir::ValueId y = b.Linear("fc2", g, 1024, /*bias=*/false);
+  pir::ValueId loss = b.Reduce("loss", y, {0, 1}, "sum");
+  const pir::OpId backward_start = b.graph().num_ops();
+  std::vector<pir::ValueId> params;
+  for (pir::ValueId v = 0; v < b.graph().num_values(); ++v) {
+    if (b.graph().value(v).producer == pir::kNoOp && v != x) params.push_back(v);
+  }
+  ASSERT_EQ(params.size(), 2u);
+  auto backward = pir::AppendBackward(b, loss, params);
+  ASSERT_TRUE(backward.ok()) << backward.status().ToString();
+  b.Output(loss);
+  pir::Graph inference_like = b.Finish();
+  pir::Graph step = inference_like;
+  step.attrs().Set("backward_start", static_cast<int64_t>(backward_start));
+  const shard::Mesh mesh = ParseMesh("x=2");
+  auto without = alpa_internal::BuildAlpaModel(inference_like, mesh, ZooOptions(mesh));
+  auto with = alpa_internal::BuildAlpaModel(step, mesh, ZooOptions(mesh));
+  ASSERT_TRUE(without.ok() && with.ok());
+  pir::OpId fc1 = pir::kNoOp;
+  for (pir::OpId id = 0; id < step.num_ops(); ++id) {
+    if (step.op(id).name == "fc1") fc1 = id;
+  }
+  ASSERT_NE(fc1, pir::kNoOp);
+  const int node = with->node_of_op[static_cast<size_t>(fc1)];
+  const alpa_internal::Pattern& pattern = with->patterns[static_cast<size_t>(with->pattern_of_op[static_cast<size_t>(fc1)])];
+  const int factor_y = with->rules[static_cast<size_t>(fc1)].FindFactor("y");
+  ASSERT_GE(factor_y, 0);
+  int split = 0;
+  for (size_t v = 0; v < with->problem.nodes.size(); ++v) {
+    const AlpaNode& kept = with->problem.nodes[v];
+    const AlpaNode& plain = without->problem.nodes[v];
+    ASSERT_EQ(kept.stored_bytes.size(), plain.stored_bytes.size());
+    for (size_t s = 0; s < kept.stored_bytes.size(); ++s) {
+      const double extra = kept.stored_bytes[s] - plain.stored_bytes[s];
+      if (static_cast<int>(v) != node) {
+        EXPECT_EQ(extra, 0) << kept.name << " strategy " << s;
+        continue;
+      }
+      const bool y_split = !pattern.strategies[s].factor_axes[static_cast<size_t>(factor_y)].empty();
+      split += y_split;
+      EXPECT_EQ(extra, y_split ? 16'384 : 32'768) << kept.name << " strategy " << s;
+    }
+  }
+  EXPECT_GT(split, 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "place/default_placement.h"
 #include "search/alpa.h"
 #include "search/sources.h"
+#include "support/parallel.h"
 #include "shard/propagation.h"
 #include "shard/templates.h"
 
@@ -56,61 +57,114 @@ std::vector<AxisCost> FitAxisCosts(const shard::Mesh& mesh, const net::Placement
 
 // The ILP on every 1D and 2D mesh, the lowest objective evaluated under the
 // default placement. The ILP's memory row is an estimate (no liveness); when
-// the compiled pick still exceeds the HBM, the limit is tightened by the
+// the compiled pick peaks over HBM, the limit is cut by the measured
 // overshoot and the ILP solved again (3 tries). A tighter limit only removes
 // choices, so a mesh whose last optimum still fits under it keeps that
 // optimum without a new solve, and when the pick's own choice still fits,
 // the pick cannot change (every other mesh can only get costlier): the tries
-// stop there, since another would compile the same program. nullopt, with
-// the reason in *note, when nothing fits. *caveat: "" when the pick is a
-// proven optimum and no mesh was cut short by a solver limit; else what was
-// (the pick's best-found gap, the meshes a budget left unsolved), for the
-// plan's description of the baseline.
+// stop there, since another would compile the same program. For the same
+// reason a mesh's last proven optimum bounds its objective from below on the
+// next try: a retry solves the meshes from the lowest bound up and skips
+// those whose bound cannot beat the best found (nor tie it from earlier in
+// the mesh order, which would win the tie), so it picks what solving them
+// all would. Meshes without a bound (all of them on the first try) are
+// solved on `threads` threads at once; each solve is deterministic and the
+// results are read in mesh order. nullopt, with the
+// reason in *note, when nothing fits. *caveat: "" when the pick is a proven
+// optimum and no mesh was cut short by a solver limit; else what was (the
+// pick's best-found gap, the meshes a budget left unsolved), for the plan's
+// description of the baseline.
 StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const Combo& combo, std::string* note,
                                                std::string* caveat) {
   const hw::Topology& topology = *ctx.topology;
   const PlanOptions& options = ctx.options;
   const int64_t chips = topology.num_chips();
-  std::vector<std::string> meshes = {"a=" + std::to_string(chips)};
+  std::vector<shard::Mesh> meshes;
+  AZ_ASSIGN_OR_RETURN(shard::Mesh flat, shard::Mesh::Parse("a=" + std::to_string(chips)));
+  meshes.push_back(flat);
   for (int64_t a = 2; a < chips; ++a) {
-    if (chips % a == 0) meshes.push_back("a=" + std::to_string(a) + ",b=" + std::to_string(chips / a));
+    if (chips % a != 0) continue;
+    AZ_ASSIGN_OR_RETURN(shard::Mesh mesh,
+                        shard::Mesh::Parse("a=" + std::to_string(a) + ",b=" + std::to_string(chips / a)));
+    meshes.push_back(mesh);
   }
+  const size_t count = meshes.size();
   AZ_ASSIGN_OR_RETURN(pir::Graph built, BuildProgram(ctx.config, combo, options));
   auto graph = std::make_shared<const pir::Graph>(std::move(built));
   AZ_ASSIGN_OR_RETURN(price::ComputeModel compute,
                       price::ComputeModel::Create(topology.chip, options.calibration.compute));
   const double hbm = static_cast<double>(topology.chip.hbm.value());
   double limit = hbm;
-  // By mesh: the last solve's optimum (reused while it fits the limit).
-  std::map<std::string, AlpaResult> solved;
+  // By mesh: the last solve's optimum, reused while it fits the limit, and a
+  // lower bound on its objective under the current limit (-inf: none known).
+  std::vector<std::optional<AlpaResult>> solved(count);
+  std::vector<double> bound(count, -std::numeric_limits<double>::infinity());
   for (int attempt = 0; attempt < 3; ++attempt) {
-    std::vector<std::string> cut_short;  // meshes a solver limit left without a solution
-    double objective = std::numeric_limits<double>::infinity();
-    const AlpaResult* picked = nullptr;
-    Candidate pick;
-    pick.step = StepOf(ctx.config);
-    pick.program = graph;
-    pick.strategy.combo = combo;
-    for (const std::string& text : meshes) {
-      AZ_ASSIGN_OR_RETURN(shard::Mesh mesh, shard::Mesh::Parse(text));
-      auto kept = solved.find(text);
-      if (kept != solved.end() && !(kept->second.optimal() && kept->second.memory_bytes <= limit)) {
-        solved.erase(kept);
-        kept = solved.end();
+    std::vector<std::string> cut_short(count);  // by mesh: why a solver limit left it without a solution
+    std::vector<size_t> to_solve;
+    for (size_t m = 0; m < count; ++m) {
+      std::optional<AlpaResult>& kept = solved[m];
+      if (kept && kept->optimal() && kept->memory_bytes <= limit) continue;  // still the optimum
+      if (kept && kept->optimal()) bound[m] = kept->objective_s;             // over the limit now: a bound
+      kept.reset();
+      to_solve.push_back(m);
+    }
+    // Lowest bound first (ties in mesh order), so that the best found early
+    // prunes the rest.
+    std::stable_sort(to_solve.begin(), to_solve.end(), [&](size_t x, size_t y) { return bound[x] < bound[y]; });
+    // The best so far over the meshes that have a solution: objective, mesh.
+    auto best = [&]() -> std::pair<double, size_t> {
+      std::pair<double, size_t> b = {std::numeric_limits<double>::infinity(), count};
+      for (size_t m = 0; m < count; ++m) {
+        if (solved[m] && solved[m]->objective_s < b.first) b = {solved[m]->objective_s, m};
       }
-      if (kept == solved.end()) {
+      return b;
+    };
+    for (size_t next = 0; next < to_solve.size();) {
+      // The meshes with no bound together (the first try: all of them), then
+      // one at a time, so that each solve can prune the next.
+      std::vector<size_t> batch;
+      const auto [best_objective, best_mesh] = best();
+      for (; next < to_solve.size(); ++next) {
+        const size_t m = to_solve[next];
+        const bool unbounded = std::isinf(bound[m]);
+        if (!batch.empty() && !(unbounded && std::isinf(bound[batch.back()]))) break;
+        if (bound[m] == std::numeric_limits<double>::infinity() || bound[m] > best_objective ||
+            (bound[m] == best_objective && m > best_mesh)) {
+          continue;  // cannot win
+        }
+        batch.push_back(m);
+      }
+      std::vector<std::optional<StatusOr<AlpaResult>>> results(batch.size());
+      std::vector<Status> setup(batch.size());
+      ParallelFor(static_cast<int>(batch.size()), options.threads, [&](int i) {
+        const shard::Mesh& mesh = meshes[batch[static_cast<size_t>(i)]];
         std::string method;
-        AZ_ASSIGN_OR_RETURN(net::Placement placement, place::DefaultPlacementFor(topology, Shape(mesh), &method));
+        StatusOr<net::Placement> placement = place::DefaultPlacementFor(topology, Shape(mesh), &method);
+        if (!placement.ok()) {
+          setup[static_cast<size_t>(i)] = placement.status();
+          return;
+        }
         AlpaOptions alpa_options;
-        alpa_options.axis_costs = FitAxisCosts(mesh, placement, topology, options.calibration.network);
+        alpa_options.axis_costs = FitAxisCosts(mesh, *placement, topology, options.calibration.network);
         alpa_options.flop_rate = compute.peak().value() * options.calibration.compute.matmul_efficiency;
         alpa_options.memory_limit_bytes = static_cast<int64_t>(limit);
-        auto result = SolveAlpa(*graph, mesh, alpa_options);
+        results[static_cast<size_t>(i)] = SolveAlpa(*graph, mesh, alpa_options);
+      });
+      for (size_t i = 0; i < batch.size(); ++i) {
+        AZ_RETURN_IF_ERROR(setup[i]);
+        const size_t m = batch[i];
+        const std::string text = meshes[m].ToString();
+        StatusOr<AlpaResult>& result = *results[i];
         if (!result.ok()) {
           Say(ctx, "alpa: mesh " + text + ": " + result.status().message());
           if (note->empty()) *note = "mesh " + text + ": " + result.status().message();
           if (result.status().code() == StatusCode::kFailedPrecondition) {
-            cut_short.push_back("mesh " + text + " unsolved: " + result.status().message());
+            cut_short[m] = "mesh " + text + " unsolved: " + result.status().message();
+          }
+          // Its smallest footprint is over the limit: over any tighter one too.
+          if (result.status().code() == StatusCode::kResourceExhausted) {
+            bound[m] = std::numeric_limits<double>::infinity();
           }
           continue;
         }
@@ -120,19 +174,21 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
                       result->nodes, result->strategies, result->build_time_s, result->solve_time_s,
                       result->solve_note.c_str());
         Say(ctx, line);
-        kept = solved.emplace(text, std::move(*result)).first;
-      }
-      if (kept->second.objective_s < objective) {
-        objective = kept->second.objective_s;
-        picked = &kept->second;
-        pick.mesh = mesh;
+        solved[m] = std::move(*result);
       }
     }
-    if (picked == nullptr) {
+    const auto [objective, picked_mesh] = best();
+    if (picked_mesh == count) {
       if (note->empty()) *note = "the ILP found no feasible sharding";
       return std::optional<Evaluated>();
     }
-    pick.strategy.seeds = picked->seeds;
+    const AlpaResult& picked = *solved[picked_mesh];
+    Candidate pick;
+    pick.step = StepOf(ctx.config);
+    pick.program = graph;
+    pick.strategy.combo = combo;
+    pick.mesh = meshes[picked_mesh];
+    pick.strategy.seeds = picked.seeds;
     StatusOr<Compiled> compiled = Compile(pick, ctx.evaluate);
     if (!compiled.ok()) {
       *note = "the ILP's pick does not compile: " + compiled.status().message();
@@ -143,7 +199,7 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
       *note = "the ILP's pick peaks at " + FormatBytes(compiled->evidence.peak_memory) + " once compiled, over " +
               FormatBytes(topology.chip.hbm) + " (after " + std::to_string(attempt + 1) + " tries)";
       limit *= 0.95 * hbm / peak;
-      if (picked->optimal() && picked->memory_bytes <= limit) {
+      if (picked.optimal() && picked.memory_bytes <= limit) {
         Say(ctx, "alpa: the pick on mesh " + pick.mesh.ToString() + " still fits the tightened ILP limit of " +
                      FormatBytes(Bytes(static_cast<int64_t>(limit))) + ": no other try would change it");
         *note += "; a tighter ILP memory limit leaves it unchanged";
@@ -155,8 +211,10 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
     AZ_RETURN_IF_ERROR(e.status);
     note->clear();
     caveat->clear();
-    if (!picked->optimal()) *caveat = picked->solve_note;
-    for (const std::string& cut : cut_short) *caveat += (caveat->empty() ? "" : "; ") + cut;
+    if (!picked.optimal()) *caveat = picked.solve_note;
+    for (const std::string& cut : cut_short) {
+      if (!cut.empty()) *caveat += (caveat->empty() ? "" : "; ") + cut;
+    }
     return std::optional<Evaluated>(std::move(e));
   }
   return std::optional<Evaluated>();
