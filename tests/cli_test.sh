@@ -387,6 +387,9 @@ if run plan_slices 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --f
   grep -q "^dcn_.*_parallelism: 2$" "$tmp/plan_slices/maxdiffusion.yml" && passed=$((passed + 1)) \
     || { echo "FAIL plan_slices: maxdiffusion.yml sets no DCN degree"; failed=$((failed + 1)); }
 fi
+# The default placement of several slices is JAX's hybrid mesh, and says so.
+run plan_slices_default 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t 'v5e:2x2*2' \
+    --placement default --no-alpa --no-stages && expect plan_slices_default out "placement jax create_hybrid_device_mesh;"
 run plan_slices_bad 1 "$bin" plan -m wan2.1-t2v-1.3b -t 'v5e:2x2*0' -q && expect plan_slices_bad err "bad slice count '0'"
 run topo_slices 0 "$bin" topo show 'v5e:2x4*2' --svg "$tmp/slices.svg" && expect topo_slices out "2 slices joined by DCN"
 run plan_model 1 "$bin" plan -m wan3 -t v5e:2x4 -q && expect plan_model err "unknown model 'wan3'"

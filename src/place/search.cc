@@ -214,7 +214,9 @@ StatusOr<net::Placement> DefaultPlacementFor(const hw::Topology& topology, const
   int64_t devices = 1;
   for (int64_t s : mesh_shape) devices *= s;
   if (devices == topology.num_chips()) {
-    *method = topology.dims.empty() ? "device-id order (JAX on GPUs; xDiT rank order)" : "jax create_device_mesh";
+    *method = topology.dims.empty() ? "device-id order (JAX on GPUs; xDiT rank order)"
+              : topology.slices > 1 ? "jax create_hybrid_device_mesh"
+                                    : "jax create_device_mesh";
     auto placement = DefaultPlacement(topology, mesh_shape);
     if (placement.ok() || topology.dims.empty()) return placement;
     // create_device_mesh refuses meshes it cannot lay on the torus without
