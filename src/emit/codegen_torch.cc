@@ -482,6 +482,9 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out);
   Line(out);
   out += ParallelizePython(config);
+  Line(out);
+  Line(out);
+  out += RuntimePython(config);
   out += ExpertsPython(plan, config, "distribute_experts", "distribute_params");
   Line(out);
   Line(out);
