@@ -49,8 +49,9 @@ SEQUENCE_ROLES = ("ring", "ulysses")
 
 # kind: "all-reduce" | "all-to-all" | "collective-permute" (the plan's names); axis: the mesh dim
 # name; groups: the logical ranks of every group of that dim (each in the dim's order), or for a
-# permute every (source, target) pair; bytes: what one rank sends in (its buffer).
-Collective = collections.namedtuple("Collective", "kind axis groups bytes")
+# permute every (source, target) pair; bytes: what one rank sends in (its buffer); ranks: the
+# same groups (pairs) in process ranks, as torch.distributed was given them.
+Collective = collections.namedtuple("Collective", "kind axis groups bytes ranks")
 
 
 class PlanError(ValueError):
@@ -153,6 +154,10 @@ class Comm:
         self.dry_run = dry_run
         self.log = []
         self._groups = {}
+        # Per mesh dim, its groups in process ranks: logical rank k is process RANK_LAYOUT[k].
+        self._process_groups = {axis: tuple(tuple(mesh.rank_layout[logical] for logical in group)
+                                            for group in mesh.groups(axis))
+                                for axis, size in enumerate(mesh.shape) if size > 1}
         if dry_run:
             return
         import torch.distributed as dist
@@ -160,16 +165,15 @@ class Comm:
         if dist.get_world_size() != mesh.world:
             raise PlanError(f"this plan is for {mesh.world} ranks, the job has {dist.get_world_size()}")
         # Every process creates every group, in the same order (torch.distributed requires it).
-        for axis, size in enumerate(mesh.shape):
-            if size == 1:
-                continue
-            for group in mesh.groups(axis):
-                handle = dist.new_group([mesh.rank_layout[logical] for logical in group])
-                if mesh.logical in group:
+        for axis, groups in sorted(self._process_groups.items()):
+            for group in groups:
+                handle = dist.new_group(list(group))
+                if mesh.rank in group:
                     self._groups[axis] = handle
 
-    def _record(self, kind, axis, tensor, groups):
-        self.log.append(Collective(kind, self.mesh.names[axis], groups, tensor.numel() * tensor.element_size()))
+    def _record(self, kind, axis, tensor, groups, ranks=None):
+        ranks = self._process_groups[axis] if ranks is None else ranks
+        self.log.append(Collective(kind, self.mesh.names[axis], groups, tensor.numel() * tensor.element_size(), ranks))
 
     def all_reduce(self, tensor, axis):
         """Sum over mesh dim `axis`, in place; returns `tensor`."""
@@ -203,21 +207,18 @@ class Comm:
         returns what the previous one sent."""
         import torch
 
-        pairs = tuple((group[k], group[(k + 1) % len(group)]) for group in self.mesh.groups(axis)
-                      for k in range(len(group)))
-        self._record("collective-permute", axis, tensor, pairs)
+        mesh = self.mesh
+        # The pairs logged are the ones sent: `next_of` gives every logical rank's target.
+        next_of = {group[k]: group[(k + 1) % len(group)] for group in mesh.groups(axis) for k in range(len(group))}
+        process = {mesh.rank_layout[source]: mesh.rank_layout[target] for source, target in next_of.items()}
+        self._record("collective-permute", axis, tensor, tuple(sorted(next_of.items())), tuple(sorted(process.items())))
         tensor = tensor.contiguous()
         receive = torch.empty_like(tensor)
         if not self.dry_run:
             import torch.distributed as dist
 
-            mesh = self.mesh
-            coords = list(mesh.coords)
-            size = mesh.shape[axis]
-            coords[axis] = (mesh.coords[axis] + 1) % size
-            target = mesh.rank_layout[mesh.ravel(coords)]
-            coords[axis] = (mesh.coords[axis] - 1) % size
-            source = mesh.rank_layout[mesh.ravel(coords)]
+            target = process[mesh.rank]
+            source = next(source for source, target_ in process.items() if target_ == mesh.rank)
             ops = [dist.P2POp(dist.isend, tensor, target), dist.P2POp(dist.irecv, receive, source)]
             for request in dist.batch_isend_irecv(ops):
                 request.wait()

@@ -37,6 +37,7 @@ and the runtime's are the recorded ones (the errors must only be within the tole
 
 import argparse
 import collections
+import datetime
 import importlib.util
 import json
 import os
@@ -187,9 +188,24 @@ def tiny_inputs(wan, config, batch, seed):
             torch.randn(batch, TINY_TEXT, config.dim, generator=gen), cos, sin)
 
 
+def process_ranks(plan, log):
+    """Whether every collective ran on the process ranks RANK_LAYOUT gives its logical groups
+    (read from the plan here, not from the runtime's mesh)."""
+    layout = plan.RANK_LAYOUT
+    for collective in log:
+        want = tuple(tuple(layout[logical] for logical in group) for group in collective.groups)
+        if collective.kind == "collective-permute":
+            want = tuple(sorted(want))
+        if tuple(collective.ranks) != want:
+            return False
+    return True
+
+
 def worker(rank, plans, store, results):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=WORLD)
+    # A collective the ranks disagree on fails after a minute instead of hanging.
+    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=WORLD,
+                            timeout=datetime.timedelta(seconds=60))
     wan = load_wan_block()
     for index, entry in enumerate(plans):
         plan = load_plan(entry["plan_torch"], f"aoizora_plan_{index}")
@@ -212,7 +228,7 @@ def worker(rank, plans, store, results):
         if rank == 0:
             error = (whole - reference).abs().max().item()
             scale = reference.abs().max().item()
-            results[index] = {"max_abs_error": error, "max_abs_output": scale,
+            results[index] = {"max_abs_error": error, "max_abs_output": scale, "on_layout": process_ranks(plan, issued),
                               "issued": as_json(log_counter(issued, with_bytes=False)),
                               "batch_axes": [rt.mesh.names[a] for a in rt.batch_axes],
                               "sequence_axes": [rt.mesh.names[a] for a in rt.sequence_axes]}
@@ -269,6 +285,8 @@ def main():
         expected = as_json(expected)
         if result["issued"] != expected:
             failures.append(f"{label}: executed {result['issued']}, dry run {expected}")
+        if not result["on_layout"]:
+            failures.append(f"{label}: collectives not on the process ranks RANK_LAYOUT {record['rank_layout']} names")
         bound = ATOL + RTOL * result["max_abs_output"]
         record.update({"executed": {"preset": TINY, "grid": list(TINY_GRID), "text_tokens": TINY_TEXT,
                                     "batch_axes": result["batch_axes"], "sequence_axes": result["sequence_axes"],
