@@ -399,7 +399,7 @@ class Runtime:
         shape = list(local.shape)
         for dim, axes in dims.items():
             shape[dim] *= self.mesh.size(axes)
-        out = torch.empty(shape, dtype=local.dtype)
+        out = local.new_empty(shape)
         for rank, piece in enumerate(pieces):
             logical = self.mesh.rank_layout.index(rank)
             index = []

@@ -187,7 +187,8 @@ class ParallelizePlanTest(unittest.TestCase):
         got = sorted((c.kind, c.bytes, c.groups) for c in rt.comm.log)
         self.assertEqual(got, sorted([("all-reduce", 1572864, tp_groups)] * 3 + [("all-reduce", 2048, tp_groups)] * 4))
         priced = sorted((kind, size, groups, count) for kind, size, groups, count in plan.PRICED_COLLECTIVES)
-        self.assertEqual(priced, [("all-reduce", 2048, "[2,4]<=[8]", 4 * 30), ("all-reduce", 1572864, "[2,4]<=[8]", 3 * 30)])
+        self.assertEqual(priced, [("all-reduce", 2048, "[2,4]<=[8]", 4 * 30),
+                                  ("all-reduce", 1572864, "[2,4]<=[8]", 3 * 30)])
 
     def test_apply_plan_on_one_process(self):
         require_torch()

@@ -153,6 +153,13 @@ def as_json(counter):
     return sorted([[kind, size, [list(g) for g in groups], count] for (kind, size, groups), count in counter.items()])
 
 
+def shard_inputs(rt, x, e0, context, cos, sin):
+    """This rank's slice of the Wan block's inputs: x by batch and tokens, e0 and the context by
+    batch, the RoPE tables by tokens."""
+    return (rt.shard(rt.shard(x, 0, rt.batch_axes), 1, rt.sequence_axes), rt.shard(e0, 0, rt.batch_axes),
+            rt.shard(context, 0, rt.batch_axes), rt.shard(cos, 0, rt.sequence_axes), rt.shard(sin, 0, rt.sequence_axes))
+
+
 def dry_run(plan, best, wan):
     """The collectives of one block at the plan's sizes, identical on every rank."""
     batch, video, text = plan_sizes(best)
@@ -165,8 +172,7 @@ def dry_run(plan, best, wan):
         e0 = torch.empty(batch, 6, d, device="meta", dtype=torch.bfloat16)
         context = torch.empty(batch, text, d, device="meta", dtype=torch.bfloat16)
         rope = torch.empty(video, head_dim, device="meta", dtype=torch.bfloat16)
-        module(rt.shard(rt.shard(x, 0, rt.batch_axes), 1, rt.sequence_axes), rt.shard(e0, 0, rt.batch_axes), rt.shard(context, 0, rt.batch_axes),
-               rt.shard(rope, 0, rt.sequence_axes), rt.shard(rope, 0, rt.sequence_axes))
+        module(*shard_inputs(rt, x, e0, context, rope, rope))
         logs.append(rt.comm.log)
     for rank in range(1, WORLD):
         if logs[rank] != logs[0]:
@@ -227,12 +233,8 @@ def worker(rank, plans, store, results):
             with torch.no_grad():
                 reference = module(*inputs)
         rt = plan.parallelize_runtime(module)
-        x, e0, context, cos, sin = inputs
-        local = (rt.shard(rt.shard(x, 0, rt.batch_axes), 1, rt.sequence_axes), rt.shard(e0, 0, rt.batch_axes),
-                 rt.shard(context, 0, rt.batch_axes), rt.shard(cos, 0, rt.sequence_axes),
-                 rt.shard(sin, 0, rt.sequence_axes))
         with torch.no_grad():
-            out = module(*local)
+            out = module(*shard_inputs(rt, *inputs))
         issued = list(rt.comm.log)
         whole = rt.assemble(out, {0: rt.batch_axes, 1: rt.sequence_axes})
         if rank == 0:
@@ -278,7 +280,8 @@ def main():
                                 f"{as_json(priced)}")
             batch, video, text = plan_sizes(entry["best"])
             records.append({
-                "topology": entry["topology"], "template": entry["template"], "plan_arguments": PLAN_ARGS + entry["extra"],
+                "topology": entry["topology"], "template": entry["template"],
+                "plan_arguments": PLAN_ARGS + entry["extra"],
                 "mesh": dict(zip(plan.MESH_DIM_NAMES, plan.MESH_SHAPE)), "axis_roles": list(plan.AXIS_ROLES),
                 "rank_layout": list(plan.RANK_LAYOUT), "blocks": blocks,
                 "plan_block_sizes": {"batch": batch, "video_tokens": video, "text_tokens": text, "dtype": "bf16"},
