@@ -320,9 +320,11 @@ def _make_modules():
 
 def ring_attention(q, k, v, head_dim, comm, axis):
     """softmax(q k^T / sqrt(head_dim)) v over the K/V blocks of the ring's ranks, on
-    [batch, tokens, heads, head_dim]. Each step attends to the block in hand while the next
-    arrives (ring - 1 collective-permutes of K and V in one buffer); the blocks merge by online
-    softmax: running row max m, sum l and output o, rescaled by exp(m_old - m_new). In float32."""
+    [batch, tokens, heads, head_dim]. Each step but the last passes the K/V block in hand to the
+    next rank and takes the previous rank's (ring - 1 collective-permutes of K and V in one
+    buffer; blocking calls, so no overlap with the attention), then attends to the block in hand;
+    the blocks merge by online softmax: running row max m, sum l and output o, rescaled by
+    exp(m_old - m_new). In float32."""
     torch, _ = _nn()
     scale = 1.0 / math.sqrt(head_dim)
     dtype = q.dtype
