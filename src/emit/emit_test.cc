@@ -504,6 +504,49 @@ TEST(ParallelizePlan, MegatronLinearsAndExplicitPlacements) {
   EXPECT_NE(file.find("    \"blocks.0.ffn.0.weight\": [(\"replicate\",), (\"shard\", 1)],\n"), std::string::npos);
 }
 
+TEST(RuntimePlan, RolesSpecsAndPricedCollectives) {
+  // What python/aoizora_torch/runtime.py reads: the role of each mesh dim, the
+  // specs that split a dim over several mesh dims (here the tokens over ring
+  // then ulysses; "w" splits no dim twice, so it is left out), and the priced
+  // classes as the simulator lists them.
+  search::Configuration config;
+  config.mesh = {{"cfg", 2}, {"ring", 2}, {"ulysses", 2}};
+  config.axis_roles = {"cfg", "ring", "ulysses"};
+  config.placement = net::IdentityPlacement(8);
+  config.tensors = {
+      {"w", "parameter", {4, 4}, {{}, {"ulysses"}}},
+      {"value %8 (result of 'to_tokens')", "activation", {2, 64, 8}, {{"cfg"}, {"ring", "ulysses"}, {}}},
+  };
+  price::ClassCost permute;
+  permute.kind = "collective-permute";
+  permute.bytes = Bytes(786432);
+  permute.groups = "{{0,2},{2,0}}";
+  permute.count = 30;
+  config.breakdown.classes = {permute};
+  const std::string text = RuntimePython(config);
+  const std::string want =
+      "AXIS_ROLES = (\"cfg\", \"ring\", \"ulysses\")\n"
+      "# The PartitionSpec (mesh dims per tensor dim, major first) of every tensor that splits a dim over\n"
+      "# several mesh dims, where placements alone do not say which is major.\n"
+      "MULTI_AXIS_SPECS = {\n"
+      "    \"value %8 (result of 'to_tokens')\": (\"cfg\", (\"ring\", \"ulysses\"), None),\n"
+      "}\n";
+  EXPECT_NE(text.find(want), std::string::npos) << text;
+  EXPECT_NE(text.find("PRICED_COLLECTIVES = [\n    (\"collective-permute\", 786432, \"{{0,2},{2,0}}\", 30),\n]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    return runtime.parallelize(module, globals(), rank=rank, dry_run=dry_run, strict=strict)\n"),
+            std::string::npos);
+  // Without roles (a seeded plan), every dim's role is "", which the runtime refuses by name.
+  config.axis_roles.clear();
+  EXPECT_NE(RuntimePython(config).find("AXIS_ROLES = (\"\", \"\", \"\")\n"), std::string::npos);
+  // In plan_torch.py, after the parallelize_module plan.
+  search::Plan plan;
+  plan.model = "tiny";
+  const std::string file = PlanTorch(plan, config);
+  EXPECT_LT(file.find("def apply_plan("), file.find("def parallelize_runtime("));
+}
+
 TEST(ParallelizePlan, PyTorchLayoutIsKept) {
   // An ONNX import may keep nn.Linear's [out, in]: proj [16, 8] with bias [16]
   // votes kOutIn, so its dims are not swapped: Shard(0) on tp with the bias is

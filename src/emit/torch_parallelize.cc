@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emit/plan_format.h"
+#include "price/simulator.h"
 #include "support/status.h"
 
 namespace az::emit {
@@ -252,6 +253,45 @@ std::string ParallelizePython(const Configuration& config) {
   Line(out, "        dtensor = distribute_tensor(param.detach(), mesh, spec)");
   Line(out, "        setattr(owner, leaf, torch.nn.Parameter(dtensor, requires_grad=param.requires_grad))");
   Line(out, "    return module");
+  return out;
+}
+
+std::string RuntimePython(const Configuration& config) {
+  std::string out;
+  std::vector<std::string> roles = config.axis_roles;
+  if (roles.size() != config.mesh.size()) roles.assign(config.mesh.size(), "");
+  Line(out, "# The strategy each mesh dim carries (\"cfg\", \"dp\", \"ulysses\", \"ring\", \"tp\", \"fsdp\"; \"\" none known),");
+  Line(out, "# in MESH_DIM_NAMES' order: what aoizora_torch.runtime executes.");
+  Line(out, "AXIS_ROLES = " + JoinList(roles, PyString, "(", ")", /*python_tuple=*/true));
+  Line(out, "# The PartitionSpec (mesh dims per tensor dim, major first) of every tensor that splits a dim over");
+  Line(out, "# several mesh dims, where placements alone do not say which is major.");
+  Line(out, "MULTI_AXIS_SPECS = {");
+  for (const search::TensorSpec& tensor : config.tensors) {
+    const bool multi = std::any_of(tensor.spec.begin(), tensor.spec.end(),
+                                   [](const std::vector<std::string>& axes) { return axes.size() > 1; });
+    if (multi) Line(out, "    " + PyString(tensor.name) + ": " + PySpecTuple(tensor.spec) + ",");
+  }
+  Line(out, "}");
+  Line(out, "# What the plan priced for one forward pass: (kind, bytes per device, replica groups in logical");
+  Line(out, "# ranks as the plan prints them, count). Permute groups are (source, target) pairs.");
+  Line(out, "PRICED_COLLECTIVES = [");
+  for (const price::ClassCost& cost : config.breakdown.classes) {
+    Line(out, "    (" + PyString(cost.kind) + ", " + std::to_string(cost.bytes.value()) + ", " + PyString(cost.groups) +
+                  ", " + std::to_string(cost.count) + "),");
+  }
+  Line(out, "]");
+  Line(out);
+  Line(out);
+  Line(out, "def parallelize_runtime(module, rank=None, dry_run=False, strict=False):");
+  Line(out, "    \"\"\"Runs the plan on any torch >= 1.13 without DTensor: swaps the Megatron Linears, the");
+  Line(out, "    tp-sharded RMSNorms and the attention cores (Ulysses all-to-all, ring attention) of `module`");
+  Line(out, "    for aoizora_torch.runtime's, which issue PRICED_COLLECTIVES' kinds on their groups with plain");
+  Line(out, "    torch.distributed calls, process groups on RANK_LAYOUT. Every rank holds the full weights");
+  Line(out, "    first. Returns the runtime: .shard(tensor, dim, axes) cuts the inputs, .comm.log lists the");
+  Line(out, "    collectives issued. dry_run=True issues none (a meta-device module gives the log).\"\"\"");
+  Line(out, "    from aoizora_torch import runtime");
+  Line(out);
+  Line(out, "    return runtime.parallelize(module, globals(), rank=rank, dry_run=dry_run, strict=strict)");
   return out;
 }
 

@@ -45,4 +45,15 @@ std::string PlacementList(const std::vector<int>& dims);
 // TP_MESH_DIM, PARALLELIZE_PLAN and the functions that use them.
 std::string ParallelizePython(const search::Configuration& config);
 
+// The part python/aoizora_torch/runtime.py executes on any torch >= 1.13 with
+// plain torch.distributed collectives: AXIS_ROLES (the strategy of each mesh
+// dim, Configuration::axis_roles; "" where none is known), MULTI_AXIS_SPECS
+// (the PartitionSpec of each tensor that splits a dim over several mesh dims:
+// which is major), PRICED_COLLECTIVES
+// (the collective classes the plan priced for one forward pass: kind, bytes per
+// device, logical replica groups as the plan prints them, count; the runtime's
+// log is compared with them) and parallelize_runtime(module, rank, dry_run),
+// which calls aoizora_torch.runtime.parallelize with this file's globals.
+std::string RuntimePython(const search::Configuration& config);
+
 }  // namespace az::emit

@@ -5,7 +5,8 @@ Plans Wan 2.1 T2V-1.3B on h100:8 with tensor parallelism pinned (--template tp=4
 compiles the generated plan_torch.py, imports it and calls its functions: the pure ones always,
 on the parameter names of the tiny Wan block of tests/torch/wan_block.py when torch is there;
 parallelize_plan() and apply_plan() need DTensor (torch >= 2.0): on older torch they must raise
-ImportError, on newer ones apply_plan runs on a one-process gloo group.
+ImportError, on newer ones apply_plan runs on a one-process gloo group. parallelize_runtime() (any
+torch) runs dry on the 1.3B block on the meta device: its collectives are the priced ones.
 
 The binary: $AOIZORA (CTest sets it); without it the tests skip. Run:
     AOIZORA=build/aoizora PYTHONPATH=python /usr/bin/python3 -m unittest tests/python/test_plan_torch.py -v
@@ -161,6 +162,33 @@ class ParallelizePlanTest(unittest.TestCase):
         self.assertIsInstance(styles["blocks.0.self_attn.q"], ColwiseParallel)
         self.assertIsInstance(styles["blocks.0.ffn.2"], RowwiseParallel)
         self.assertNotIn("blocks.0.modulation", styles)
+
+    def test_runtime_dry_run_issues_the_priced_collectives(self):
+        # The torch-1.13 path (aoizora_torch.runtime) on the plan's own sizes: Wan 2.1 1.3B's block
+        # on the meta device in bf16, 256x256 x 5 frames = 2 x 16 x 16 = 512 video tokens, 512 text
+        # tokens, batch 2 (the CFG branches) split on cfg: 1 row per rank. Per block, rank 5
+        # (logical 5 = cfg 1, tp 1) issues on the tp groups {0..3}, {4..7}:
+        #   3 all-reduces of a rowwise output [1, 512, 1536] bf16 = 1572864 bytes (self o, cross o,
+        #     ffn.2), and 4 of the RMSNorm sums of squares [1, 512, 1] f32 = 2048 bytes (norm_q, norm_k
+        #     of both attentions; the text has 512 tokens too);
+        # which is the plan's PRICED_COLLECTIVES divided by its 30 blocks.
+        require_torch()
+        plan = _state["plan"]
+        self.assertEqual(plan.AXIS_ROLES, ("cfg", "tp"))
+        cls = ex.load_class(os.path.join(REPO, "tests", "torch", "wan_block.py") + ":WanBlockWrapper")
+        module = cls.from_preset("wan2.1-t2v-1.3b", device="meta", dtype=torch.bfloat16)
+        rt = plan.parallelize_runtime(module, rank=5, dry_run=True)
+        meta = dict(device="meta", dtype=torch.bfloat16)
+        x = rt.shard(torch.empty(2, 512, 1536, **meta), 0, rt.batch_axes)
+        rope = torch.empty(512, 128, **meta)
+        module(x, rt.shard(torch.empty(2, 6, 1536, **meta), 0, rt.batch_axes),
+               rt.shard(torch.empty(2, 512, 1536, **meta), 0, rt.batch_axes), rope, rope)
+        tp_groups = ((0, 1, 2, 3), (4, 5, 6, 7))
+        got = sorted((c.kind, c.bytes, c.groups) for c in rt.comm.log)
+        self.assertEqual(got, sorted([("all-reduce", 1572864, tp_groups)] * 3 + [("all-reduce", 2048, tp_groups)] * 4))
+        priced = sorted((kind, size, groups, count) for kind, size, groups, count in plan.PRICED_COLLECTIVES)
+        self.assertEqual(priced, [("all-reduce", 2048, "[2,4]<=[8]", 4 * 30),
+                                  ("all-reduce", 1572864, "[2,4]<=[8]", 3 * 30)])
 
     def test_apply_plan_on_one_process(self):
         require_torch()

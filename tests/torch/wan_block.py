@@ -21,7 +21,7 @@ Export constraints (python/aoizora_torch/export.py, legacy TorchScript exporter)
 
 Inputs: x [B, L, d] (the residual stream), e0 [B, 6, d] (the time projection shared by all
 blocks), context [B, T, d] (the text embedding, already projected to d), freqs_cos and
-freqs_sin [L, 128]. Output: x [B, L, d].
+freqs_sin [L, head_dim] (128 but in the CPU preset). Output: x [B, L, d].
 """
 
 import dataclasses
@@ -41,14 +41,18 @@ class WanConfig:
     ffn_dim: int
     num_heads: int
     text_len: int = 512  # T of the real model: umT5 output zero-padded to 512 rows
+    head_dim: int = HEAD_DIM
 
 
 # [Wan2.1: wan/configs/wan_t2v_14B.py, wan_t2v_1_3B.py]; "tiny" keeps the 128-wide heads (the
-# zoo and the RoPE sections assume them) with two heads.
+# zoo and the RoPE sections assume them) with two heads. "tiny-1.3b-heads" keeps the 1.3B
+# model's 12 heads (so every Ulysses and tensor-parallel degree a 1.3B plan names divides them)
+# on 16-wide heads, for executing plans on CPUs (tests/torch/run_plan.py); it is not exported.
 PRESETS = {
     "wan2.1-t2v-14b": WanConfig(dim=5120, ffn_dim=13824, num_heads=40),
     "wan2.1-t2v-1.3b": WanConfig(dim=1536, ffn_dim=8960, num_heads=12),
     "tiny": WanConfig(dim=256, ffn_dim=512, num_heads=2, text_len=16),
+    "tiny-1.3b-heads": WanConfig(dim=192, ffn_dim=384, num_heads=12, text_len=16, head_dim=16),
 }
 
 
@@ -111,6 +115,22 @@ def attention(q, k, v, head_dim=HEAD_DIM):
     return (probs @ v).transpose(1, 2)
 
 
+class Attention(nn.Module):
+    """The attention core, attention(q, k, v), as a submodule without parameters, so that a
+    runtime can swap it by FQN ("blocks.0.self_attn.attention", the zoo's op name) for a
+    sequence-parallel one (python/aoizora_torch/runtime.py: Ulysses, ring). kv_from_sequence
+    says where K and V come from: the token sequence x (self-attention: split with it) or the
+    text context (cross-attention: every rank holds it whole)."""
+
+    def __init__(self, head_dim, kv_from_sequence):
+        super().__init__()
+        self.head_dim = head_dim
+        self.kv_from_sequence = kv_from_sequence
+
+    def forward(self, q, k, v):
+        return attention(q, k, v, self.head_dim)
+
+
 class RMSNorm(nn.Module):
     def __init__(self, dim, eps=EPS, device=None, dtype=None):
         super().__init__()
@@ -140,20 +160,25 @@ class LayerNorm(nn.Module):
 
 
 class WanSelfAttention(nn.Module):
+    KV_FROM_SEQUENCE = True
+
     def __init__(self, config, device=None, dtype=None):
         super().__init__()
         d = config.dim
         kw = dict(device=device, dtype=dtype)
+        # Heads this module computes; a tensor-parallel runtime divides it by its degree.
         self.num_heads = config.num_heads
+        self.head_dim = config.head_dim
         self.q = nn.Linear(d, d, **kw)
         self.k = nn.Linear(d, d, **kw)
         self.v = nn.Linear(d, d, **kw)
         self.o = nn.Linear(d, d, **kw)
         self.norm_q = RMSNorm(d, **kw)
         self.norm_k = RMSNorm(d, **kw)
+        self.attention = Attention(config.head_dim, self.KV_FROM_SEQUENCE)
 
     def heads(self, x):
-        return x.view(x.shape[0], x.shape[1], self.num_heads, HEAD_DIM)
+        return x.view(x.shape[0], x.shape[1], self.num_heads, self.head_dim)
 
     def forward(self, x, freqs_cos, freqs_sin):
         q = self.norm_q(self.q(x))
@@ -161,18 +186,20 @@ class WanSelfAttention(nn.Module):
         v = self.v(x)
         qh = apply_rope(self.heads(q), freqs_cos, freqs_sin)
         kh = apply_rope(self.heads(k), freqs_cos, freqs_sin)
-        out = attention(qh, kh, self.heads(v))
+        out = self.attention(qh, kh, self.heads(v))
         return self.o(out.flatten(2))
 
 
 class WanCrossAttention(WanSelfAttention):
     """T2V cross-attention: q from x, k/v from the context; no RoPE."""
 
+    KV_FROM_SEQUENCE = False
+
     def forward(self, x, context):
         q = self.norm_q(self.q(x))
         k = self.norm_k(self.k(context))
         v = self.v(context)
-        out = attention(self.heads(q), self.heads(k), self.heads(v))
+        out = self.attention(self.heads(q), self.heads(k), self.heads(v))
         return self.o(out.flatten(2))
 
 
@@ -243,7 +270,7 @@ class WanBlockWrapper(nn.Module):
         grid = (1, 2, max(1, video_tokens // 2))
         tokens = grid[0] * grid[1] * grid[2]
         gen = torch.Generator().manual_seed(0)
-        cos, sin = rope_tables(grid)
+        cos, sin = rope_tables(grid, self.config.head_dim)
         return (torch.randn(batch, tokens, d, generator=gen, dtype=dtype),
                 torch.randn(batch, 6, d, generator=gen, dtype=dtype),
                 torch.randn(batch, text_tokens, d, generator=gen, dtype=dtype),
