@@ -344,8 +344,9 @@ Status Importer::DeclareInputs() {
   for (const OnnxValueInfo& v : graph.outputs) declared_[v.name] = &v;
   for (const OnnxValueInfo& v : graph.inputs) used_leaf_names_.insert(v.name);
   for (const OnnxTensor& t : graph.initializers) used_leaf_names_.insert(t.name);
-  for (const OnnxTensor& t : graph.initializers) {
-    std::string where = file_ + ": byte " + std::to_string(t.offset) + ": initializer '" + t.name + "'";
+  for (size_t i = 0; i < graph.initializers.size(); ++i) {
+    const OnnxTensor& t = graph.initializers[i];
+    std::string where = file_ + ": initializer " + std::to_string(i) + " '" + t.name + "'";
     auto dtype = PirDType(t.data_type);
     if (!dtype) return InvalidArgument(where + ": unsupported element type " + std::to_string(t.data_type));
     if (t.dims.size() > 64) return InvalidArgument(where + ": rank over 64");
@@ -521,6 +522,7 @@ StatusOr<ImportedProgram> Importer::Run() {
     }
   }
   for (const auto& [name, id] : parameter_order_) program_.arguments.push_back({name, id});
+  program_.notes.push_back(model_.checks);
   if (Status finished = FinishImport(program_, options_); !finished.ok()) {
     if (finished.message().find(file_) != std::string::npos) return finished;
     return Status(finished.code(), file_ + ": " + finished.message());
@@ -531,7 +533,7 @@ StatusOr<ImportedProgram> Importer::Run() {
 }  // namespace onnx
 
 StatusOr<ImportedProgram> ImportOnnx(std::string_view bytes, std::string file_name, const ImportOptions& options) {
-  AZ_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::ParseOnnxModel(bytes, file_name));
+  AZ_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::ReadOnnxModel(bytes, file_name));
   onnx::Importer importer(model, file_name, options);
   return importer.Run();
 }

@@ -1,35 +1,27 @@
+// Reads a model with ONNX's generated classes (onnx_model.h): the parse,
+// with a located error for a malformed file, the checks (onnx_check.h), and
+// the copy into the importer's plain structs.
 #include "frontend/onnx/onnx_model.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
 
-#include "frontend/onnx/protobuf_wire.h"
+#include "frontend/onnx/onnx_check.h"
 #include "support/checked_math.h"
 
 namespace az::frontend::onnx {
 
 namespace {
 
-// Repeated fields hold at most one value per byte of input, so this limit only
-// guards the arithmetic; real bounds come from the bytes present.
-constexpr size_t kNoLimit = size_t{1} << 40;
-
-std::string Indexed(const std::string& path, const char* field, size_t index) {
-  return path + "." + field + "[" + std::to_string(index) + "]";
-}
-
-#define AZ_NEXT_FIELD(message, field)                        \
-  WireField field;                                           \
-  while (true) {                                             \
-    AZ_ASSIGN_OR_RETURN(bool more_, (message).Next(&field)); \
-    if (!more_) break;
-
-#define AZ_END_FIELDS }
-
-StatusOr<std::string> String(const WireMessage& m, const WireField& f) {
-  AZ_ASSIGN_OR_RETURN(std::string_view bytes, m.Bytes(f));
-  return std::string(bytes);
-}
+namespace ox = ::ONNX_NAMESPACE;
+namespace pb = ::google::protobuf;
 
 float HalfToFloat(uint16_t h) {
   int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
@@ -119,376 +111,285 @@ bool DecodeRaw(std::string_view raw, OnnxTensor& t, int64_t count) {
   return true;
 }
 
-Status ParseStringEntry(WireMessage m, std::pair<std::string, std::string>* entry) {
-  AZ_NEXT_FIELD(m, f)
-  if (f.number == 1) {
-    AZ_ASSIGN_OR_RETURN(entry->first, String(m, f));
-  } else if (f.number == 2) {
-    AZ_ASSIGN_OR_RETURN(entry->second, String(m, f));
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+std::string Indexed(const std::string& path, const char* field, int index) {
+  return path + "." + field + "[" + std::to_string(index) + "]";
 }
 
-Status ParseTensor(WireMessage m, OnnxTensor* t) {
-  std::string_view raw;
-  bool has_raw = false;
-  std::vector<WireField> value_fields;  // int32_data 5, int64_data 7, float_data 4, double_data 10, uint64_data 11
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1:
-      AZ_RETURN_IF_ERROR(m.AppendVarints(f, &t->dims, kMaxOnnxRank));
-      break;
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(int64_t type, m.Int(f));
-      t->data_type = static_cast<int32_t>(type);
-      break;
+// ---- The parse: protobuf's parser, and where it stopped when it fails.
+
+class ParseLocator {
+ public:
+  explicit ParseLocator(const std::string& file) : file_(file) {}
+
+  // Where `bytes` stop being a `prototype` message: its fields are walked
+  // with protobuf's own reader; a message field whose payload protobuf does
+  // not parse is walked in turn. "" when no field is at fault.
+  std::string Locate(const pb::Message& prototype, std::string_view bytes, size_t base, const std::string& path) {
+    using Wire = pb::internal::WireFormatLite;
+    const pb::Descriptor* descriptor = prototype.GetDescriptor();
+    pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+    std::map<int, int> seen;  // field number -> occurrences so far
+    while (true) {
+      size_t at = static_cast<size_t>(in.CurrentPosition());
+      uint32_t tag = in.ReadTag();
+      if (tag == 0) return at == bytes.size() ? "" : Error(base + at, path, "invalid field tag");
+      int number = static_cast<int>(Wire::GetTagFieldNumber(tag));
+      Wire::WireType wire = Wire::GetTagWireType(tag);
+      const pb::FieldDescriptor* field = descriptor->FindFieldByNumber(number);
+      int index = seen[number]++;
+      std::string field_path = path + "." + (field ? field->name() : "field " + std::to_string(number));
+      if (field && field->is_repeated()) field_path += "[" + std::to_string(index) + "]";
+      if (wire != Wire::WIRETYPE_LENGTH_DELIMITED) {
+        if (!Wire::SkipField(&in, tag)) return Error(base + at, field_path, "truncated or malformed value");
+        continue;
+      }
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return Error(base + at, field_path, "truncated length");
+      size_t start = static_cast<size_t>(in.CurrentPosition());
+      if (length > bytes.size() - start) {
+        return Error(base + at, field_path,
+                     "length " + std::to_string(length) + " runs past the end of its message (" +
+                         std::to_string(bytes.size() - start) + " bytes left)");
+      }
+      std::string_view payload = bytes.substr(start, length);
+      if (field && field->type() == pb::FieldDescriptor::TYPE_MESSAGE) {
+        const pb::Message* inner = pb::MessageFactory::generated_factory()->GetPrototype(field->message_type());
+        std::unique_ptr<pb::Message> probe(inner->New());
+        if (!probe->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+          std::string found = Locate(*inner, payload, base + start, field_path);
+          return found.empty() ? Error(base + at, field_path, "not a valid " + inner->GetTypeName()) : found;
+        }
+      } else if (field && field->is_packable() && !PackedValuesParse(field, payload)) {
+        return Error(base + at, field_path, "malformed packed values");
+      }
+      in.Skip(static_cast<int>(length));
     }
-    case 4:
-    case 5:
-    case 7:
-    case 10:
-    case 11:
-      value_fields.push_back(f);
-      break;
-    case 8: {
-      AZ_ASSIGN_OR_RETURN(t->name, String(m, f));
-      break;
-    }
-    case 9: {
-      AZ_ASSIGN_OR_RETURN(raw, m.Bytes(f));
-      has_raw = true;
-      break;
-    }
-    case 13:
-      t->external = true;
-      break;
-    case 14: {
-      AZ_ASSIGN_OR_RETURN(int64_t location, m.Int(f));
-      if (location == 1) t->external = true;
-      break;
-    }
-    default:
-      break;
   }
-  AZ_END_FIELDS
-  for (int64_t d : t->dims) {
-    if (d < 0) return m.Error(m.base(), "tensor '" + t->name + "' has a negative dim " + std::to_string(d));
+
+  std::string Error(size_t offset, const std::string& path, const std::string& message) const {
+    return file_ + ": byte " + std::to_string(offset) + ": " + path + ": " + message;
   }
-  auto count = t->NumElements();
-  if (!count) return m.Error(m.base(), "tensor '" + t->name + "' has too many elements");
-  if (t->external || *count > kMaxFoldElements) return Status::Ok();
-  // Small inline tensor: decode its values for constant folding.
-  if (has_raw) {
-    t->has_values = DecodeRaw(raw, *t, *count);
-    if (!t->has_values) {
-      t->ints.clear();
-      t->floats.clear();
+
+ private:
+  static bool PackedValuesParse(const pb::FieldDescriptor* field, std::string_view payload) {
+    using Wire = pb::internal::WireFormatLite;
+    Wire::WireType wire = Wire::WireTypeForFieldType(static_cast<Wire::FieldType>(field->type()));
+    if (wire == Wire::WIRETYPE_FIXED32) return payload.size() % 4 == 0;
+    if (wire == Wire::WIRETYPE_FIXED64) return payload.size() % 8 == 0;
+    pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(payload.data()), static_cast<int>(payload.size()));
+    uint64_t value = 0;
+    while (static_cast<size_t>(in.CurrentPosition()) < payload.size()) {
+      if (!in.ReadVarint64(&value)) return false;
+    }
+    return true;
+  }
+
+  const std::string& file_;
+};
+
+// ---- The copy into plain structs.
+
+// Reads fields newer than ONNX 1.12's schema, which protobuf keeps as unknown
+// fields, and copies the ones it knows.
+class Copier {
+ public:
+  explicit Copier(const std::string& file) : file_(file) {}
+
+  Status Model(const ox::ModelProto& p, OnnxModel* m) {
+    m->ir_version = p.ir_version();
+    m->producer_name = p.producer_name();
+    m->producer_version = p.producer_version();
+    for (const ox::OperatorSetIdProto& o : p.opset_import()) m->opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+    for (const ox::StringStringEntryProto& e : p.metadata_props()) m->metadata.emplace_back(e.key(), e.value());
+    AZ_RETURN_IF_ERROR(Graph(p.graph(), "ModelProto.graph", &m->graph));
+    for (int f = 0; f < p.functions_size(); ++f) {
+      m->functions.emplace_back();
+      AZ_RETURN_IF_ERROR(Function(p.functions(f), Indexed("ModelProto", "functions", f), &m->functions.back()));
     }
     return Status::Ok();
   }
-  size_t limit = static_cast<size_t>(*count);
-  std::vector<int64_t> ints;
-  std::vector<float> floats;
-  std::vector<double> doubles;
-  for (const WireField& f : value_fields) {
-    if (f.number == 4) {
-      AZ_RETURN_IF_ERROR(m.AppendFloats(f, &floats, limit));
-    } else if (f.number == 10) {
-      AZ_RETURN_IF_ERROR(m.AppendDoubles(f, &doubles, limit));
-    } else {
-      AZ_RETURN_IF_ERROR(m.AppendVarints(f, &ints, limit));
-    }
+
+ private:
+  Status Error(const std::string& path, const std::string& message) const {
+    return InvalidArgument(file_ + ": " + path + ": " + message);
   }
-  if (IsOnnxFloatType(t->data_type)) {
-    if (t->data_type == kOnnxFloat && floats.size() == limit) {
-      t->floats.assign(floats.begin(), floats.end());
-    } else if (t->data_type == kOnnxDouble && doubles.size() == limit) {
-      t->floats = std::move(doubles);
-    } else if ((t->data_type == kOnnxFloat16 || t->data_type == kOnnxBfloat16) && ints.size() == limit) {
-      for (int64_t bits : ints) {
-        uint16_t h = static_cast<uint16_t>(bits);
-        t->floats.push_back(t->data_type == kOnnxFloat16 ? HalfToFloat(h) : Bfloat16ToFloat(h));
+
+  // The length-delimited unknown fields numbered `number`, each parsed as a T.
+  template <typename T, typename Message>
+  Status Unknown(const Message& m, int number, const std::string& path, const char* name, std::vector<T>* out) {
+    const pb::UnknownFieldSet& unknown = m.unknown_fields();
+    for (int i = 0; i < unknown.field_count(); ++i) {
+      const pb::UnknownField& f = unknown.field(i);
+      if (f.number() != number || f.type() != pb::UnknownField::TYPE_LENGTH_DELIMITED) continue;
+      T value;
+      if (!value.ParseFromString(f.length_delimited()))
+        return Error(Indexed(path, name, static_cast<int>(out->size())), "not a valid " + value.GetTypeName());
+      out->push_back(std::move(value));
+    }
+    return Status::Ok();
+  }
+
+  // IR 10's metadata_props of nodes (field 9) and graphs (field 16).
+  template <typename Message>
+  Status Metadata(const Message& m, int number, const std::string& path, Entries* out) {
+    std::vector<ox::StringStringEntryProto> entries;
+    AZ_RETURN_IF_ERROR(Unknown(m, number, path, "metadata_props", &entries));
+    for (const ox::StringStringEntryProto& e : entries) out->emplace_back(e.key(), e.value());
+    return Status::Ok();
+  }
+
+  Status Tensor(const ox::TensorProto& p, const std::string& path, OnnxTensor* t) {
+    t->name = p.name();
+    t->data_type = p.data_type();
+    if (p.dims_size() > static_cast<int>(kMaxOnnxRank)) return Error(path, "tensor '" + t->name + "' has over 64 dims");
+    t->dims.assign(p.dims().begin(), p.dims().end());
+    t->external = p.data_location() == ox::TensorProto::EXTERNAL || p.external_data_size() > 0;
+    for (int64_t d : t->dims) {
+      if (d < 0) return Error(path, "tensor '" + t->name + "' has a negative dim " + std::to_string(d));
+    }
+    auto count = t->NumElements();
+    if (!count) return Error(path, "tensor '" + t->name + "' has too many elements");
+    if (t->external || *count > kMaxFoldElements) return Status::Ok();
+    // Small inline tensor: its values, for constant folding.
+    if (p.has_raw_data()) {
+      t->has_values = DecodeRaw(p.raw_data(), *t, *count);
+      if (!t->has_values) {
+        t->ints.clear();
+        t->floats.clear();
       }
-    } else {
       return Status::Ok();
     }
+    int n = static_cast<int>(*count);
+    if (IsOnnxFloatType(t->data_type)) {
+      if (t->data_type == kOnnxFloat && p.float_data_size() == n) {
+        t->floats.assign(p.float_data().begin(), p.float_data().end());
+      } else if (t->data_type == kOnnxDouble && p.double_data_size() == n) {
+        t->floats.assign(p.double_data().begin(), p.double_data().end());
+      } else if ((t->data_type == kOnnxFloat16 || t->data_type == kOnnxBfloat16) && p.int32_data_size() == n) {
+        for (int32_t bits : p.int32_data()) {
+          uint16_t h = static_cast<uint16_t>(bits);
+          t->floats.push_back(t->data_type == kOnnxFloat16 ? HalfToFloat(h) : Bfloat16ToFloat(h));
+        }
+      } else {
+        return Status::Ok();
+      }
+      t->has_values = true;
+      return Status::Ok();
+    }
+    if (t->data_type == kOnnxString || p.int32_data_size() + p.int64_data_size() + p.uint64_data_size() != n) {
+      return Status::Ok();
+    }
+    t->ints.assign(p.int32_data().begin(), p.int32_data().end());
+    t->ints.insert(t->ints.end(), p.int64_data().begin(), p.int64_data().end());
+    for (uint64_t v : p.uint64_data()) t->ints.push_back(static_cast<int64_t>(v));
     t->has_values = true;
     return Status::Ok();
   }
-  if (ints.size() == limit && t->data_type != kOnnxString) {
-    t->ints = std::move(ints);
-    t->has_values = true;
-  }
-  return Status::Ok();
-}
 
-Status ParseValueInfo(WireMessage m, OnnxValueInfo* v) {
-  AZ_NEXT_FIELD(m, f)
-  if (f.number == 1) {
-    AZ_ASSIGN_OR_RETURN(v->name, String(m, f));
-  } else if (f.number == 2) {
-    AZ_ASSIGN_OR_RETURN(WireMessage type, m.Nested(f, m.path() + ".type"));
-    AZ_NEXT_FIELD(type, tf)
-    if (tf.number != 1) continue;  // sequence, map, optional, sparse: not tensors
-    AZ_ASSIGN_OR_RETURN(WireMessage tensor, type.Nested(tf, type.path() + ".tensor_type"));
-    AZ_NEXT_FIELD(tensor, ttf)
-    if (ttf.number == 1) {
-      AZ_ASSIGN_OR_RETURN(int64_t elem, tensor.Int(ttf));
-      v->elem_type = static_cast<int32_t>(elem);
-    } else if (ttf.number == 2) {
-      v->has_shape = true;
-      AZ_ASSIGN_OR_RETURN(WireMessage shape, tensor.Nested(ttf, tensor.path() + ".shape"));
-      AZ_NEXT_FIELD(shape, sf)
-      if (sf.number != 1) continue;
-      if (v->dims.size() >= kMaxOnnxRank) return shape.Error(sf.offset, "more than 64 dims");
-      AZ_ASSIGN_OR_RETURN(WireMessage dim, shape.Nested(sf, Indexed(shape.path(), "dim", v->dims.size())));
+  Status ValueInfo(const ox::ValueInfoProto& p, const std::string& path, OnnxValueInfo* v) {
+    v->name = p.name();
+    if (!p.type().has_tensor_type()) return Status::Ok();  // sequence, map, optional, sparse
+    const ox::TypeProto_Tensor& tensor = p.type().tensor_type();
+    v->elem_type = tensor.elem_type();
+    if (!tensor.has_shape()) return Status::Ok();
+    v->has_shape = true;
+    if (tensor.shape().dim_size() > static_cast<int>(kMaxOnnxRank)) return Error(path, "more than 64 dims");
+    for (const ox::TensorShapeProto_Dimension& dim : tensor.shape().dim()) {
       OnnxDim d;
-      AZ_NEXT_FIELD(dim, df)
-      if (df.number == 1) {
-        AZ_ASSIGN_OR_RETURN(int64_t value, dim.Int(df));
-        d.value = value;
-      } else if (df.number == 2) {
-        AZ_ASSIGN_OR_RETURN(d.param, String(dim, df));
-      }
-      AZ_END_FIELDS
+      if (dim.has_dim_value()) d.value = dim.dim_value();
+      if (dim.has_dim_param()) d.param = dim.dim_param();
       v->dims.push_back(std::move(d));
-      AZ_END_FIELDS
     }
-    AZ_END_FIELDS
-    AZ_END_FIELDS
+    return Status::Ok();
   }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
 
-Status ParseAttribute(WireMessage m, OnnxAttribute* a) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(a->name, String(m, f));
-      break;
-    }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(a->f, m.Float(f));
-      break;
-    }
-    case 3: {
-      AZ_ASSIGN_OR_RETURN(a->i, m.Int(f));
-      break;
-    }
-    case 4: {
-      AZ_ASSIGN_OR_RETURN(a->s, String(m, f));
-      break;
-    }
-    case 5: {
-      AZ_ASSIGN_OR_RETURN(WireMessage t, m.Nested(f, m.path() + ".t"));
+  Status Attribute(const ox::AttributeProto& p, const std::string& path, OnnxAttribute* a) {
+    a->name = p.name();
+    a->type = static_cast<OnnxAttrType>(p.type() >= 0 && p.type() <= 14 ? p.type() : 0);
+    a->f = p.f();
+    a->i = p.i();
+    a->s = p.s();
+    if (p.has_t()) {
       a->t.emplace();
-      AZ_RETURN_IF_ERROR(ParseTensor(std::move(t), &*a->t));
-      break;
+      AZ_RETURN_IF_ERROR(Tensor(p.t(), path + ".t", &*a->t));
     }
-    case 6:
-    case 11:
-      ++a->num_graphs;
-      break;
-    case 7:
-      AZ_RETURN_IF_ERROR(m.AppendFloats(f, &a->floats, kNoLimit));
-      break;
-    case 8:
-      AZ_RETURN_IF_ERROR(m.AppendVarints(f, &a->ints, kNoLimit));
-      break;
-    case 9: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      a->strings.push_back(std::move(s));
-      break;
-    }
-    case 20: {
-      AZ_ASSIGN_OR_RETURN(int64_t type, m.Int(f));
-      a->type = static_cast<OnnxAttrType>(type >= 0 && type <= 14 ? type : 0);
-      break;
-    }
-    case 21: {
-      AZ_ASSIGN_OR_RETURN(a->ref_attr_name, String(m, f));
-      break;
-    }
-    default:
-      break;
+    a->floats.assign(p.floats().begin(), p.floats().end());
+    a->ints.assign(p.ints().begin(), p.ints().end());
+    a->strings.assign(p.strings().begin(), p.strings().end());
+    a->num_graphs = (p.has_g() ? 1 : 0) + p.graphs_size();
+    a->ref_attr_name = p.ref_attr_name();
+    return Status::Ok();
   }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
 
-Status ParseNode(WireMessage m, OnnxNode* n) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      n->inputs.push_back(std::move(s));
-      break;
+  Status Node(const ox::NodeProto& p, const std::string& path, OnnxNode* n) {
+    n->inputs.assign(p.input().begin(), p.input().end());
+    n->outputs.assign(p.output().begin(), p.output().end());
+    n->name = p.name();
+    n->op_type = p.op_type();
+    n->domain = p.domain();
+    for (int i = 0; i < p.attribute_size(); ++i) {
+      n->attributes.emplace_back();
+      AZ_RETURN_IF_ERROR(Attribute(p.attribute(i), Indexed(path, "attribute", i), &n->attributes.back()));
     }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      n->outputs.push_back(std::move(s));
-      break;
-    }
-    case 3: {
-      AZ_ASSIGN_OR_RETURN(n->name, String(m, f));
-      break;
-    }
-    case 4: {
-      AZ_ASSIGN_OR_RETURN(n->op_type, String(m, f));
-      break;
-    }
-    case 5: {
-      AZ_ASSIGN_OR_RETURN(WireMessage am, m.Nested(f, Indexed(m.path(), "attribute", n->attributes.size())));
-      OnnxAttribute a;
-      AZ_RETURN_IF_ERROR(ParseAttribute(std::move(am), &a));
-      n->attributes.push_back(std::move(a));
-      break;
-    }
-    case 7: {
-      AZ_ASSIGN_OR_RETURN(n->domain, String(m, f));
-      break;
-    }
-    case 9: {
-      AZ_ASSIGN_OR_RETURN(WireMessage em, m.Nested(f, Indexed(m.path(), "metadata_props", n->metadata.size())));
-      std::pair<std::string, std::string> entry;
-      AZ_RETURN_IF_ERROR(ParseStringEntry(std::move(em), &entry));
-      n->metadata.push_back(std::move(entry));
-      break;
-    }
-    default:
-      break;
+    return Metadata(p, 9, path, &n->metadata);
   }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
 
-Status ParseGraph(WireMessage m, OnnxGraph* g) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(WireMessage nm, m.Nested(f, Indexed(m.path(), "node", g->nodes.size())));
-      OnnxNode node;
-      node.offset = f.offset;
-      AZ_RETURN_IF_ERROR(ParseNode(std::move(nm), &node));
-      g->nodes.push_back(std::move(node));
-      break;
+  Status Graph(const ox::GraphProto& p, const std::string& path, OnnxGraph* g) {
+    g->name = p.name();
+    for (int i = 0; i < p.node_size(); ++i) {
+      g->nodes.emplace_back();
+      AZ_RETURN_IF_ERROR(Node(p.node(i), Indexed(path, "node", i), &g->nodes.back()));
     }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(g->name, String(m, f));
-      break;
+    for (int i = 0; i < p.initializer_size(); ++i) {
+      g->initializers.emplace_back();
+      AZ_RETURN_IF_ERROR(Tensor(p.initializer(i), Indexed(path, "initializer", i), &g->initializers.back()));
     }
-    case 5: {
-      AZ_ASSIGN_OR_RETURN(WireMessage tm, m.Nested(f, Indexed(m.path(), "initializer", g->initializers.size())));
+    // Sparse initializers: only their dims and element type matter.
+    for (const ox::SparseTensorProto& s : p.sparse_initializer()) {
       OnnxTensor t;
-      AZ_RETURN_IF_ERROR(ParseTensor(std::move(tm), &t));
-      t.offset = f.offset;
-      g->initializers.push_back(std::move(t));
-      break;
-    }
-    case 11:
-    case 12:
-    case 13: {
-      std::vector<OnnxValueInfo>& list = f.number == 11 ? g->inputs : f.number == 12 ? g->outputs : g->value_info;
-      const char* field_name = f.number == 11 ? "input" : f.number == 12 ? "output" : "value_info";
-      AZ_ASSIGN_OR_RETURN(WireMessage vm, m.Nested(f, Indexed(m.path(), field_name, list.size())));
-      OnnxValueInfo v;
-      AZ_RETURN_IF_ERROR(ParseValueInfo(std::move(vm), &v));
-      list.push_back(std::move(v));
-      break;
-    }
-    case 15: {
-      // SparseTensorProto: values 1 (TensorProto), dims 3. Only dims and type matter.
-      AZ_ASSIGN_OR_RETURN(WireMessage sm, m.Nested(f, Indexed(m.path(), "sparse_initializer", g->initializers.size())));
-      OnnxTensor t;
-      t.offset = f.offset;
-      std::vector<int64_t> dims;
-      AZ_NEXT_FIELD(sm, sf)
-      if (sf.number == 1) {
-        AZ_ASSIGN_OR_RETURN(WireMessage vm, sm.Nested(sf, sm.path() + ".values"));
-        OnnxTensor values;
-        AZ_RETURN_IF_ERROR(ParseTensor(std::move(vm), &values));
-        t.name = values.name;
-        t.data_type = values.data_type;
-      } else if (sf.number == 3) {
-        AZ_RETURN_IF_ERROR(sm.AppendVarints(sf, &dims, kMaxOnnxRank));
-      }
-      AZ_END_FIELDS
-      t.dims = std::move(dims);
+      t.name = s.values().name();
+      t.data_type = s.values().data_type();
+      t.dims.assign(s.dims().begin(), s.dims().end());
       t.external = true;  // values not kept
       g->initializers.push_back(std::move(t));
-      break;
     }
-    case 16: {
-      AZ_ASSIGN_OR_RETURN(WireMessage em, m.Nested(f, Indexed(m.path(), "metadata_props", g->metadata.size())));
-      std::pair<std::string, std::string> entry;
-      AZ_RETURN_IF_ERROR(ParseStringEntry(std::move(em), &entry));
-      g->metadata.push_back(std::move(entry));
-      break;
+    const std::pair<const pb::RepeatedPtrField<ox::ValueInfoProto>*, std::vector<OnnxValueInfo>*> lists[] = {
+        {&p.input(), &g->inputs}, {&p.output(), &g->outputs}, {&p.value_info(), &g->value_info}};
+    const char* names[] = {"input", "output", "value_info"};
+    for (int l = 0; l < 3; ++l) {
+      for (int i = 0; i < lists[l].first->size(); ++i) {
+        lists[l].second->emplace_back();
+        AZ_RETURN_IF_ERROR(ValueInfo(lists[l].first->Get(i), Indexed(path, names[l], i), &lists[l].second->back()));
+      }
     }
-    default:
-      break;
+    return Metadata(p, 16, path, &g->metadata);
   }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
 
-Status ParseOpset(WireMessage m, std::map<std::string, int64_t>* opsets) {
-  std::string domain;
-  int64_t version = 0;
-  AZ_NEXT_FIELD(m, f)
-  if (f.number == 1) {
-    AZ_ASSIGN_OR_RETURN(domain, String(m, f));
-  } else if (f.number == 2) {
-    AZ_ASSIGN_OR_RETURN(version, m.Int(f));
+  Status Function(const ox::FunctionProto& p, const std::string& path, OnnxFunction* fn) {
+    fn->name = p.name();
+    fn->domain = p.domain();
+    fn->inputs.assign(p.input().begin(), p.input().end());
+    fn->outputs.assign(p.output().begin(), p.output().end());
+    fn->attributes.assign(p.attribute().begin(), p.attribute().end());
+    for (int i = 0; i < p.node_size(); ++i) {
+      fn->nodes.emplace_back();
+      AZ_RETURN_IF_ERROR(Node(p.node(i), Indexed(path, "node", i), &fn->nodes.back()));
+    }
+    // IR 9's attribute_proto (field 11): attributes with their defaults.
+    std::vector<ox::AttributeProto> defaults;
+    AZ_RETURN_IF_ERROR(Unknown(p, 11, path, "attribute_proto", &defaults));
+    for (size_t i = 0; i < defaults.size(); ++i) {
+      fn->attribute_defaults.emplace_back();
+      AZ_RETURN_IF_ERROR(Attribute(defaults[i], Indexed(path, "attribute_proto", static_cast<int>(i)),
+                                   &fn->attribute_defaults.back()));
+    }
+    return Status::Ok();
   }
-  AZ_END_FIELDS
-  if (domain == "ai.onnx") domain.clear();
-  (*opsets)[domain] = version;
-  return Status::Ok();
-}
 
-Status ParseFunction(WireMessage m, OnnxFunction* fn) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(fn->name, String(m, f));
-      break;
-    }
-    case 4:
-    case 5:
-    case 6: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      (f.number == 4 ? fn->inputs : f.number == 5 ? fn->outputs : fn->attributes).push_back(std::move(s));
-      break;
-    }
-    case 7: {
-      AZ_ASSIGN_OR_RETURN(WireMessage nm, m.Nested(f, Indexed(m.path(), "node", fn->nodes.size())));
-      OnnxNode node;
-      node.offset = f.offset;
-      AZ_RETURN_IF_ERROR(ParseNode(std::move(nm), &node));
-      fn->nodes.push_back(std::move(node));
-      break;
-    }
-    case 10: {
-      AZ_ASSIGN_OR_RETURN(fn->domain, String(m, f));
-      break;
-    }
-    case 11: {
-      AZ_ASSIGN_OR_RETURN(WireMessage am,
-                          m.Nested(f, Indexed(m.path(), "attribute_proto", fn->attribute_defaults.size())));
-      OnnxAttribute a;
-      AZ_RETURN_IF_ERROR(ParseAttribute(std::move(am), &a));
-      fn->attribute_defaults.push_back(std::move(a));
-      break;
-    }
-    default:
-      break;
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
+  const std::string& file_;
+};
 
 std::string_view FindEntry(const std::vector<std::pair<std::string, std::string>>& entries, std::string_view key) {
   for (const auto& [k, v] : entries) {
@@ -524,54 +425,24 @@ int64_t OnnxModel::StandardOpset() const {
 
 std::string_view OnnxModel::Metadata(std::string_view key) const { return FindEntry(metadata, key); }
 
-StatusOr<OnnxModel> ParseOnnxModel(std::string_view bytes, std::string_view file_name) {
-  OnnxModel model;
-  WireMessage m(file_name, bytes, "ModelProto");
-  bool has_graph = false;
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(model.ir_version, m.Int(f));
-      break;
-    }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(model.producer_name, String(m, f));
-      break;
-    }
-    case 3: {
-      AZ_ASSIGN_OR_RETURN(model.producer_version, String(m, f));
-      break;
-    }
-    case 7: {
-      AZ_ASSIGN_OR_RETURN(WireMessage gm, m.Nested(f, "GraphProto"));
-      AZ_RETURN_IF_ERROR(ParseGraph(std::move(gm), &model.graph));
-      has_graph = true;
-      break;
-    }
-    case 8: {
-      AZ_ASSIGN_OR_RETURN(WireMessage om, m.Nested(f, Indexed(m.path(), "opset_import", model.opsets.size())));
-      AZ_RETURN_IF_ERROR(ParseOpset(std::move(om), &model.opsets));
-      break;
-    }
-    case 14: {
-      AZ_ASSIGN_OR_RETURN(WireMessage em, m.Nested(f, Indexed(m.path(), "metadata_props", model.metadata.size())));
-      std::pair<std::string, std::string> entry;
-      AZ_RETURN_IF_ERROR(ParseStringEntry(std::move(em), &entry));
-      model.metadata.push_back(std::move(entry));
-      break;
-    }
-    case 25: {
-      AZ_ASSIGN_OR_RETURN(WireMessage fm, m.Nested(f, Indexed(m.path(), "functions", model.functions.size())));
-      OnnxFunction fn;
-      AZ_RETURN_IF_ERROR(ParseFunction(std::move(fm), &fn));
-      model.functions.push_back(std::move(fn));
-      break;
-    }
-    default:
-      break;
+StatusOr<OnnxModel> ReadOnnxModel(std::string_view bytes, const std::string& file_name) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return ResourceExhausted(file_name + ": " + std::to_string(bytes.size()) + " bytes is over protobuf's 2 GiB limit");
   }
-  AZ_END_FIELDS
-  if (!has_graph) return m.Error(bytes.size(), "the model has no graph (field 7); is this an ONNX file?");
+  ox::ModelProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    ParseLocator locator(file_name);
+    std::string located = locator.Locate(ox::ModelProto::default_instance(), bytes, 0, "ModelProto");
+    if (located.empty()) {
+      located = locator.Error(0, "ModelProto", "protobuf rejects the file (messages nested deeper than its limit?)");
+    }
+    return InvalidArgument(located);
+  }
+  if (!proto.has_graph()) return InvalidArgument(file_name + ": the model has no graph (field 7); is this an ONNX file?");
+  AZ_ASSIGN_OR_RETURN(OnnxChecks checks, CheckOnnxModel(proto, file_name));
+  OnnxModel model;
+  AZ_RETURN_IF_ERROR(Copier(file_name).Model(proto, &model));
+  model.checks = checks.Summary();
   return model;
 }
 

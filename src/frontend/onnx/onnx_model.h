@@ -1,21 +1,25 @@
-// The parts of an ONNX ModelProto the importer needs, as plain structs, read
-// with the wire reader (protobuf_wire.h). Field numbers: reference/formats.md §4.1.
+// The parts of an ONNX ModelProto the importer needs, as plain structs.
 //
-// What is kept, and what is not:
+// ReadOnnxModel parses the bytes with ONNX's generated classes (Debian's
+// libonnx 1.12 and libprotobuf 3.21), runs ONNX's checker and shape inference
+// on them (onnx_check.h says what is checked at which opset), and copies out:
 //   - tensors (initializers, Constant values): name, element type, dims, and
 //     the values only when the tensor has at most kMaxFoldElements elements
 //     (shape plumbing and scalars fold from them); the bytes of larger tensors
 //     are never copied. External-data tensors keep their dims only.
 //   - graphs: nodes (inputs, outputs, name, op type, domain, attributes,
 //     metadata_props), inputs/outputs/value_info with their tensor types
-//     (dim_value or dim_param per dim), initializers.
+//     (dim_value or dim_param per dim; value_info includes what shape
+//     inference added), initializers.
 //   - attributes: scalars, strings, int and float lists, one tensor; subgraphs
 //     (If/Loop bodies) are counted, not read: the importer turns such nodes
 //     into custom ops, so graph nesting never recurses.
 //   - model: ir_version, producer, opset_import, metadata_props, and
 //     model-local functions (FunctionProto) for inlining.
-// Limits (a hostile file): every repeated count is bounded by the bytes
-// present; tensor ranks by kMaxOnnxRank.
+// Fields newer than ONNX 1.12's schema (IR 10's metadata_props of nodes and
+// graphs, where the torch.export-based exporter writes module scopes; IR 9's
+// FunctionProto.attribute_proto, the attribute defaults) are kept by protobuf
+// as unknown fields and read from there.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +72,6 @@ struct OnnxTensor {
   bool has_values = false;
   std::vector<int64_t> ints;
   std::vector<double> floats;
-  size_t offset = 0;  // where the TensorProto starts in the file
 
   // Product of dims, or nullopt on a negative dim or overflow past 2^62.
   std::optional<int64_t> NumElements() const;
@@ -122,7 +125,6 @@ struct OnnxNode {
   std::string domain;  // "" and "ai.onnx" are the standard domain
   std::vector<OnnxAttribute> attributes;
   std::vector<std::pair<std::string, std::string>> metadata;
-  size_t offset = 0;  // where the NodeProto starts in the file
 
   const OnnxAttribute* FindAttribute(std::string_view attr_name) const;
   std::string_view Metadata(std::string_view key) const;  // "" when absent
@@ -156,13 +158,19 @@ struct OnnxModel {
   std::vector<std::pair<std::string, std::string>> metadata;
   OnnxGraph graph;
   std::vector<OnnxFunction> functions;
+  // What ONNX's checker and shape inference covered (onnx_check.h), one line
+  // for `inspect`'s notes.
+  std::string checks;
 
   // The standard domain's opset version (ai.onnx; 1 when not declared).
   int64_t StandardOpset() const;
   std::string_view Metadata(std::string_view key) const;  // "" when absent
 };
 
-// Parses a serialized ModelProto. Errors are located: "file: byte N: path: ...".
-StatusOr<OnnxModel> ParseOnnxModel(std::string_view bytes, std::string_view file_name);
+// Parses a serialized ModelProto, checks and shape-infers it (onnx_check.h)
+// and copies it out. A malformed file is a located error ("file: byte N:
+// ModelProto.graph.node[3]: ..."), as are the checker's and shape inference's
+// failures.
+StatusOr<OnnxModel> ReadOnnxModel(std::string_view bytes, const std::string& file_name);
 
 }  // namespace az::frontend::onnx
