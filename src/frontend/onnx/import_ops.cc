@@ -409,7 +409,7 @@ Status ConvertGelu(Importer& im, const NodeContext& ctx) {
 Status ConvertReduce(Importer& im, const NodeContext& ctx) {
   const OnnxNode& node = *ctx.node;
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.InputValue(ctx, 0));
-  const TensorType& xt = im.TypeOf(x);
+  const TensorType xt = im.TypeOf(x);  // a copy: Emit below may move the graph's values
   int64_t rank = xt.rank();
   int64_t axes_input_since = node.op_type == "ReduceSum" ? 13 : 18;
   std::optional<std::vector<int64_t>> axes;
