@@ -458,10 +458,19 @@ TEST(OnnxImportTest, Conv3dPatchEmbeddingAndConv2dCustom) {
 TEST(OnnxImportTest, WriteFuzzSeeds) {
   const char* dir = std::getenv("AZ_ONNX_WRITE_SEEDS");
   if (dir == nullptr) GTEST_SKIP() << "set AZ_ONNX_WRITE_SEEDS=fuzz/seeds/onnx to write the seeds";
+  // Opset 20 (ops ONNX 1.12 does not know set aside from its checks):
+  // ReduceMean with its axes as an input, Gelu.
+  OnnxBuilder opset20(20);
+  opset20.Input("x", kFloat, {2, 8, 16})
+      .Output("y", kFloat, {2, 8, 1})
+      .Initializer(Tensor("axes", kInt64, {1}, {2}))
+      .Node({"Gelu", {"x"}, {"g"}, "/act/Gelu"})
+      .Node({"ReduceMean", {"g", "axes"}, {"y"}, "/mean/ReduceMean"});
   const std::pair<const char*, OnnxBuilder> models[] = {
       {"writer_linear.onnx", LinearModel()},
       {"writer_attention.onnx", AttentionModel()},
       {"writer_shape_plumbing.onnx", ShapePlumbingModel()},
+      {"writer_opset20.onnx", opset20},
   };
   for (const auto& [name, model] : models) {
     std::ofstream out(std::filesystem::path(dir) / name, std::ios::binary);
