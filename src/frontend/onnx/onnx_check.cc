@@ -74,27 +74,46 @@ std::string OneLine(std::string text) {
   return text;
 }
 
+// The (domain, op type) of every node of `nodes` and of their subgraphs.
+void CollectCalls(const google::protobuf::RepeatedPtrField<ox::NodeProto>& nodes,
+                  std::vector<std::pair<std::string, std::string>>* calls) {
+  for (const ox::NodeProto& node : nodes) {
+    calls->emplace_back(node.domain(), node.op_type());
+    for (const ox::AttributeProto& a : node.attribute()) {
+      if (a.has_g()) CollectCalls(a.g().node(), calls);
+      for (const ox::GraphProto& g : a.graphs()) CollectCalls(g.node(), calls);
+    }
+  }
+}
+
 // Functions calling functions: a cycle, or a chain deeper than
 // kMaxFunctionNesting, is refused (ONNX 1.12's inference of a call recurses
-// into the callee without a bound).
+// into the callee without a bound). Depths are capped at kMaxFunctionNesting
+// + 1, so the search recurses no deeper than that whatever the file holds.
 Status CheckFunctionNesting(const ox::ModelProto& model, const std::string& file) {
+  constexpr int kTooDeep = kMaxFunctionNesting + 1;
   std::map<std::pair<std::string, std::string>, int> index;  // (domain, name) -> function
   for (int f = 0; f < model.functions_size(); ++f) index[{model.functions(f).domain(), model.functions(f).name()}] = f;
+  std::vector<std::vector<int>> callees(model.functions_size());
+  for (int f = 0; f < model.functions_size(); ++f) {
+    std::vector<std::pair<std::string, std::string>> calls;
+    CollectCalls(model.functions(f).node(), &calls);
+    for (const auto& call : calls) {
+      if (auto it = index.find(call); it != index.end()) callees[f].push_back(it->second);
+    }
+  }
   std::vector<int> depth(model.functions_size(), -1);  // -1 unknown, -2 on the stack
-  std::function<int(int)> visit = [&](int f) -> int {
-    if (depth[f] == -2) return kMaxFunctionNesting + 1;  // a cycle
+  std::function<int(int, int)> visit = [&](int f, int level) -> int {
+    if (depth[f] == -2 || level > kTooDeep) return kTooDeep;  // a cycle, or deep enough
     if (depth[f] >= 0) return depth[f];
     depth[f] = -2;
     int deepest = 0;
-    for (const ox::NodeProto& node : model.functions(f).node()) {
-      auto callee = index.find({node.domain(), node.op_type()});
-      if (callee != index.end()) deepest = std::max(deepest, std::min(visit(callee->second), kMaxFunctionNesting));
-    }
-    depth[f] = deepest + 1;
+    for (int callee : callees[f]) deepest = std::max(deepest, visit(callee, level + 1));
+    depth[f] = std::min(deepest + 1, kTooDeep);
     return depth[f];
   };
   for (int f = 0; f < model.functions_size(); ++f) {
-    if (visit(f) > kMaxFunctionNesting) {
+    if (visit(f, 1) >= kTooDeep) {
       return InvalidArgument(file + ": function '" + model.functions(f).name() +
                              "': functions nest deeper than " + std::to_string(kMaxFunctionNesting) +
                              " levels (or call themselves)");
@@ -296,7 +315,7 @@ StatusOr<OnnxChecks> CheckOnnxModel(ox::ModelProto& model, const std::string& fi
   scope.MoveExternalInitializers();
   try {
     ox::checker::check_model(model);
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // onnx::checker::ValidationError
     int node = FirstFailingNode(model);
     std::string where = file;
     if (node >= 0) {

@@ -153,6 +153,28 @@ TEST(OnnxCheckTest, FunctionsCallingEachOtherAreRefused) {
             "f.onnx: function 'Ping': functions nest deeper than 8 levels (or call themselves)");
 }
 
+// F1 calls F2 ... calls Fn, which computes Tanh: n levels of functions.
+OnnxBuilder FunctionChain(int levels) {
+  OnnxBuilder b;
+  b.Input("x", kFloat, {4}).Output("y", kFloat, {4});
+  for (int level = levels; level >= 1; --level) {
+    std::string callee = level == levels ? "Tanh" : "F" + std::to_string(level + 1);
+    b.Function("local", "F" + std::to_string(level), {"a"}, {"out"},
+               {{callee, {"a"}, {"out"}, "n", {}, level == levels ? "" : "local"}});
+  }
+  b.Node({"F1", {"x"}, {"y"}, "call", {}, "local"});
+  return b;
+}
+
+TEST(OnnxCheckTest, FunctionNestingIsBoundedAtEightLevels) {
+  auto eight = ImportOnnx(FunctionChain(8).Build(), "f.onnx", {});
+  ASSERT_TRUE(eight.ok()) << eight.status().message();
+  EXPECT_EQ(CountOps(eight->graph, pir::OpKind::kTanh), 1);
+  auto nine = ImportOnnx(FunctionChain(9).Build(), "f.onnx", {});
+  ASSERT_FALSE(nine.ok());
+  EXPECT_EQ(nine.status().message(), "f.onnx: function 'F1': functions nest deeper than 8 levels (or call themselves)");
+}
+
 TEST(OnnxCheckTest, MalformedBytesAreLocated) {
   // A node whose attribute 0 ends in a varint field's tag (field 3, `i`)
   // without its value: protobuf refuses the file, the locator names where.
