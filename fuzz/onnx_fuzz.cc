@@ -1,7 +1,7 @@
 // libFuzzer target for the ONNX importer (frontend/onnx): libprotobuf's parse
 // of the ModelProto (and the error locator behind it), ONNX's checker and
 // shape inference (libonnx, built by Debian with GCC and not instrumented:
-// the sanitizers see our side of every call), the copy into plain structs and
+// the sanitizers see our side of every call), the accessors and
 // the conversion to PIR.
 //
 // Properties checked on every input:

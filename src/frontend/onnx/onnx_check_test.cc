@@ -207,6 +207,16 @@ TEST(OnnxCheckTest, MalformedBytesAreLocated) {
   auto packed = ImportOnnx(m2.str(), "dims.onnx", {});
   ASSERT_FALSE(packed.ok());
   EXPECT_EQ(packed.status().message(), "dims.onnx: byte 6: ModelProto.graph.initializer[0].dims[0]: malformed packed values");
+  // IR 10's node metadata_props (field 9, unknown to ONNX 1.12's NodeProto)
+  // that is not a StringStringEntryProto (a key of length 5 with 2 bytes).
+  ProtoWriter meta_node;
+  meta_node.Bytes(4, "Tanh").Bytes(9, std::string("\x0a\x05" "ab", 4));
+  ProtoWriter m3;
+  m3.Int(1, 10).Message(7, ProtoWriter().Message(1, meta_node));
+  auto meta = ImportOnnx(m3.str(), "meta.onnx", {});
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().message(),
+            "meta.onnx: ModelProto.graph.node[0]: field 9 is not a valid onnx.StringStringEntryProto");
   // Bytes that parse but hold no graph.
   auto text = ImportOnnx(ProtoWriter().Int(1, 8).str(), "x.onnx", {});
   ASSERT_FALSE(text.ok());

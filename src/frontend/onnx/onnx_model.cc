@@ -1,6 +1,6 @@
 // Reads a model with ONNX's generated classes (onnx_model.h): the parse,
 // with a located error for a malformed file, the checks (onnx_check.h), and
-// the copy into the importer's plain structs.
+// the accessors the converters share.
 #include "frontend/onnx/onnx_model.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -67,15 +67,15 @@ int64_t ElementBytes(int32_t type) {
   }
 }
 
-// Decodes `raw` (little-endian) into tensor.ints / tensor.floats.
-bool DecodeRaw(std::string_view raw, OnnxTensor& t, int64_t count) {
-  int64_t width = ElementBytes(t.data_type);
+// Decodes `raw` (little-endian) elements of `data_type` into `t`.
+bool DecodeRaw(std::string_view raw, int32_t data_type, TensorData& t, int64_t count) {
+  int64_t width = ElementBytes(data_type);
   if (width == 0 || static_cast<int64_t>(raw.size()) != width * count) return false;
   for (int64_t i = 0; i < count; ++i) {
     const char* p = raw.data() + i * width;
     uint64_t bits = 0;
     std::memcpy(&bits, p, static_cast<size_t>(width));
-    switch (t.data_type) {
+    switch (data_type) {
       case kOnnxFloat: {
         float v;
         std::memcpy(&v, p, 4);
@@ -109,12 +109,6 @@ bool DecodeRaw(std::string_view raw, OnnxTensor& t, int64_t count) {
     }
   }
   return true;
-}
-
-using Entries = std::vector<std::pair<std::string, std::string>>;
-
-std::string Indexed(const std::string& path, const char* field, int index) {
-  return path + "." + field + "[" + std::to_string(index) + "]";
 }
 
 // ---- The parse: protobuf's parser, and where it stopped when it fails.
@@ -189,213 +183,51 @@ class ParseLocator {
   const std::string& file_;
 };
 
-// ---- The copy into plain structs.
-
-// Reads fields newer than ONNX 1.12's schema, which protobuf keeps as unknown
-// fields, and copies the ones it knows.
-class Copier {
- public:
-  explicit Copier(const std::string& file) : file_(file) {}
-
-  Status Model(const ox::ModelProto& p, OnnxModel* m) {
-    m->ir_version = p.ir_version();
-    m->producer_name = p.producer_name();
-    m->producer_version = p.producer_version();
-    for (const ox::OperatorSetIdProto& o : p.opset_import()) m->opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
-    for (const ox::StringStringEntryProto& e : p.metadata_props()) m->metadata.emplace_back(e.key(), e.value());
-    AZ_RETURN_IF_ERROR(Graph(p.graph(), "ModelProto.graph", &m->graph));
-    for (int f = 0; f < p.functions_size(); ++f) {
-      m->functions.emplace_back();
-      AZ_RETURN_IF_ERROR(Function(p.functions(f), Indexed("ModelProto", "functions", f), &m->functions.back()));
+// The length-delimited unknown fields numbered `number` of a message: fields
+// newer than ONNX 1.12's schema.
+template <typename Message>
+std::vector<const std::string*> UnknownPayloads(const Message& m, int number) {
+  std::vector<const std::string*> out;
+  const pb::UnknownFieldSet& unknown = m.unknown_fields();
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const pb::UnknownField& f = unknown.field(i);
+    if (f.number() == number && f.type() == pb::UnknownField::TYPE_LENGTH_DELIMITED) {
+      out.push_back(&f.length_delimited());
     }
-    return Status::Ok();
   }
+  return out;
+}
 
- private:
-  Status Error(const std::string& path, const std::string& message) const {
-    return InvalidArgument(file_ + ": " + path + ": " + message);
+constexpr int kNodeMetadataField = 9;       // NodeProto.metadata_props, IR 10
+constexpr int kFunctionDefaultsField = 11;  // FunctionProto.attribute_proto, IR 9
+
+// The unknown fields the importer reads must parse as what they are.
+template <typename Entry, typename Message>
+Status CheckUnknown(const Message& m, int number, const std::string& file, const std::string& path) {
+  for (const std::string* payload : UnknownPayloads(m, number)) {
+    if (Entry entry; !entry.ParseFromString(*payload)) {
+      return InvalidArgument(file + ": " + path + ": field " + std::to_string(number) + " is not a valid " +
+                             entry.GetTypeName());
+    }
   }
+  return Status::Ok();
+}
 
-  // The length-delimited unknown fields numbered `number`, each parsed as a T.
-  template <typename T, typename Message>
-  Status Unknown(const Message& m, int number, const std::string& path, const char* name, std::vector<T>* out) {
-    const pb::UnknownFieldSet& unknown = m.unknown_fields();
-    for (int i = 0; i < unknown.field_count(); ++i) {
-      const pb::UnknownField& f = unknown.field(i);
-      if (f.number() != number || f.type() != pb::UnknownField::TYPE_LENGTH_DELIMITED) continue;
-      T value;
-      if (!value.ParseFromString(f.length_delimited()))
-        return Error(Indexed(path, name, static_cast<int>(out->size())), "not a valid " + value.GetTypeName());
-      out->push_back(std::move(value));
-    }
-    return Status::Ok();
+Status CheckNewerFields(const ox::ModelProto& model, const std::string& file) {
+  for (int n = 0; n < model.graph().node_size(); ++n) {
+    AZ_RETURN_IF_ERROR(CheckUnknown<ox::StringStringEntryProto>(model.graph().node(n), kNodeMetadataField, file,
+                                                                "ModelProto.graph.node[" + std::to_string(n) + "]"));
   }
-
-  // IR 10's metadata_props of nodes (field 9) and graphs (field 16).
-  template <typename Message>
-  Status Metadata(const Message& m, int number, const std::string& path, Entries* out) {
-    std::vector<ox::StringStringEntryProto> entries;
-    AZ_RETURN_IF_ERROR(Unknown(m, number, path, "metadata_props", &entries));
-    for (const ox::StringStringEntryProto& e : entries) out->emplace_back(e.key(), e.value());
-    return Status::Ok();
+  for (int f = 0; f < model.functions_size(); ++f) {
+    const ox::FunctionProto& function = model.functions(f);
+    std::string path = "ModelProto.functions[" + std::to_string(f) + "]";
+    AZ_RETURN_IF_ERROR(CheckUnknown<ox::AttributeProto>(function, kFunctionDefaultsField, file, path));
+    for (int n = 0; n < function.node_size(); ++n) {
+      AZ_RETURN_IF_ERROR(CheckUnknown<ox::StringStringEntryProto>(function.node(n), kNodeMetadataField, file,
+                                                                  path + ".node[" + std::to_string(n) + "]"));
+    }
   }
-
-  Status Tensor(const ox::TensorProto& p, const std::string& path, OnnxTensor* t) {
-    t->name = p.name();
-    t->data_type = p.data_type();
-    if (p.dims_size() > static_cast<int>(kMaxOnnxRank)) return Error(path, "tensor '" + t->name + "' has over 64 dims");
-    t->dims.assign(p.dims().begin(), p.dims().end());
-    t->external = p.data_location() == ox::TensorProto::EXTERNAL || p.external_data_size() > 0;
-    for (int64_t d : t->dims) {
-      if (d < 0) return Error(path, "tensor '" + t->name + "' has a negative dim " + std::to_string(d));
-    }
-    auto count = t->NumElements();
-    if (!count) return Error(path, "tensor '" + t->name + "' has too many elements");
-    if (t->external || *count > kMaxFoldElements) return Status::Ok();
-    // Small inline tensor: its values, for constant folding.
-    if (p.has_raw_data()) {
-      t->has_values = DecodeRaw(p.raw_data(), *t, *count);
-      if (!t->has_values) {
-        t->ints.clear();
-        t->floats.clear();
-      }
-      return Status::Ok();
-    }
-    int n = static_cast<int>(*count);
-    if (IsOnnxFloatType(t->data_type)) {
-      if (t->data_type == kOnnxFloat && p.float_data_size() == n) {
-        t->floats.assign(p.float_data().begin(), p.float_data().end());
-      } else if (t->data_type == kOnnxDouble && p.double_data_size() == n) {
-        t->floats.assign(p.double_data().begin(), p.double_data().end());
-      } else if ((t->data_type == kOnnxFloat16 || t->data_type == kOnnxBfloat16) && p.int32_data_size() == n) {
-        for (int32_t bits : p.int32_data()) {
-          uint16_t h = static_cast<uint16_t>(bits);
-          t->floats.push_back(t->data_type == kOnnxFloat16 ? HalfToFloat(h) : Bfloat16ToFloat(h));
-        }
-      } else {
-        return Status::Ok();
-      }
-      t->has_values = true;
-      return Status::Ok();
-    }
-    if (t->data_type == kOnnxString || p.int32_data_size() + p.int64_data_size() + p.uint64_data_size() != n) {
-      return Status::Ok();
-    }
-    t->ints.assign(p.int32_data().begin(), p.int32_data().end());
-    t->ints.insert(t->ints.end(), p.int64_data().begin(), p.int64_data().end());
-    for (uint64_t v : p.uint64_data()) t->ints.push_back(static_cast<int64_t>(v));
-    t->has_values = true;
-    return Status::Ok();
-  }
-
-  Status ValueInfo(const ox::ValueInfoProto& p, const std::string& path, OnnxValueInfo* v) {
-    v->name = p.name();
-    if (!p.type().has_tensor_type()) return Status::Ok();  // sequence, map, optional, sparse
-    const ox::TypeProto_Tensor& tensor = p.type().tensor_type();
-    v->elem_type = tensor.elem_type();
-    if (!tensor.has_shape()) return Status::Ok();
-    v->has_shape = true;
-    if (tensor.shape().dim_size() > static_cast<int>(kMaxOnnxRank)) return Error(path, "more than 64 dims");
-    for (const ox::TensorShapeProto_Dimension& dim : tensor.shape().dim()) {
-      OnnxDim d;
-      if (dim.has_dim_value()) d.value = dim.dim_value();
-      if (dim.has_dim_param()) d.param = dim.dim_param();
-      v->dims.push_back(std::move(d));
-    }
-    return Status::Ok();
-  }
-
-  Status Attribute(const ox::AttributeProto& p, const std::string& path, OnnxAttribute* a) {
-    a->name = p.name();
-    a->type = static_cast<OnnxAttrType>(p.type() >= 0 && p.type() <= 14 ? p.type() : 0);
-    a->f = p.f();
-    a->i = p.i();
-    a->s = p.s();
-    if (p.has_t()) {
-      a->t.emplace();
-      AZ_RETURN_IF_ERROR(Tensor(p.t(), path + ".t", &*a->t));
-    }
-    a->floats.assign(p.floats().begin(), p.floats().end());
-    a->ints.assign(p.ints().begin(), p.ints().end());
-    a->strings.assign(p.strings().begin(), p.strings().end());
-    a->num_graphs = (p.has_g() ? 1 : 0) + p.graphs_size();
-    a->ref_attr_name = p.ref_attr_name();
-    return Status::Ok();
-  }
-
-  Status Node(const ox::NodeProto& p, const std::string& path, OnnxNode* n) {
-    n->inputs.assign(p.input().begin(), p.input().end());
-    n->outputs.assign(p.output().begin(), p.output().end());
-    n->name = p.name();
-    n->op_type = p.op_type();
-    n->domain = p.domain();
-    for (int i = 0; i < p.attribute_size(); ++i) {
-      n->attributes.emplace_back();
-      AZ_RETURN_IF_ERROR(Attribute(p.attribute(i), Indexed(path, "attribute", i), &n->attributes.back()));
-    }
-    return Metadata(p, 9, path, &n->metadata);
-  }
-
-  Status Graph(const ox::GraphProto& p, const std::string& path, OnnxGraph* g) {
-    g->name = p.name();
-    for (int i = 0; i < p.node_size(); ++i) {
-      g->nodes.emplace_back();
-      AZ_RETURN_IF_ERROR(Node(p.node(i), Indexed(path, "node", i), &g->nodes.back()));
-    }
-    for (int i = 0; i < p.initializer_size(); ++i) {
-      g->initializers.emplace_back();
-      AZ_RETURN_IF_ERROR(Tensor(p.initializer(i), Indexed(path, "initializer", i), &g->initializers.back()));
-    }
-    // Sparse initializers: only their dims and element type matter.
-    for (const ox::SparseTensorProto& s : p.sparse_initializer()) {
-      OnnxTensor t;
-      t.name = s.values().name();
-      t.data_type = s.values().data_type();
-      t.dims.assign(s.dims().begin(), s.dims().end());
-      t.external = true;  // values not kept
-      g->initializers.push_back(std::move(t));
-    }
-    const std::pair<const pb::RepeatedPtrField<ox::ValueInfoProto>*, std::vector<OnnxValueInfo>*> lists[] = {
-        {&p.input(), &g->inputs}, {&p.output(), &g->outputs}, {&p.value_info(), &g->value_info}};
-    const char* names[] = {"input", "output", "value_info"};
-    for (int l = 0; l < 3; ++l) {
-      for (int i = 0; i < lists[l].first->size(); ++i) {
-        lists[l].second->emplace_back();
-        AZ_RETURN_IF_ERROR(ValueInfo(lists[l].first->Get(i), Indexed(path, names[l], i), &lists[l].second->back()));
-      }
-    }
-    return Metadata(p, 16, path, &g->metadata);
-  }
-
-  Status Function(const ox::FunctionProto& p, const std::string& path, OnnxFunction* fn) {
-    fn->name = p.name();
-    fn->domain = p.domain();
-    fn->inputs.assign(p.input().begin(), p.input().end());
-    fn->outputs.assign(p.output().begin(), p.output().end());
-    fn->attributes.assign(p.attribute().begin(), p.attribute().end());
-    for (int i = 0; i < p.node_size(); ++i) {
-      fn->nodes.emplace_back();
-      AZ_RETURN_IF_ERROR(Node(p.node(i), Indexed(path, "node", i), &fn->nodes.back()));
-    }
-    // IR 9's attribute_proto (field 11): attributes with their defaults.
-    std::vector<ox::AttributeProto> defaults;
-    AZ_RETURN_IF_ERROR(Unknown(p, 11, path, "attribute_proto", &defaults));
-    for (size_t i = 0; i < defaults.size(); ++i) {
-      fn->attribute_defaults.emplace_back();
-      AZ_RETURN_IF_ERROR(Attribute(defaults[i], Indexed(path, "attribute_proto", static_cast<int>(i)),
-                                   &fn->attribute_defaults.back()));
-    }
-    return Status::Ok();
-  }
-
-  const std::string& file_;
-};
-
-std::string_view FindEntry(const std::vector<std::pair<std::string, std::string>>& entries, std::string_view key) {
-  for (const auto& [k, v] : entries) {
-    if (k == key) return v;
-  }
-  return {};
+  return Status::Ok();
 }
 
 }  // namespace
@@ -405,32 +237,100 @@ bool IsOnnxFloatType(int32_t t) {
          (t >= kOnnxFloat8E4M3FN && t <= kOnnxFloat8E5M2FNUZ);
 }
 
-std::optional<int64_t> OnnxTensor::NumElements() const {
-  return CheckedProduct(dims);
+int64_t OnnxModel::StandardOpset() const {
+  for (const ox::OperatorSetIdProto& o : proto.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  }
+  return 1;
 }
 
-const OnnxAttribute* OnnxNode::FindAttribute(std::string_view attr_name) const {
-  for (const OnnxAttribute& a : attributes) {
-    if (a.name == attr_name) return &a;
+std::string_view OnnxModel::Metadata(std::string_view key) const {
+  for (const ox::StringStringEntryProto& e : proto.metadata_props()) {
+    if (e.key() == key) return e.value();
+  }
+  return {};
+}
+
+const ox::AttributeProto* FindAttribute(const ox::NodeProto& node, std::string_view name) {
+  for (const ox::AttributeProto& a : node.attribute()) {
+    if (a.name() == name) return &a;
   }
   return nullptr;
 }
 
-std::string_view OnnxNode::Metadata(std::string_view key) const { return FindEntry(metadata, key); }
-
-int64_t OnnxModel::StandardOpset() const {
-  auto it = opsets.find("");
-  return it == opsets.end() ? 1 : it->second;
+std::string NodeMetadata(const ox::NodeProto& node, std::string_view key) {
+  for (const std::string* payload : UnknownPayloads(node, kNodeMetadataField)) {
+    ox::StringStringEntryProto entry;
+    if (entry.ParseFromString(*payload) && entry.key() == key) return entry.value();
+  }
+  return "";
 }
 
-std::string_view OnnxModel::Metadata(std::string_view key) const { return FindEntry(metadata, key); }
+std::vector<ox::AttributeProto> FunctionAttributeDefaults(const ox::FunctionProto& function) {
+  std::vector<ox::AttributeProto> defaults;
+  for (const std::string* payload : UnknownPayloads(function, kFunctionDefaultsField)) {
+    if (ox::AttributeProto a; a.ParseFromString(*payload)) defaults.push_back(std::move(a));
+  }
+  return defaults;
+}
 
-StatusOr<OnnxModel> ReadOnnxModel(std::string_view bytes, const std::string& file_name) {
+bool IsExternal(const ox::TensorProto& t) {
+  return t.data_location() == ox::TensorProto::EXTERNAL || t.external_data_size() > 0;
+}
+
+std::optional<std::string> TensorDimsError(const ox::TensorProto& t) {
+  if (t.dims_size() > static_cast<int>(kMaxOnnxRank)) return "tensor '" + t.name() + "' has over 64 dims";
+  for (int64_t d : t.dims()) {
+    if (d < 0) return "tensor '" + t.name() + "' has a negative dim " + std::to_string(d);
+  }
+  if (!CheckedProduct(std::vector<int64_t>(t.dims().begin(), t.dims().end()))) {
+    return "tensor '" + t.name() + "' has too many elements";
+  }
+  return std::nullopt;
+}
+
+std::optional<TensorData> TensorValues(const ox::TensorProto& p) {
+  if (TensorDimsError(p) || IsExternal(p)) return std::nullopt;
+  int64_t count = *CheckedProduct(std::vector<int64_t>(p.dims().begin(), p.dims().end()));
+  if (count > kMaxFoldElements) return std::nullopt;
+  int32_t type = p.data_type();
+  TensorData t;
+  t.is_float = IsOnnxFloatType(type);
+  if (p.has_raw_data()) {
+    if (!DecodeRaw(p.raw_data(), type, t, count)) return std::nullopt;
+    return t;
+  }
+  int n = static_cast<int>(count);
+  if (t.is_float) {
+    if (type == kOnnxFloat && p.float_data_size() == n) {
+      t.floats.assign(p.float_data().begin(), p.float_data().end());
+    } else if (type == kOnnxDouble && p.double_data_size() == n) {
+      t.floats.assign(p.double_data().begin(), p.double_data().end());
+    } else if ((type == kOnnxFloat16 || type == kOnnxBfloat16) && p.int32_data_size() == n) {
+      for (int32_t bits : p.int32_data()) {
+        uint16_t h = static_cast<uint16_t>(bits);
+        t.floats.push_back(type == kOnnxFloat16 ? HalfToFloat(h) : Bfloat16ToFloat(h));
+      }
+    } else {
+      return std::nullopt;
+    }
+    return t;
+  }
+  if (type == kOnnxString || p.int32_data_size() + p.int64_data_size() + p.uint64_data_size() != n) {
+    return std::nullopt;
+  }
+  t.ints.assign(p.int32_data().begin(), p.int32_data().end());
+  t.ints.insert(t.ints.end(), p.int64_data().begin(), p.int64_data().end());
+  for (uint64_t v : p.uint64_data()) t.ints.push_back(static_cast<int64_t>(v));
+  return t;
+}
+
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModel(std::string_view bytes, const std::string& file_name) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return ResourceExhausted(file_name + ": " + std::to_string(bytes.size()) + " bytes is over protobuf's 2 GiB limit");
   }
-  ox::ModelProto proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  auto model = std::make_unique<OnnxModel>();
+  if (!model->proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     ParseLocator locator(file_name);
     std::string located = locator.Locate(ox::ModelProto::default_instance(), bytes, 0, "ModelProto");
     if (located.empty()) {
@@ -438,11 +338,12 @@ StatusOr<OnnxModel> ReadOnnxModel(std::string_view bytes, const std::string& fil
     }
     return InvalidArgument(located);
   }
-  if (!proto.has_graph()) return InvalidArgument(file_name + ": the model has no graph (field 7); is this an ONNX file?");
-  AZ_ASSIGN_OR_RETURN(OnnxChecks checks, CheckOnnxModel(proto, file_name));
-  OnnxModel model;
-  AZ_RETURN_IF_ERROR(Copier(file_name).Model(proto, &model));
-  model.checks = checks.Summary();
+  if (!model->proto.has_graph()) {
+    return InvalidArgument(file_name + ": the model has no graph (field 7); is this an ONNX file?");
+  }
+  AZ_RETURN_IF_ERROR(CheckNewerFields(model->proto, file_name));
+  AZ_ASSIGN_OR_RETURN(OnnxChecks checks, CheckOnnxModel(model->proto, file_name));
+  model->checks = checks.Summary();
   return model;
 }
 
