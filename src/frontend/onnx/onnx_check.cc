@@ -9,8 +9,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
-#include <set>
-#include <sstream>
+#include <unordered_map>
 #include <vector>
 
 namespace az::frontend::onnx {
@@ -231,32 +230,31 @@ std::map<std::string, int64_t> Opsets(const google::protobuf::RepeatedPtrField<o
 }
 
 // The first node of the main graph the checker rejects, for the error's
-// location: one that fails on its own, else one that reads a value nothing
-// before it defines (the checker's topological order); -1 when neither.
+// location: one that reads a value nothing before it defines, or fails its
+// schema, in the order check_graph tries them; -1 when none (a failure of the
+// graph or model as a whole).
 int FirstFailingNode(const ox::ModelProto& model) {
   ox::checker::CheckerContext ctx;
   ctx.set_ir_version(static_cast<int>(model.ir_version()));
   std::unordered_map<std::string, int> imports;
   for (const ox::OperatorSetIdProto& o : model.opset_import()) imports[o.domain()] = static_cast<int>(o.version());
   ctx.set_opset_imports(imports);
+  const ox::GraphProto& graph = model.graph();
   ox::checker::LexicalScopeContext lex;
-  for (int n = 0; n < model.graph().node_size(); ++n) {
+  for (const ox::ValueInfoProto& v : graph.input()) lex.add(v.name());
+  for (const ox::TensorProto& t : graph.initializer()) lex.add(t.name());
+  for (const ox::SparseTensorProto& t : graph.sparse_initializer()) lex.add(t.values().name());
+  for (int n = 0; n < graph.node_size(); ++n) {
+    const ox::NodeProto& node = graph.node(n);
+    for (const std::string& input : node.input()) {
+      if (!input.empty() && !lex.this_graph_has(input)) return n;
+    }
     try {
-      ox::checker::check_node(model.graph().node(n), ctx, lex);
+      ox::checker::check_node(node, ctx, lex);
     } catch (const std::exception&) {
       return n;
     }
-  }
-  const ox::GraphProto& graph = model.graph();
-  std::set<std::string> defined{""};
-  for (const ox::ValueInfoProto& v : graph.input()) defined.insert(v.name());
-  for (const ox::TensorProto& t : graph.initializer()) defined.insert(t.name());
-  for (const ox::SparseTensorProto& t : graph.sparse_initializer()) defined.insert(t.values().name());
-  for (int n = 0; n < graph.node_size(); ++n) {
-    for (const std::string& input : graph.node(n).input()) {
-      if (!defined.count(input)) return n;
-    }
-    defined.insert(graph.node(n).output().begin(), graph.node(n).output().end());
+    for (const std::string& output : node.output()) lex.add(output);
   }
   return -1;
 }
