@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "frontend/onnx/importer.h"
 #include "pir/rules/rule.h"
@@ -551,12 +550,9 @@ StatusOr<ImportedProgram> ImportOnnxFile(const std::string& path, const ImportOp
                              "(torch.onnx.export(..., external_data=True) or onnx.save_model(..., "
                              "save_as_external_data=True))");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot open");
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (static_cast<uintmax_t>(in.gcount()) != size) return NotFound(path + ": short read");
-  return ImportOnnx(bytes, path, options);
+  AZ_ASSIGN_OR_RETURN(std::unique_ptr<onnx::OnnxModel> model, onnx::ReadOnnxModelFile(path));
+  onnx::Importer importer(*model, path, options);
+  return importer.Run();
 }
 
 }  // namespace az::frontend

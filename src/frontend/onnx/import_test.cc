@@ -492,5 +492,20 @@ TEST(OnnxImportTest, FileSizeLimit) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
+// A file is parsed as it is read; one protobuf refuses is read again for the
+// error's location, the same as for the bytes.
+TEST(OnnxImportTest, MalformedFileIsLocatedLikeItsBytes) {
+  std::string bytes = LinearModel().Build();
+  std::string cut = bytes.substr(0, bytes.size() / 2);
+  std::filesystem::path path = std::filesystem::temp_directory_path() / "aoizora_onnx_cut.onnx";
+  { std::ofstream(path, std::ios::binary) << cut; }
+  auto from_file = ImportOnnxFile(path.string(), {});
+  auto from_bytes = ImportOnnx(cut, path.string(), {});
+  std::filesystem::remove(path);
+  ASSERT_FALSE(from_file.ok());
+  EXPECT_EQ(from_file.status().message(), from_bytes.status().message());
+  EXPECT_EQ(from_file.status().message().rfind(path.string() + ": byte ", 0), 0u) << from_file.status().message();
+}
+
 }  // namespace
 }  // namespace az::frontend

@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -325,6 +327,21 @@ std::optional<TensorData> TensorValues(const ox::TensorProto& p) {
   return t;
 }
 
+namespace {
+
+// After the parse: a graph, the fields newer than ONNX 1.12 well formed, the checks.
+StatusOr<std::unique_ptr<OnnxModel>> FinishRead(std::unique_ptr<OnnxModel> model, const std::string& file_name) {
+  if (!model->proto.has_graph()) {
+    return InvalidArgument(file_name + ": the model has no graph (field 7); is this an ONNX file?");
+  }
+  AZ_RETURN_IF_ERROR(CheckNewerFields(model->proto, file_name));
+  AZ_ASSIGN_OR_RETURN(OnnxChecks checks, CheckOnnxModel(model->proto, file_name));
+  model->checks = checks.Summary();
+  return model;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModel(std::string_view bytes, const std::string& file_name) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return ResourceExhausted(file_name + ": " + std::to_string(bytes.size()) + " bytes is over protobuf's 2 GiB limit");
@@ -338,13 +355,18 @@ StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModel(std::string_view bytes, const
     }
     return InvalidArgument(located);
   }
-  if (!model->proto.has_graph()) {
-    return InvalidArgument(file_name + ": the model has no graph (field 7); is this an ONNX file?");
-  }
-  AZ_RETURN_IF_ERROR(CheckNewerFields(model->proto, file_name));
-  AZ_ASSIGN_OR_RETURN(OnnxChecks checks, CheckOnnxModel(model->proto, file_name));
-  model->checks = checks.Summary();
-  return model;
+  return FinishRead(std::move(model), file_name);
+}
+
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModelFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot open");
+  auto model = std::make_unique<OnnxModel>();
+  if (model->proto.ParseFromIstream(&in)) return FinishRead(std::move(model), path);
+  // Protobuf refused it: the bytes again, for the error's location.
+  std::ifstream again(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  return ReadOnnxModel(bytes, path);
 }
 
 }  // namespace az::frontend::onnx

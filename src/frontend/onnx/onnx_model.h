@@ -73,6 +73,9 @@ struct OnnxModel {
 // file is a located error ("file: byte N: ModelProto.graph.node[3]...: ..."),
 // as are the checker's and shape inference's failures.
 StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModel(std::string_view bytes, const std::string& file_name);
+// The same from a file, parsed as it is read (the file's bytes are not held
+// beside the model; size limits are the caller's).
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModelFile(const std::string& path);
 
 const ox::AttributeProto* FindAttribute(const ox::NodeProto& node, std::string_view name);
 // The value of `key` in the node's metadata_props; "" when absent.
