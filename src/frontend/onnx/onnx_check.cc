@@ -184,7 +184,6 @@ class CheckScope {
       ++inputs_added_;
     }
   }
-  bool any_set_aside() const { return !set_aside_.empty(); }
 
  private:
   ox::ModelProto& model_;

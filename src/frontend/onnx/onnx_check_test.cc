@@ -217,6 +217,18 @@ TEST(OnnxCheckTest, MalformedBytesAreLocated) {
   ASSERT_FALSE(meta.ok());
   EXPECT_EQ(meta.status().message(),
             "meta.onnx: ModelProto.graph.node[0]: field 9 is not a valid onnx.StringStringEntryProto");
+  // Graphs nested 150 deep through If's then_branch (NodeProto attribute 5,
+  // AttributeProto g 6, GraphProto node 1): past protobuf's limit of 100
+  // messages, which the located error names.
+  ProtoWriter nested = ProtoWriter().Bytes(4, "Tanh");
+  for (int level = 0; level < 50; ++level) {
+    ProtoWriter attribute = ProtoWriter().Bytes(1, "then_branch").Message(6, ProtoWriter().Message(1, nested));
+    nested = ProtoWriter().Bytes(4, "If").Message(5, attribute);
+  }
+  auto deep = ImportOnnx(ProtoWriter().Int(1, 8).Message(7, ProtoWriter().Message(1, nested)).str(), "deep.onnx", {});
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("messages nested deeper than protobuf's limit of 100"), std::string::npos)
+      << deep.status().message();
   // Bytes that parse but hold no graph.
   auto text = ImportOnnx(ProtoWriter().Int(1, 8).str(), "x.onnx", {});
   ASSERT_FALSE(text.ok());

@@ -22,7 +22,6 @@ namespace az::frontend::onnx {
 
 namespace {
 
-namespace ox = ::ONNX_NAMESPACE;
 namespace pb = ::google::protobuf;
 
 float HalfToFloat(uint16_t h) {
@@ -117,13 +116,22 @@ bool DecodeRaw(std::string_view raw, int32_t data_type, TensorData& t, int64_t c
 
 class ParseLocator {
  public:
+  // io::CodedInputStream's default recursion limit.
+  static constexpr int kProtobufNestingLimit = 100;
+
   explicit ParseLocator(const std::string& file) : file_(file) {}
 
   // Where `bytes` stop being a `prototype` message: its fields are walked
   // with protobuf's own reader; a message field whose payload protobuf does
-  // not parse is walked in turn. "" when no field is at fault.
-  std::string Locate(const pb::Message& prototype, std::string_view bytes, size_t base, const std::string& path) {
+  // not parse is walked in turn, down to protobuf's nesting limit. "" when no
+  // field is at fault.
+  std::string Locate(const pb::Message& prototype, std::string_view bytes, size_t base, const std::string& path,
+                     int depth = 0) {
     using Wire = pb::internal::WireFormatLite;
+    if (depth >= kProtobufNestingLimit) {
+      return Error(base, path, "messages nested deeper than protobuf's limit of " +
+                                   std::to_string(kProtobufNestingLimit));
+    }
     const pb::Descriptor* descriptor = prototype.GetDescriptor();
     pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
     std::map<int, int> seen;  // field number -> occurrences so far
@@ -154,8 +162,13 @@ class ParseLocator {
         const pb::Message* inner = pb::MessageFactory::generated_factory()->GetPrototype(field->message_type());
         std::unique_ptr<pb::Message> probe(inner->New());
         if (!probe->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-          std::string found = Locate(*inner, payload, base + start, field_path);
-          return found.empty() ? Error(base + at, field_path, "not a valid " + inner->GetTypeName()) : found;
+          std::string found = Locate(*inner, payload, base + start, field_path, depth + 1);
+          // Every field of it parses alone, it does not as a whole: its
+          // messages nest deeper than protobuf's limit (onnx.proto has no
+          // required fields, the other whole-message rule).
+          return found.empty() ? Error(base + at, field_path, "messages nested deeper than protobuf's limit of " +
+                                                                 std::to_string(kProtobufNestingLimit))
+                               : found;
         }
       } else if (field && field->is_packable() && !PackedValuesParse(field, payload)) {
         return Error(base + at, field_path, "malformed packed values");
