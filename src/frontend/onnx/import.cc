@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "frontend/onnx/importer.h"
+#include "frontend/onnx/onnx_check.h"
 #include "pir/rules/rule.h"
 
 namespace az::frontend {
@@ -13,8 +14,6 @@ namespace az::frontend {
 namespace onnx {
 
 namespace {
-
-constexpr int kMaxFunctionDepth = 8;
 
 // A minimal JSON reader for the `aoizora.parameters` metadata: a list whose
 // elements are parameter names, or lists whose first element is the name
@@ -474,9 +473,9 @@ Status Importer::ConvertNodes(const google::protobuf::RepeatedPtrField<ox::NodeP
       AZ_RETURN_IF_ERROR(ConvertOne(*node, index, node->name()));
       continue;
     }
-    if (depth >= kMaxFunctionDepth) {
+    if (depth >= kMaxFunctionNesting) {
       return InvalidArgument(file_ + ": node " + std::to_string(index) + " '" + node->name() +
-                             "': functions nest deeper than " + std::to_string(kMaxFunctionDepth) + " levels");
+                             "': functions nest deeper than " + std::to_string(kMaxFunctionNesting) + " levels");
     }
     std::map<std::string, std::string> body_names;
     for (int i = 0; i < function->input_size(); ++i) {
