@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "frontend/onnx/importer.h"
+#include "frontend/onnx/onnx_check.h"
 #include "pir/rules/rule.h"
 
 namespace az::frontend {
@@ -14,8 +14,6 @@ namespace az::frontend {
 namespace onnx {
 
 namespace {
-
-constexpr int kMaxFunctionDepth = 8;
 
 // A minimal JSON reader for the `aoizora.parameters` metadata: a list whose
 // elements are parameter names, or lists whose first element is the name
@@ -138,14 +136,6 @@ bool LooksLikeParameterName(std::string_view name) {
   return EndsWith(atom, "_weight") || EndsWith(atom, "_bias");
 }
 
-TensorData DataOf(const OnnxTensor& t) {
-  TensorData d;
-  d.is_float = IsOnnxFloatType(t.data_type);
-  d.ints = t.ints;
-  d.floats = t.floats;
-  return d;
-}
-
 }  // namespace
 
 Importer::Importer(const OnnxModel& model, std::string file, const ImportOptions& options)
@@ -160,14 +150,14 @@ void Importer::Warn(const NodeContext& ctx, const std::string& message) {
 }
 
 bool Importer::HasInput(const NodeContext& ctx, size_t i) const {
-  return i < ctx.node->inputs.size() && !ctx.node->inputs[i].empty();
+  return i < NumInputs(*ctx.node) && !InputName(*ctx.node, i).empty();
 }
 
 StatusOr<Slot*> Importer::Input(const NodeContext& ctx, size_t i) {
   if (!HasInput(ctx, i)) return Error(ctx, "input " + std::to_string(i) + " is missing");
-  auto it = values_.find(ctx.node->inputs[i]);
+  auto it = values_.find(InputName(*ctx.node, i));
   if (it == values_.end()) {
-    return Error(ctx, "input " + std::to_string(i) + " '" + ctx.node->inputs[i] +
+    return Error(ctx, "input " + std::to_string(i) + " '" + InputName(*ctx.node, i) +
                           "' is not defined by an earlier node, an input or an initializer");
   }
   return &it->second;
@@ -183,10 +173,10 @@ std::string Importer::UniqueLeafName(const std::string& wanted) {
 std::string Importer::ParameterName(const NodeContext& ctx, const Slot& slot) {
   if (!IsGeneratedName(slot.leaf_name) || ctx.scope.empty()) return slot.leaf_name;
   size_t index = 0;
-  for (; index < ctx.node->inputs.size(); ++index) {
-    if (ctx.node->inputs[index] == slot.leaf_name) break;
+  for (; index < NumInputs(*ctx.node); ++index) {
+    if (InputName(*ctx.node, index) == slot.leaf_name) break;
   }
-  const std::string& op = ctx.node->op_type;
+  const std::string& op = ctx.node->op_type();
   std::string suffix = ".param";
   if ((op == "MatMul" || op == "Gemm" || op == "Conv" || op == "Einsum" || op == "LayerNormalization" || op == "Mul") &&
       index <= 1) {
@@ -256,9 +246,9 @@ StatusOr<pir::ValueId> Importer::Emit(const NodeContext& ctx, pir::OpKind kind, 
 }
 
 Status Importer::DefineSlot(const NodeContext& ctx, size_t i, Slot slot) {
-  if (i >= ctx.node->outputs.size() || ctx.node->outputs[i].empty()) return Status::Ok();
-  auto [it, inserted] = values_.emplace(ctx.node->outputs[i], std::move(slot));
-  if (!inserted) return Error(ctx, "value '" + ctx.node->outputs[i] + "' is defined twice");
+  if (i >= NumOutputs(*ctx.node) || OutputName(*ctx.node, i).empty()) return Status::Ok();
+  auto [it, inserted] = values_.emplace(OutputName(*ctx.node, i), std::move(slot));
+  if (!inserted) return Error(ctx, "value '" + OutputName(*ctx.node, i) + "' is defined twice");
   return Status::Ok();
 }
 
@@ -278,17 +268,18 @@ Status Importer::DefineConstant(const NodeContext& ctx, size_t i, pir::TensorTyp
 
 std::optional<pir::TensorType> Importer::DeclaredType(const std::string& name) const {
   auto it = declared_.find(name);
-  if (it == declared_.end() || !it->second->has_shape) return std::nullopt;
-  auto dtype = PirDType(it->second->elem_type);
+  if (it == declared_.end() || !it->second->type().tensor_type().has_shape()) return std::nullopt;
+  const ox::TypeProto_Tensor& tensor = it->second->type().tensor_type();
+  auto dtype = PirDType(tensor.elem_type());
   if (!dtype) return std::nullopt;
   pir::TensorType t{*dtype, {}};
-  for (const OnnxDim& d : it->second->dims) {
-    if (d.value && *d.value >= 0) {
-      t.shape.push_back(*d.value);
+  for (const ox::TensorShapeProto_Dimension& d : tensor.shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      t.shape.push_back(d.dim_value());
       continue;
     }
-    auto bound = options_.dims.find(d.param);
-    if (d.param.empty() || bound == options_.dims.end()) return std::nullopt;
+    auto bound = options_.dims.find(d.dim_param());
+    if (d.dim_param().empty() || bound == options_.dims.end()) return std::nullopt;
     t.shape.push_back(bound->second);
   }
   return t;
@@ -296,29 +287,29 @@ std::optional<pir::TensorType> Importer::DeclaredType(const std::string& name) c
 
 Status Importer::EmitCustom(const NodeContext& ctx, const std::string& why, int64_t flops,
                             std::vector<pir::TensorType> result_types) {
-  const OnnxNode& node = *ctx.node;
+  const ox::NodeProto& node = *ctx.node;
   std::vector<pir::ValueId> operands;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
+  for (size_t i = 0; i < NumInputs(node); ++i) {
     if (!HasInput(ctx, i)) continue;
     AZ_ASSIGN_OR_RETURN(pir::ValueId v, InputValue(ctx, i));
     operands.push_back(v);
   }
   std::string assumed;
   if (result_types.empty()) {
-    for (const std::string& out : node.outputs) {
+    for (const std::string& out : node.output()) {
       if (auto t = DeclaredType(out)) {
         result_types.push_back(*t);
       } else if (!operands.empty()) {
         result_types.push_back(program_.graph.type(operands[0]));
         assumed = "; result type unknown, assumed equal to the first input's";
       } else {
-        return Error(ctx, "unsupported op '" + node.op_type + "' with no inputs and no declared result type");
+        return Error(ctx, "unsupported op '" + node.op_type() + "' with no inputs and no declared result type");
       }
     }
   }
   if (result_types.empty()) return Status::Ok();
   std::string target =
-      "onnx." + (node.domain.empty() || node.domain == "ai.onnx" ? "" : node.domain + ".") + node.op_type;
+      "onnx." + (node.domain().empty() || node.domain() == "ai.onnx" ? "" : node.domain() + ".") + node.op_type();
   Warn(ctx, why + ": imported as custom '" + target + "'" + assumed);
   pir::Attributes attrs;
   attrs.Set("target", target);
@@ -331,7 +322,7 @@ Status Importer::EmitCustom(const NodeContext& ctx, const std::string& why, int6
 }
 
 Status Importer::DeclareInputs() {
-  const OnnxGraph& graph = model_.graph;
+  const ox::GraphProto& graph = model_.proto.graph();
   if (auto list = model_.Metadata("aoizora.parameters"); !list.empty()) {
     auto names = JsonNames(list).Parse();
     if (!names)
@@ -340,73 +331,84 @@ Status Importer::DeclareInputs() {
     listed_parameters_.insert(names->begin(), names->end());
     has_parameter_list_ = true;
   }
-  for (const OnnxValueInfo& v : graph.value_info) declared_[v.name] = &v;
-  for (const OnnxValueInfo& v : graph.outputs) declared_[v.name] = &v;
-  for (const OnnxValueInfo& v : graph.inputs) used_leaf_names_.insert(v.name);
-  for (const OnnxTensor& t : graph.initializers) used_leaf_names_.insert(t.name);
-  for (const OnnxTensor& t : graph.initializers) {
-    std::string where = file_ + ": byte " + std::to_string(t.offset) + ": initializer '" + t.name + "'";
-    auto dtype = PirDType(t.data_type);
-    if (!dtype) return InvalidArgument(where + ": unsupported element type " + std::to_string(t.data_type));
-    if (t.dims.size() > 64) return InvalidArgument(where + ": rank over 64");
+  for (const ox::ValueInfoProto& v : graph.value_info()) declared_[v.name()] = &v;
+  for (const ox::ValueInfoProto& v : graph.output()) declared_[v.name()] = &v;
+  for (const ox::ValueInfoProto& v : graph.input()) used_leaf_names_.insert(v.name());
+  for (const ox::TensorProto& t : graph.initializer()) used_leaf_names_.insert(t.name());
+  for (const ox::SparseTensorProto& t : graph.sparse_initializer()) used_leaf_names_.insert(t.values().name());
+  // Initializers, then sparse ones (their dims and element type only).
+  for (int i = 0; i < graph.initializer_size() + graph.sparse_initializer_size(); ++i) {
+    bool sparse = i >= graph.initializer_size();
+    const ox::SparseTensorProto* s = sparse ? &graph.sparse_initializer(i - graph.initializer_size()) : nullptr;
+    const ox::TensorProto& t = sparse ? s->values() : graph.initializer(i);
+    const auto& dims = sparse ? s->dims() : t.dims();
+    std::string where = file_ + ": initializer " + std::to_string(i) + " '" + t.name() + "'";
+    auto dtype = PirDType(t.data_type());
+    if (!dtype) return InvalidArgument(where + ": unsupported element type " + std::to_string(t.data_type()));
+    if (dims.size() > 64) return InvalidArgument(where + ": rank over 64");
+    if (auto error = sparse ? std::nullopt : TensorDimsError(t)) return InvalidArgument(where + ": " + *error);
     Slot slot;
-    slot.type = {*dtype, t.dims};
+    slot.type = {*dtype, pir::Shape(dims.begin(), dims.end())};
+    if (!CheckedNumElements(slot.type.shape)) return InvalidArgument(where + ": dims invalid or too large");
     slot.pending_leaf = true;
-    slot.leaf_name = t.name;
+    slot.leaf_name = t.name();
     // With a parameter list, a floating initializer it does not name is a
     // buffer (a RoPE table) unless the exporter generated its name (a folded
     // Transpose of a listed weight).
-    bool listed = !has_parameter_list_ || listed_parameters_.count(t.name) > 0 || IsGeneratedName(t.name);
+    bool listed = !has_parameter_list_ || listed_parameters_.count(t.name()) > 0 || IsGeneratedName(t.name());
     slot.leaf_role =
-        pir::IsFloat(*dtype) && !t.dims.empty() && listed ? pir::ValueRole::kParameter : pir::ValueRole::kConstant;
-    if (t.has_values) slot.data = DataOf(t);
-    if (!values_.emplace(t.name, std::move(slot)).second) {
+        pir::IsFloat(*dtype) && !dims.empty() && listed ? pir::ValueRole::kParameter : pir::ValueRole::kConstant;
+    if (!sparse) slot.data = TensorValues(t);
+    if (!values_.emplace(t.name(), std::move(slot)).second) {
       return InvalidArgument(where + ": two initializers have this name");
     }
   }
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const OnnxValueInfo& in = graph.inputs[i];
-    if (values_.count(in.name)) continue;  // an initializer listed as an input (IR version < 4)
-    std::string where = file_ + ": graph input " + std::to_string(i) + " '" + in.name + "'";
-    auto dtype = PirDType(in.elem_type);
-    if (!dtype) return InvalidArgument(where + ": unsupported or missing element type " + std::to_string(in.elem_type));
-    if (!in.has_shape) return InvalidArgument(where + ": has no shape");
+  for (int i = 0; i < graph.input_size(); ++i) {
+    const ox::ValueInfoProto& in = graph.input(i);
+    if (values_.count(in.name())) continue;  // an initializer listed as an input (IR version < 4)
+    std::string where = file_ + ": graph input " + std::to_string(i) + " '" + in.name() + "'";
+    const ox::TypeProto_Tensor& tensor = in.type().tensor_type();
+    auto dtype = PirDType(tensor.elem_type());
+    if (!dtype)
+      return InvalidArgument(where + ": unsupported or missing element type " + std::to_string(tensor.elem_type()));
+    if (!tensor.has_shape()) return InvalidArgument(where + ": has no shape");
     pir::TensorType type{*dtype, {}};
-    for (size_t d = 0; d < in.dims.size(); ++d) {
-      const OnnxDim& dim = in.dims[d];
-      if (dim.value && *dim.value >= 0) {
-        type.shape.push_back(*dim.value);
+    for (int d = 0; d < tensor.shape().dim_size(); ++d) {
+      const ox::TensorShapeProto_Dimension& dim = tensor.shape().dim(d);
+      if (dim.has_dim_value() && dim.dim_value() >= 0) {
+        type.shape.push_back(dim.dim_value());
         continue;
       }
-      if (dim.param.empty()) return InvalidArgument(where + ": dim " + std::to_string(d) + " is unknown");
-      auto bound = options_.dims.find(dim.param);
+      const std::string& param = dim.dim_param();
+      if (param.empty()) return InvalidArgument(where + ": dim " + std::to_string(d) + " is unknown");
+      auto bound = options_.dims.find(param);
       if (bound == options_.dims.end()) {
-        return InvalidArgument(where + ": dim " + std::to_string(d) + " is the symbolic '" + dim.param +
-                               "'; bind it with a size (ImportOptions::dims, --dim " + dim.param + "=N)");
+        return InvalidArgument(where + ": dim " + std::to_string(d) + " is the symbolic '" + param +
+                               "'; bind it with a size (ImportOptions::dims, --dim " + param + "=N)");
       }
-      if (bound->second < 0) return InvalidArgument(where + ": dim '" + dim.param + "' is bound to a negative size");
+      if (bound->second < 0) return InvalidArgument(where + ": dim '" + param + "' is bound to a negative size");
       type.shape.push_back(bound->second);
     }
     if (type.rank() > 64 || !CheckedNumElements(type.shape))
       return InvalidArgument(where + ": " + type.ToString() + " is too large");
     bool param = has_parameter_list_
-                     ? listed_parameters_.count(in.name) > 0
-                     : i > 0 && pir::IsFloat(*dtype) && !type.shape.empty() && LooksLikeParameterName(in.name);
+                     ? listed_parameters_.count(in.name()) > 0
+                     : i > 0 && pir::IsFloat(*dtype) && !type.shape.empty() && LooksLikeParameterName(in.name());
     Slot slot;
     slot.type = type;
     if (param) {
       slot.pending_leaf = true;
       slot.leaf_role = pir::ValueRole::kParameter;
-      slot.leaf_name = in.name;
+      slot.leaf_name = in.name();
     } else {
-      slot.id = program_.graph.AddLeaf(pir::ValueRole::kInput, in.name, type);
+      slot.id = program_.graph.AddLeaf(pir::ValueRole::kInput, in.name(), type);
     }
-    values_.emplace(in.name, std::move(slot));
+    values_.emplace(in.name(), std::move(slot));
   }
   return Status::Ok();
 }
 
-Status Importer::ConvertOne(const OnnxNode& node, int index, const std::string& display_name) {
+Status Importer::ConvertOne(const ox::NodeProto& node, int index, const std::string& display_name) {
   // Inlining can multiply a small file's nodes (a function calling another
   // several times, nested): bound the work, not only the ops emitted.
   if (++nodes_converted_ > 16 * std::max<int64_t>(options_.max_ops, 1)) {
@@ -417,110 +419,111 @@ Status Importer::ConvertOne(const OnnxNode& node, int index, const std::string& 
   ctx.node = &node;
   ctx.index = index;
   ctx.opset = model_.StandardOpset();
-  ctx.where = file_ + ": node " + std::to_string(index) + " '" + display_name + "' (" + node.op_type + ")";
+  ctx.where = file_ + ": node " + std::to_string(index) + " '" + display_name + "' (" + node.op_type() + ")";
   auto [scope, leaf] = ModuleScope(node);
   ctx.scope = scope;
   if (scope.empty()) {
-    ctx.op_name = leaf.empty() ? node.op_type + "_" + std::to_string(index) : leaf;
+    ctx.op_name = leaf.empty() ? node.op_type() + "_" + std::to_string(index) : leaf;
   } else {
-    ctx.op_name = leaf == node.op_type || leaf.empty() ? scope : scope + "." + leaf;
+    ctx.op_name = leaf == node.op_type() || leaf.empty() ? scope : scope + "." + leaf;
   }
   return ConvertNode(*this, ctx);
 }
 
-Status Importer::ConvertNodes(const std::vector<OnnxNode>& nodes, int caller_index, int depth,
-                              const std::map<std::string, std::string>* rename, const std::string& name_prefix,
-                              const OnnxNode* caller) {
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    const OnnxNode* node = &nodes[n];
-    int index = caller ? caller_index : static_cast<int>(n);
-    OnnxNode renamed;
+Status Importer::ConvertNodes(const google::protobuf::RepeatedPtrField<ox::NodeProto>& nodes, int caller_index,
+                              int depth, const std::map<std::string, std::string>* rename,
+                              const std::string& name_prefix, const ox::NodeProto* caller) {
+  for (int n = 0; n < nodes.size(); ++n) {
+    const ox::NodeProto* node = &nodes.Get(n);
+    int index = caller ? caller_index : n;
+    ox::NodeProto renamed;
     if (rename) {
       // A function body node: its values are renamed into the caller's
       // namespace, attribute references resolved against the caller.
       renamed = *node;
-      auto map_name = [&](std::string& name) {
-        if (name.empty()) return;
-        auto it = rename->find(name);
-        name = it != rename->end() ? it->second : name_prefix + "::" + name;
+      auto map_name = [&](std::string* name) {
+        if (name->empty()) return;
+        auto it = rename->find(*name);
+        *name = it != rename->end() ? it->second : name_prefix + "::" + *name;
       };
-      for (std::string& s : renamed.inputs) map_name(s);
-      for (std::string& s : renamed.outputs) map_name(s);
-      std::vector<OnnxAttribute> attrs;
-      for (const OnnxAttribute& a : renamed.attributes) {
-        if (a.ref_attr_name.empty()) {
-          attrs.push_back(a);
+      for (std::string& s : *renamed.mutable_input()) map_name(&s);
+      for (std::string& s : *renamed.mutable_output()) map_name(&s);
+      renamed.clear_attribute();
+      for (const ox::AttributeProto& a : node->attribute()) {
+        if (a.ref_attr_name().empty()) {
+          *renamed.add_attribute() = a;
           continue;
         }
         // A reference is only inside a function body, which always has a caller.
-        const OnnxAttribute* actual = caller != nullptr ? caller->FindAttribute(a.ref_attr_name) : nullptr;
+        const ox::AttributeProto* actual = caller != nullptr ? FindAttribute(*caller, a.ref_attr_name()) : nullptr;
         if (actual != nullptr) {
-          OnnxAttribute copy = *actual;
-          copy.name = a.name;
-          attrs.push_back(std::move(copy));
+          ox::AttributeProto* copy = renamed.add_attribute();
+          *copy = *actual;
+          copy->set_name(a.name());
         }
       }
-      renamed.attributes = std::move(attrs);
-      if (renamed.name.empty() || renamed.name[0] != '/') renamed.name = caller->name + "/" + renamed.name;
+      if (renamed.name().empty() || renamed.name()[0] != '/') renamed.set_name(caller->name() + "/" + renamed.name());
       node = &renamed;
     }
-    const OnnxFunction* function = nullptr;
-    for (const OnnxFunction& f : model_.functions) {
-      if (f.name == node->op_type && f.domain == node->domain) function = &f;
+    const ox::FunctionProto* function = nullptr;
+    for (const ox::FunctionProto& f : model_.proto.functions()) {
+      if (f.name() == node->op_type() && f.domain() == node->domain()) function = &f;
     }
     if (function == nullptr) {
-      AZ_RETURN_IF_ERROR(ConvertOne(*node, index, node->name));
+      AZ_RETURN_IF_ERROR(ConvertOne(*node, index, node->name()));
       continue;
     }
-    if (depth >= kMaxFunctionDepth) {
-      return InvalidArgument(file_ + ": node " + std::to_string(index) + " '" + node->name +
-                             "': functions nest deeper than " + std::to_string(kMaxFunctionDepth) + " levels");
+    if (depth >= kMaxFunctionNesting) {
+      return InvalidArgument(file_ + ": node " + std::to_string(index) + " '" + node->name() +
+                             "': functions nest deeper than " + std::to_string(kMaxFunctionNesting) + " levels");
     }
     std::map<std::string, std::string> body_names;
-    for (size_t i = 0; i < function->inputs.size(); ++i) {
-      body_names[function->inputs[i]] = i < node->inputs.size() ? node->inputs[i] : "";
+    for (int i = 0; i < function->input_size(); ++i) {
+      body_names[function->input(i)] = i < node->input_size() ? node->input(i) : "";
     }
-    for (size_t i = 0; i < function->outputs.size(); ++i) {
-      body_names[function->outputs[i]] = i < node->outputs.size() ? node->outputs[i] : "";
+    for (int i = 0; i < function->output_size(); ++i) {
+      body_names[function->output(i)] = i < node->output_size() ? node->output(i) : "";
     }
     // Attribute defaults of the function apply when the caller omits them.
-    OnnxNode with_defaults = *node;
-    for (const OnnxAttribute& a : function->attribute_defaults) {
-      if (!with_defaults.FindAttribute(a.name)) with_defaults.attributes.push_back(a);
+    ox::NodeProto with_defaults = *node;
+    for (const ox::AttributeProto& a : FunctionAttributeDefaults(*function)) {
+      if (!FindAttribute(with_defaults, a.name())) *with_defaults.add_attribute() = a;
     }
-    std::string prefix = (node->name.empty() ? node->op_type : node->name) + "#" + std::to_string(inlined_calls_++);
-    AZ_RETURN_IF_ERROR(ConvertNodes(function->nodes, index, depth + 1, &body_names, prefix, &with_defaults));
+    std::string prefix = (node->name().empty() ? node->op_type() : node->name()) + "#" + std::to_string(inlined_calls_++);
+    AZ_RETURN_IF_ERROR(ConvertNodes(function->node(), index, depth + 1, &body_names, prefix, &with_defaults));
   }
   return Status::Ok();
 }
 
 StatusOr<ImportedProgram> Importer::Run() {
+  const ox::GraphProto& graph = model_.proto.graph();
   program_.format = "onnx";
   program_.file = file_;
-  program_.graph.set_name(model_.graph.name.empty() ? "onnx" : model_.graph.name);
+  program_.graph.set_name(graph.name().empty() ? "onnx" : graph.name());
   AZ_RETURN_IF_ERROR(DeclareInputs());
-  AZ_RETURN_IF_ERROR(ConvertNodes(model_.graph.nodes, 0, 0, nullptr, "", nullptr));
+  AZ_RETURN_IF_ERROR(ConvertNodes(graph.node(), 0, 0, nullptr, "", nullptr));
   NodeContext out_ctx;
-  OnnxNode output_node;
-  output_node.op_type = "output";
+  ox::NodeProto output_node;
+  output_node.set_op_type("output");
   out_ctx.node = &output_node;
-  out_ctx.index = static_cast<int>(model_.graph.nodes.size());
-  for (const OnnxValueInfo& out : model_.graph.outputs) {
-    out_ctx.where = file_ + ": graph output '" + out.name + "'";
-    auto it = values_.find(out.name);
+  out_ctx.index = graph.node_size();
+  for (const ox::ValueInfoProto& out : graph.output()) {
+    out_ctx.where = file_ + ": graph output '" + out.name() + "'";
+    auto it = values_.find(out.name());
     if (it == values_.end()) return InvalidArgument(out_ctx.where + ": error: no node defines it");
     AZ_ASSIGN_OR_RETURN(pir::ValueId v, Materialize(out_ctx, it->second));
     program_.graph.AddOutput(v);
-    program_.results.push_back({out.name, v});
+    program_.results.push_back({out.name(), v});
   }
-  for (const OnnxValueInfo& in : model_.graph.inputs) {
-    auto it = values_.find(in.name);
+  for (const ox::ValueInfoProto& in : graph.input()) {
+    auto it = values_.find(in.name());
     if (it == values_.end() || it->second.id < 0 || it->second.leaf_role == pir::ValueRole::kParameter) continue;
     if (program_.graph.value(it->second.id).role == pir::ValueRole::kInput) {
-      program_.arguments.push_back({in.name, it->second.id});
+      program_.arguments.push_back({in.name(), it->second.id});
     }
   }
   for (const auto& [name, id] : parameter_order_) program_.arguments.push_back({name, id});
+  program_.notes.push_back(model_.checks);
   if (Status finished = FinishImport(program_, options_); !finished.ok()) {
     if (finished.message().find(file_) != std::string::npos) return finished;
     return Status(finished.code(), file_ + ": " + finished.message());
@@ -531,8 +534,8 @@ StatusOr<ImportedProgram> Importer::Run() {
 }  // namespace onnx
 
 StatusOr<ImportedProgram> ImportOnnx(std::string_view bytes, std::string file_name, const ImportOptions& options) {
-  AZ_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::ParseOnnxModel(bytes, file_name));
-  onnx::Importer importer(model, file_name, options);
+  AZ_ASSIGN_OR_RETURN(std::unique_ptr<onnx::OnnxModel> model, onnx::ReadOnnxModel(bytes, file_name));
+  onnx::Importer importer(*model, file_name, options);
   return importer.Run();
 }
 
@@ -546,12 +549,9 @@ StatusOr<ImportedProgram> ImportOnnxFile(const std::string& path, const ImportOp
                              "(torch.onnx.export(..., external_data=True) or onnx.save_model(..., "
                              "save_as_external_data=True))");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot open");
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (static_cast<uintmax_t>(in.gcount()) != size) return NotFound(path + ": short read");
-  return ImportOnnx(bytes, path, options);
+  AZ_ASSIGN_OR_RETURN(std::unique_ptr<onnx::OnnxModel> model, onnx::ReadOnnxModelFile(path));
+  onnx::Importer importer(*model, path, options);
+  return importer.Run();
 }
 
 }  // namespace az::frontend

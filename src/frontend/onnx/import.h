@@ -1,9 +1,9 @@
 // The ONNX importer: a model file written by torch.onnx.export (the legacy
 // TorchScript exporter or the torch.export-based one) into PIR.
 //
-// Pipeline: protobuf_wire.h reads the bytes; onnx_model.h turns them into plain
-// structs; the importer walks the (topologically ordered) nodes and emits one
-// PIR op per node, folding shape plumbing (shape_fold.h) so that it leaves no
+// Pipeline: onnx_model.h reads the bytes with ONNX's generated classes and
+// onnx_check.h runs ONNX's checker and shape inference on them; the importer
+// walks the (topologically ordered) nodes and emits one PIR op per node, folding shape plumbing (shape_fold.h) so that it leaves no
 // op behind; FinishImport (frontend/import/imported.h) then folds the
 // decompositions (attention, norms, GELU) and verifies.
 //
@@ -41,7 +41,8 @@
 //   "model.onnx: node 17 '/blocks.0/q/MatMul' (MatMul): warning: ..."
 // and a PIR op's `loc` is Text(file, index + 1, 1): its "line" is the 1-based
 // node number, so a verifier message "model.onnx:18:1" means node 17.
-// Parse errors name the byte offset and the message path (protobuf_wire.h).
+// Parse errors name the byte offset and the message path (onnx_model.h);
+// the checker's name the node.
 //
 // Ops. Element-wise: Add Sub Mul Div Pow Max Min Sum Where Equal Less Greater
 // LessOrEqual GreaterOrEqual (compare), Sqrt Erf Exp Tanh Sigmoid Sin Cos Neg
@@ -63,8 +64,8 @@
 //
 // Unsupported ops (and ops of other domains) import as `custom`
 // (target "onnx.<OpType>") with a warning; their result types come from
-// value_info when the file has it, else they are assumed equal to the first
-// input's (the warning says so).
+// value_info (the file's and what ONNX's shape inference added) when it has
+// them, else they are assumed equal to the first input's (the warning says so).
 #pragma once
 
 #include <string>

@@ -18,7 +18,7 @@ StatusOr<std::optional<std::vector<int64_t>>> ConstantInts(Importer& im, const N
   if (!im.HasInput(ctx, i)) return std::optional<std::vector<int64_t>>();
   AZ_ASSIGN_OR_RETURN(Slot * slot, im.Input(ctx, i));
   if (!slot->data) {
-    return im.Error(ctx, "input " + std::to_string(i) + " '" + ctx.node->inputs[i] +
+    return im.Error(ctx, "input " + std::to_string(i) + " '" + InputName(*ctx.node, i) +
                              "' must be a constant once shapes are known (shape plumbing that does not fold)");
   }
   std::vector<int64_t> out;
@@ -67,46 +67,43 @@ Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, Tens
   slot.type = std::move(type);
   slot.pending_leaf = true;
   slot.leaf_role = pir::ValueRole::kConstant;
-  slot.leaf_name = i < ctx.node->outputs.size() ? ctx.node->outputs[i] : ctx.op_name;
+  slot.leaf_name = i < NumOutputs(*ctx.node) ? OutputName(*ctx.node, i) : ctx.op_name;
   return im.DefineSlot(ctx, i, std::move(slot));
 }
 
 namespace {
 
 Status ConvertConstant(Importer& im, const NodeContext& ctx) {
-  const OnnxNode& node = *ctx.node;
-  if (const OnnxAttribute* a = node.FindAttribute("value"); a && a->t) {
-    auto dtype = PirDType(a->t->data_type);
-    if (!dtype) return im.Error(ctx, "constant of unsupported element type " + std::to_string(a->t->data_type));
-    if (a->t->dims.size() > 64) return im.Error(ctx, "constant of rank over 64");
-    TensorType type{*dtype, a->t->dims};
-    if (!a->t->has_values) return DefineOpaqueConstant(im, ctx, 0, type);
-    TensorData d;
-    d.is_float = IsOnnxFloatType(a->t->data_type);
-    d.ints = a->t->ints;
-    d.floats = a->t->floats;
-    return im.DefineConstant(ctx, 0, type, std::move(d));
+  const ox::NodeProto& node = *ctx.node;
+  if (const ox::AttributeProto* a = FindAttribute(node, "value"); a && a->has_t()) {
+    const ox::TensorProto& t = a->t();
+    auto dtype = PirDType(t.data_type());
+    if (!dtype) return im.Error(ctx, "constant of unsupported element type " + std::to_string(t.data_type()));
+    if (auto error = TensorDimsError(t)) return im.Error(ctx, *error);
+    TensorType type{*dtype, Shape(t.dims().begin(), t.dims().end())};
+    auto values = TensorValues(t);
+    if (!values) return DefineOpaqueConstant(im, ctx, 0, type);
+    return im.DefineConstant(ctx, 0, type, std::move(*values));
   }
-  if (const OnnxAttribute* a = node.FindAttribute("value_float")) {
+  if (const ox::AttributeProto* a = FindAttribute(node, "value_float")) {
     TensorData d;
     d.is_float = true;
-    d.floats = {a->f};
+    d.floats = {a->f()};
     return im.DefineConstant(ctx, 0, {pir::DType::kF32, {}}, d);
   }
-  if (const OnnxAttribute* a = node.FindAttribute("value_int"))
-    return im.DefineConstant(ctx, 0, {pir::DType::kI64, {}}, TensorData::Ints({a->i}));
-  if (const OnnxAttribute* a = node.FindAttribute("value_ints")) {
-    if (a->ints.size() > static_cast<size_t>(kMaxFoldElements))
-      return DefineOpaqueConstant(im, ctx, 0, {pir::DType::kI64, {static_cast<int64_t>(a->ints.size())}});
-    return im.DefineConstant(ctx, 0, {pir::DType::kI64, {static_cast<int64_t>(a->ints.size())}},
-                             TensorData::Ints(a->ints));
+  if (const ox::AttributeProto* a = FindAttribute(node, "value_int"))
+    return im.DefineConstant(ctx, 0, {pir::DType::kI64, {}}, TensorData::Ints({a->i()}));
+  if (const ox::AttributeProto* a = FindAttribute(node, "value_ints")) {
+    TensorType type{pir::DType::kI64, {a->ints_size()}};
+    if (a->ints_size() > kMaxFoldElements) return DefineOpaqueConstant(im, ctx, 0, type);
+    return im.DefineConstant(ctx, 0, type, TensorData::Ints({a->ints().begin(), a->ints().end()}));
   }
-  if (const OnnxAttribute* a = node.FindAttribute("value_floats")) {
+  if (const ox::AttributeProto* a = FindAttribute(node, "value_floats")) {
     TensorData d;
     d.is_float = true;
-    d.floats.assign(a->floats.begin(), a->floats.end());
-    TensorType type{pir::DType::kF32, {static_cast<int64_t>(a->floats.size())}};
-    if (a->floats.size() > static_cast<size_t>(kMaxFoldElements)) return DefineOpaqueConstant(im, ctx, 0, type);
+    d.floats.assign(a->floats().begin(), a->floats().end());
+    TensorType type{pir::DType::kF32, {a->floats_size()}};
+    if (a->floats_size() > kMaxFoldElements) return DefineOpaqueConstant(im, ctx, 0, type);
     return im.DefineConstant(ctx, 0, type, std::move(d));
   }
   return im.EmitCustom(ctx, "Constant without a supported value attribute");
@@ -115,7 +112,7 @@ Status ConvertConstant(Importer& im, const NodeContext& ctx) {
 Status ConvertShape(Importer& im, const NodeContext& ctx) {
   AZ_ASSIGN_OR_RETURN(Slot * in, im.Input(ctx, 0));
   const Shape& shape = in->type.shape;
-  if (ctx.node->op_type == "Size") {
+  if (ctx.node->op_type() == "Size") {
     auto n = CheckedNumElements(shape);
     if (!n) return im.Error(ctx, "Size of " + in->type.ToString() + " overflows");
     return im.DefineConstant(ctx, 0, {pir::DType::kI64, {}}, TensorData::Ints({*n}));
@@ -138,15 +135,11 @@ Status ConvertConstantOfShape(Importer& im, const NodeContext& ctx) {
   value.is_float = true;
   value.floats = {0.0};
   pir::DType dtype = pir::DType::kF32;
-  if (const OnnxAttribute* a = ctx.node->FindAttribute("value"); a && a->t) {
-    auto t = PirDType(a->t->data_type);
+  if (const ox::AttributeProto* a = FindAttribute(*ctx.node, "value"); a && a->has_t()) {
+    auto t = PirDType(a->t().data_type());
     if (!t) return im.Error(ctx, "unsupported element type");
     dtype = *t;
-    if (a->t->has_values && (a->t->ints.size() == 1 || a->t->floats.size() == 1)) {
-      value.is_float = IsOnnxFloatType(a->t->data_type);
-      value.ints = a->t->ints;
-      value.floats = a->t->floats;
-    }
+    if (auto values = TensorValues(a->t()); values && values->size() == 1) value = std::move(*values);
   }
   if (*n > kMaxFoldElements || value.size() != 1) return DefineOpaqueConstant(im, ctx, 0, {dtype, shape});
   return im.DefineConstant(ctx, 0, {dtype, shape}, FoldBroadcast(value, {}, shape));
@@ -182,10 +175,10 @@ Status ConvertRange(Importer& im, const NodeContext& ctx) {
 // of its own (import.h).
 Status ConvertIdentity(Importer& im, const NodeContext& ctx) {
   AZ_ASSIGN_OR_RETURN(Slot * in, im.Input(ctx, 0));
-  const std::string& out = ctx.node->outputs.empty() ? std::string() : ctx.node->outputs[0];
+  const std::string& out = (ctx.node->output_size() == 0) ? std::string() : OutputName(*ctx.node, 0);
   bool named_output = !out.empty() && out[0] != '/' && out.rfind("onnx::", 0) != 0;
   if (in->leaf_role == pir::ValueRole::kParameter && (in->pending_leaf || in->id >= 0) && named_output &&
-      ctx.node->op_type == "Identity") {
+      ctx.node->op_type() == "Identity") {
     Slot copy;
     copy.type = in->type;
     copy.pending_leaf = true;
@@ -273,7 +266,7 @@ Status ConvertSqueezeUnsqueeze(Importer& im, const NodeContext& ctx) {
   }
   const Shape& from = in->type.shape;
   Shape shape;
-  if (ctx.node->op_type == "Unsqueeze") {
+  if (ctx.node->op_type() == "Unsqueeze") {
     if (!axes) return im.Error(ctx, "Unsqueeze needs axes");
     int64_t rank = static_cast<int64_t>(from.size() + axes->size());
     if (rank > 64) return im.Error(ctx, "Unsqueeze to rank over 64");
@@ -440,7 +433,7 @@ Status ConvertSplit(Importer& im, const NodeContext& ctx) {
   } else if (auto s = AttrInts(*ctx.node, "split")) {
     sizes = *s;
   }
-  size_t outputs = ctx.node->outputs.size();
+  size_t outputs = NumOutputs(*ctx.node);
   if (sizes.empty()) {
     int64_t n = AttrInt(*ctx.node, "num_outputs", static_cast<int64_t>(outputs));
     if (n < 1 || static_cast<size_t>(n) != outputs) return im.Error(ctx, "Split into a number of outputs it lacks");
@@ -468,7 +461,7 @@ Status ConvertSplit(Importer& im, const NodeContext& ctx) {
 
 Status ConvertConcat(Importer& im, const NodeContext& ctx) {
   std::vector<Slot*> ins;
-  for (size_t i = 0; i < ctx.node->inputs.size(); ++i) {
+  for (size_t i = 0; i < NumInputs(*ctx.node); ++i) {
     AZ_ASSIGN_OR_RETURN(Slot * s, im.Input(ctx, i));
     ins.push_back(s);
   }
@@ -597,7 +590,7 @@ Status ConvertLayoutNode(Importer& im, const NodeContext& ctx, bool* handled) {
   };
   *handled = false;
   for (const auto& [name, fn] : kTable) {
-    if (ctx.node->op_type == name) {
+    if (ctx.node->op_type() == name) {
       *handled = true;
       return fn(im, ctx);
     }

@@ -77,17 +77,17 @@ bool IsMatmulLike(const std::string& op) { return op == "MatMul" || op == "Gemm"
 
 }  // namespace
 
-std::pair<std::string, std::string> ModuleScope(const OnnxNode& node) {
-  if (std::string_view scopes = node.Metadata("pkg.torch.onnx.name_scopes"); !scopes.empty()) {
+std::pair<std::string, std::string> ModuleScope(const ox::NodeProto& node) {
+  if (std::string scopes = NodeMetadata(node, "pkg.torch.onnx.name_scopes"); !scopes.empty()) {
     std::vector<std::string> list = ParsePythonStringList(scopes);
     if (list.size() >= 2) {
       // The last entry is the node's own name; the one before it the module FQN.
-      std::string leaf = IsMatmulLike(node.op_type) ? node.op_type : list.back();
+      std::string leaf = IsMatmulLike(node.op_type()) ? node.op_type() : list.back();
       return {list[list.size() - 2], leaf};
     }
     if (list.size() == 1) return {"", list[0]};
   }
-  const std::string& name = node.name;
+  const std::string& name = node.name();
   if (name.empty() || name[0] != '/') return {"", name};
   std::vector<std::string> parts;
   size_t start = 1;
@@ -172,12 +172,12 @@ bool TryFoldElementwise(Importer& im, const NodeContext& ctx, Status* status) {
                                     "Erf",
                                     "Sin",
                                     "Cos"};
-  const OnnxNode& node = *ctx.node;
-  if (std::find(std::begin(kFoldable), std::end(kFoldable), node.op_type) == std::end(kFoldable)) return false;
-  if (node.inputs.empty() || node.domain.size() > 0) return false;
+  const ox::NodeProto& node = *ctx.node;
+  if (std::find(std::begin(kFoldable), std::end(kFoldable), node.op_type()) == std::end(kFoldable)) return false;
+  if ((node.input_size() == 0) || node.domain().size() > 0) return false;
   std::vector<const TensorData*> data;
   std::vector<Shape> shapes;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
+  for (size_t i = 0; i < NumInputs(node); ++i) {
     auto slot = im.Input(ctx, i);
     if (!slot.ok() || !(*slot)->data) return false;
     data.push_back(&*(*slot)->data);
@@ -186,25 +186,25 @@ bool TryFoldElementwise(Importer& im, const NodeContext& ctx, Status* status) {
   auto shape = BroadcastShapes(shapes);
   if (!shape) return false;
   static const char* kBool[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not"};
-  bool boolean = std::find(std::begin(kBool), std::end(kBool), node.op_type) != std::end(kBool);
-  DType dtype = boolean ? DType::kBool : (*im.Input(ctx, node.op_type == "Where" ? 1 : 0))->type.dtype;
-  auto folded = FoldElementwise(node.op_type, data, shapes, *shape, pir::IsFloat(dtype));
+  bool boolean = std::find(std::begin(kBool), std::end(kBool), node.op_type()) != std::end(kBool);
+  DType dtype = boolean ? DType::kBool : (*im.Input(ctx, node.op_type() == "Where" ? 1 : 0))->type.dtype;
+  auto folded = FoldElementwise(node.op_type(), data, shapes, *shape, pir::IsFloat(dtype));
   if (!folded) return false;
   *status = im.DefineConstant(ctx, 0, {dtype, *shape}, std::move(*folded));
   return true;
 }
 
 Status ConvertElementwise(Importer& im, const NodeContext& ctx, const ElementwiseInfo& info) {
-  const OnnxNode& node = *ctx.node;
+  const ox::NodeProto& node = *ctx.node;
   std::vector<pir::ValueId> operands;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
+  for (size_t i = 0; i < NumInputs(node); ++i) {
     AZ_ASSIGN_OR_RETURN(pir::ValueId v, im.InputValue(ctx, i));
     operands.push_back(v);
   }
   if (operands.empty()) return im.Error(ctx, "element-wise op without inputs");
   pir::Attributes attrs;
   if (info.direction) attrs.Set("direction", std::string(info.direction));
-  if (node.op_type == "Relu") {  // max(x, 0)
+  if (node.op_type() == "Relu") {  // max(x, 0)
     operands.push_back(im.ScalarConstant(ctx, im.TypeOf(operands[0]).dtype, 0.0));
   }
   const pir::OpKindInfo& kind = pir::GetOpKindInfo(info.kind);
@@ -213,7 +213,7 @@ Status ConvertElementwise(Importer& im, const NodeContext& ctx, const Elementwis
     return im.DefineValue(ctx, 0, r);
   }
   // Variadic Sum/Max/Min: a chain of binary ops.
-  if (operands.size() > 2 && (node.op_type == "Sum" || node.op_type == "Max" || node.op_type == "Min")) {
+  if (operands.size() > 2 && (node.op_type() == "Sum" || node.op_type() == "Max" || node.op_type() == "Min")) {
     pir::ValueId acc = operands[0];
     for (size_t i = 1; i < operands.size(); ++i) {
       std::string suffix = i + 1 < operands.size() ? "." + std::to_string(i) : "";
@@ -221,10 +221,10 @@ Status ConvertElementwise(Importer& im, const NodeContext& ctx, const Elementwis
     }
     return im.DefineValue(ctx, 0, acc);
   }
-  if (operands.size() == 1 && (node.op_type == "Sum" || node.op_type == "Max" || node.op_type == "Min")) {
+  if (operands.size() == 1 && (node.op_type() == "Sum" || node.op_type() == "Max" || node.op_type() == "Min")) {
     return im.DefineValue(ctx, 0, operands[0]);
   }
-  return im.Error(ctx, node.op_type + " with " + std::to_string(operands.size()) + " inputs");
+  return im.Error(ctx, node.op_type() + " with " + std::to_string(operands.size()) + " inputs");
 }
 
 char Letter(int i) { return static_cast<char>(i < 26 ? 'a' + i : 'A' + (i - 26)); }
@@ -300,7 +300,7 @@ Status ConvertMatMul(Importer& im, const NodeContext& ctx) {
 // Gemm: alpha * A' B' + beta * C. With alpha = beta = 1 and C matching the
 // result's trailing dims, C is the einsum's bias operand.
 Status ConvertGemm(Importer& im, const NodeContext& ctx) {
-  const OnnxNode& node = *ctx.node;
+  const ox::NodeProto& node = *ctx.node;
   AZ_ASSIGN_OR_RETURN(pir::ValueId a, im.InputValue(ctx, 0));
   AZ_ASSIGN_OR_RETURN(pir::ValueId b, im.InputValue(ctx, 1));
   double alpha = AttrFloat(node, "alpha", 1.0), beta = AttrFloat(node, "beta", 1.0);
@@ -360,28 +360,28 @@ Status ConvertSoftmax(Importer& im, const NodeContext& ctx) {
 // rms_norm; a scale or bias stored [1, ..., D] is reshaped to [D]. Other axes
 // import as custom.
 Status ConvertNorm(Importer& im, const NodeContext& ctx) {
-  const OnnxNode& node = *ctx.node;
-  bool rms = node.op_type == "RMSNormalization";
+  const ox::NodeProto& node = *ctx.node;
+  bool rms = node.op_type() == "RMSNormalization";
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.InputValue(ctx, 0));
   const TensorType& xt = im.TypeOf(x);
   AZ_ASSIGN_OR_RETURN(int64_t axis, Axis(im, ctx, AttrInt(node, "axis", -1), std::max<int64_t>(xt.rank(), 1)));
-  for (size_t i = 1; i < node.outputs.size(); ++i) {
-    if (!node.outputs[i].empty())
-      return im.EmitCustom(ctx, node.op_type + " with its mean/inverse-std outputs",
+  for (size_t i = 1; i < NumOutputs(node); ++i) {
+    if (!OutputName(node, i).empty())
+      return im.EmitCustom(ctx, node.op_type() + " with its mean/inverse-std outputs",
                            8 * CheckedNumElements(xt.shape).value_or(0));
   }
   int64_t flops = 8 * CheckedNumElements(xt.shape).value_or(0);
   if (xt.rank() == 0 || axis != xt.rank() - 1)
-    return im.EmitCustom(ctx, node.op_type + " over axes other than the last", flops);
+    return im.EmitCustom(ctx, node.op_type() + " over axes other than the last", flops);
   int64_t d = xt.shape.back();
   std::vector<pir::ValueId> operands{x};
-  for (size_t i = 1; i < node.inputs.size() && i < (rms ? 2u : 3u); ++i) {
+  for (size_t i = 1; i < NumInputs(node) && i < (rms ? 2u : 3u); ++i) {
     if (!im.HasInput(ctx, i)) break;
     AZ_ASSIGN_OR_RETURN(pir::ValueId w, im.InputValue(ctx, i));
     const TensorType& wt = im.TypeOf(w);
     if (wt.shape != Shape{d}) {
       if (CheckedNumElements(wt.shape) != d || (!wt.shape.empty() && wt.shape.back() != d)) {
-        return im.EmitCustom(ctx, node.op_type + " with a scale/bias " + wt.ToString() + " that is not per-feature",
+        return im.EmitCustom(ctx, node.op_type() + " with a scale/bias " + wt.ToString() + " that is not per-feature",
                              flops);
       }
       pir::Attributes r;
@@ -407,11 +407,11 @@ Status ConvertGelu(Importer& im, const NodeContext& ctx) {
 // ReduceMean/Sum/Max: axes from the attribute (ReduceSum before opset 13, the
 // others before 18) or the second input; keepdims -> reduce then reshape.
 Status ConvertReduce(Importer& im, const NodeContext& ctx) {
-  const OnnxNode& node = *ctx.node;
+  const ox::NodeProto& node = *ctx.node;
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.InputValue(ctx, 0));
-  const TensorType& xt = im.TypeOf(x);
+  const TensorType xt = im.TypeOf(x);  // a copy: Emit below may move the graph's values
   int64_t rank = xt.rank();
-  int64_t axes_input_since = node.op_type == "ReduceSum" ? 13 : 18;
+  int64_t axes_input_since = node.op_type() == "ReduceSum" ? 13 : 18;
   std::optional<std::vector<int64_t>> axes;
   if (ctx.opset < axes_input_since) {
     axes = AttrInts(node, "axes");
@@ -435,7 +435,7 @@ Status ConvertReduce(Importer& im, const NodeContext& ctx) {
   dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
   pir::Attributes attrs;
   attrs.Set("dims", dims);
-  attrs.Set("kind", std::string(node.op_type == "ReduceMean" ? "mean" : node.op_type == "ReduceSum" ? "sum" : "max"));
+  attrs.Set("kind", std::string(node.op_type() == "ReduceMean" ? "mean" : node.op_type() == "ReduceSum" ? "sum" : "max"));
   bool keepdims = AttrInt(node, "keepdims", 1) != 0;
   AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kReduce, {x}, attrs, {}, keepdims ? ".reduce" : ""));
   if (keepdims) {
@@ -452,7 +452,7 @@ Status ConvertReduce(Importer& im, const NodeContext& ctx) {
 // patch embedding: kernel = stride); anything else -> custom with
 // FLOPs = 2 * numel(result) * kernel volume * C_in / group.
 Status ConvertConv(Importer& im, const NodeContext& ctx) {
-  const OnnxNode& node = *ctx.node;
+  const ox::NodeProto& node = *ctx.node;
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.InputValue(ctx, 0));
   AZ_ASSIGN_OR_RETURN(pir::ValueId w, im.InputValue(ctx, 1));
   const Shape& xs = im.TypeOf(x).shape;
@@ -519,7 +519,7 @@ Status ConvertEinsum(Importer& im, const NodeContext& ctx) {
   for (char c : AttrString(*ctx.node, "equation", "")) {
     if (c != ' ') eq += c;
   }
-  if (ctx.node->inputs.size() == 2 && eq.find("->") != std::string::npos && eq.find('.') == std::string::npos) {
+  if (NumInputs(*ctx.node) == 2 && eq.find("->") != std::string::npos && eq.find('.') == std::string::npos) {
     AZ_ASSIGN_OR_RETURN(pir::ValueId a, im.InputValue(ctx, 0));
     AZ_ASSIGN_OR_RETURN(pir::ValueId b, im.InputValue(ctx, 1));
     pir::Attributes attrs;
@@ -538,18 +538,18 @@ bool IsStandardDomain(const std::string& domain) { return domain.empty() || doma
 }  // namespace
 
 Status ConvertNode(Importer& im, const NodeContext& ctx) {
-  const OnnxNode& node = *ctx.node;
-  if (!IsStandardDomain(node.domain))
-    return im.EmitCustom(ctx, "op '" + node.op_type + "' of domain '" + node.domain + "'");
-  for (const OnnxAttribute& a : node.attributes) {
-    if (a.num_graphs > 0) return im.EmitCustom(ctx, "control flow '" + node.op_type + "' (subgraphs are not imported)");
+  const ox::NodeProto& node = *ctx.node;
+  if (!IsStandardDomain(node.domain()))
+    return im.EmitCustom(ctx, "op '" + node.op_type() + "' of domain '" + node.domain() + "'");
+  for (const ox::AttributeProto& a : node.attribute()) {
+    if (a.has_g() || a.graphs_size() > 0) return im.EmitCustom(ctx, "control flow '" + node.op_type() + "' (subgraphs are not imported)");
   }
   Status folded;
   if (TryFoldElementwise(im, ctx, &folded)) return folded;
   bool handled = false;
   Status status = ConvertLayoutNode(im, ctx, &handled);
   if (handled) return status;
-  const std::string& op = node.op_type;
+  const std::string& op = node.op_type();
   for (const ElementwiseInfo& info : kElementwise) {
     if (op == info.onnx) return ConvertElementwise(im, ctx, info);
   }

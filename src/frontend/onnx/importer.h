@@ -31,9 +31,15 @@ struct Slot {
   bool is_parameter() const { return leaf_role == pir::ValueRole::kParameter && (pending_leaf || id >= 0); }
 };
 
+// A node's inputs and outputs by size_t index, as the converters count them.
+inline size_t NumInputs(const ox::NodeProto& node) { return static_cast<size_t>(node.input_size()); }
+inline size_t NumOutputs(const ox::NodeProto& node) { return static_cast<size_t>(node.output_size()); }
+inline const std::string& InputName(const ox::NodeProto& node, size_t i) { return node.input(static_cast<int>(i)); }
+inline const std::string& OutputName(const ox::NodeProto& node, size_t i) { return node.output(static_cast<int>(i)); }
+
 // The node being converted, with its rendered location and PIR op name.
 struct NodeContext {
-  const OnnxNode* node = nullptr;
+  const ox::NodeProto* node = nullptr;
   int index = 0;        // GraphProto.node[index] (of the caller, for inlined function bodies)
   std::string where;    // "model.onnx: node 17 '/blocks.0/q/MatMul' (MatMul)"
   std::string op_name;  // "blocks.0.self_attn.q"
@@ -77,10 +83,10 @@ class Importer {
 
  private:
   Status DeclareInputs();
-  Status ConvertNodes(const std::vector<OnnxNode>& nodes, int caller_index, int depth,
+  Status ConvertNodes(const google::protobuf::RepeatedPtrField<ox::NodeProto>& nodes, int caller_index, int depth,
                       const std::map<std::string, std::string>* rename, const std::string& name_prefix,
-                      const OnnxNode* caller);
-  Status ConvertOne(const OnnxNode& node, int index, const std::string& display_name);
+                      const ox::NodeProto* caller);
+  Status ConvertOne(const ox::NodeProto& node, int index, const std::string& display_name);
   std::string UniqueLeafName(const std::string& wanted);
   std::string ParameterName(const NodeContext& ctx, const Slot& slot);
 
@@ -89,7 +95,7 @@ class Importer {
   const ImportOptions& options_;
   ImportedProgram program_;
   std::map<std::string, Slot> values_;
-  std::map<std::string, const OnnxValueInfo*> declared_;
+  std::map<std::string, const ox::ValueInfoProto*> declared_;
   std::set<std::string> used_leaf_names_;
   std::set<std::string> listed_parameters_;  // metadata aoizora.parameters
   bool has_parameter_list_ = false;
@@ -104,6 +110,6 @@ Status ConvertNode(Importer& importer, const NodeContext& ctx);
 // The PIR element type of an ONNX one; nullopt for types PIR lacks (string, complex).
 std::optional<pir::DType> PirDType(int32_t onnx_type);
 // "/blocks.0/ffn/ffn.0/MatMul" -> {"blocks.0.ffn.0", "MatMul"}; name_scopes metadata wins.
-std::pair<std::string, std::string> ModuleScope(const OnnxNode& node);
+std::pair<std::string, std::string> ModuleScope(const ox::NodeProto& node);
 
 }  // namespace az::frontend::onnx

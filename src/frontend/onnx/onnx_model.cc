@@ -1,35 +1,28 @@
+// Reads a model with ONNX's generated classes (onnx_model.h): the parse,
+// with a located error for a malformed file, the checks (onnx_check.h), and
+// the accessors the converters share.
 #include "frontend/onnx/onnx_model.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <memory>
 
-#include "frontend/onnx/protobuf_wire.h"
+#include "frontend/onnx/onnx_check.h"
 #include "support/checked_math.h"
 
 namespace az::frontend::onnx {
 
 namespace {
 
-// Repeated fields hold at most one value per byte of input, so this limit only
-// guards the arithmetic; real bounds come from the bytes present.
-constexpr size_t kNoLimit = size_t{1} << 40;
-
-std::string Indexed(const std::string& path, const char* field, size_t index) {
-  return path + "." + field + "[" + std::to_string(index) + "]";
-}
-
-#define AZ_NEXT_FIELD(message, field)                        \
-  WireField field;                                           \
-  while (true) {                                             \
-    AZ_ASSIGN_OR_RETURN(bool more_, (message).Next(&field)); \
-    if (!more_) break;
-
-#define AZ_END_FIELDS }
-
-StatusOr<std::string> String(const WireMessage& m, const WireField& f) {
-  AZ_ASSIGN_OR_RETURN(std::string_view bytes, m.Bytes(f));
-  return std::string(bytes);
-}
+namespace pb = ::google::protobuf;
 
 float HalfToFloat(uint16_t h) {
   int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
@@ -75,15 +68,15 @@ int64_t ElementBytes(int32_t type) {
   }
 }
 
-// Decodes `raw` (little-endian) into tensor.ints / tensor.floats.
-bool DecodeRaw(std::string_view raw, OnnxTensor& t, int64_t count) {
-  int64_t width = ElementBytes(t.data_type);
+// Decodes `raw` (little-endian) elements of `data_type` into `t`.
+bool DecodeRaw(std::string_view raw, int32_t data_type, TensorData& t, int64_t count) {
+  int64_t width = ElementBytes(data_type);
   if (width == 0 || static_cast<int64_t>(raw.size()) != width * count) return false;
   for (int64_t i = 0; i < count; ++i) {
     const char* p = raw.data() + i * width;
     uint64_t bits = 0;
     std::memcpy(&bits, p, static_cast<size_t>(width));
-    switch (t.data_type) {
+    switch (data_type) {
       case kOnnxFloat: {
         float v;
         std::memcpy(&v, p, 4);
@@ -119,382 +112,137 @@ bool DecodeRaw(std::string_view raw, OnnxTensor& t, int64_t count) {
   return true;
 }
 
-Status ParseStringEntry(WireMessage m, std::pair<std::string, std::string>* entry) {
-  AZ_NEXT_FIELD(m, f)
-  if (f.number == 1) {
-    AZ_ASSIGN_OR_RETURN(entry->first, String(m, f));
-  } else if (f.number == 2) {
-    AZ_ASSIGN_OR_RETURN(entry->second, String(m, f));
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
+// ---- The parse: protobuf's parser, and where it stopped when it fails.
 
-Status ParseTensor(WireMessage m, OnnxTensor* t) {
-  std::string_view raw;
-  bool has_raw = false;
-  std::vector<WireField> value_fields;  // int32_data 5, int64_data 7, float_data 4, double_data 10, uint64_data 11
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1:
-      AZ_RETURN_IF_ERROR(m.AppendVarints(f, &t->dims, kMaxOnnxRank));
-      break;
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(int64_t type, m.Int(f));
-      t->data_type = static_cast<int32_t>(type);
-      break;
+class ParseLocator {
+ public:
+  // io::CodedInputStream's default recursion limit.
+  static constexpr int kProtobufNestingLimit = 100;
+
+  explicit ParseLocator(const std::string& file) : file_(file) {}
+
+  // Where `bytes` stop being a `prototype` message: its fields are walked
+  // with protobuf's own reader; a message field whose payload protobuf does
+  // not parse is walked in turn, down to protobuf's nesting limit. "" when no
+  // field is at fault.
+  std::string Locate(const pb::Message& prototype, std::string_view bytes, size_t base, const std::string& path,
+                     int depth = 0) {
+    using Wire = pb::internal::WireFormatLite;
+    if (depth >= kProtobufNestingLimit) {
+      return Error(base, path, "messages nested deeper than protobuf's limit of " +
+                                   std::to_string(kProtobufNestingLimit));
     }
-    case 4:
-    case 5:
-    case 7:
-    case 10:
-    case 11:
-      value_fields.push_back(f);
-      break;
-    case 8: {
-      AZ_ASSIGN_OR_RETURN(t->name, String(m, f));
-      break;
-    }
-    case 9: {
-      AZ_ASSIGN_OR_RETURN(raw, m.Bytes(f));
-      has_raw = true;
-      break;
-    }
-    case 13:
-      t->external = true;
-      break;
-    case 14: {
-      AZ_ASSIGN_OR_RETURN(int64_t location, m.Int(f));
-      if (location == 1) t->external = true;
-      break;
-    }
-    default:
-      break;
-  }
-  AZ_END_FIELDS
-  for (int64_t d : t->dims) {
-    if (d < 0) return m.Error(m.base(), "tensor '" + t->name + "' has a negative dim " + std::to_string(d));
-  }
-  auto count = t->NumElements();
-  if (!count) return m.Error(m.base(), "tensor '" + t->name + "' has too many elements");
-  if (t->external || *count > kMaxFoldElements) return Status::Ok();
-  // Small inline tensor: decode its values for constant folding.
-  if (has_raw) {
-    t->has_values = DecodeRaw(raw, *t, *count);
-    if (!t->has_values) {
-      t->ints.clear();
-      t->floats.clear();
-    }
-    return Status::Ok();
-  }
-  size_t limit = static_cast<size_t>(*count);
-  std::vector<int64_t> ints;
-  std::vector<float> floats;
-  std::vector<double> doubles;
-  for (const WireField& f : value_fields) {
-    if (f.number == 4) {
-      AZ_RETURN_IF_ERROR(m.AppendFloats(f, &floats, limit));
-    } else if (f.number == 10) {
-      AZ_RETURN_IF_ERROR(m.AppendDoubles(f, &doubles, limit));
-    } else {
-      AZ_RETURN_IF_ERROR(m.AppendVarints(f, &ints, limit));
-    }
-  }
-  if (IsOnnxFloatType(t->data_type)) {
-    if (t->data_type == kOnnxFloat && floats.size() == limit) {
-      t->floats.assign(floats.begin(), floats.end());
-    } else if (t->data_type == kOnnxDouble && doubles.size() == limit) {
-      t->floats = std::move(doubles);
-    } else if ((t->data_type == kOnnxFloat16 || t->data_type == kOnnxBfloat16) && ints.size() == limit) {
-      for (int64_t bits : ints) {
-        uint16_t h = static_cast<uint16_t>(bits);
-        t->floats.push_back(t->data_type == kOnnxFloat16 ? HalfToFloat(h) : Bfloat16ToFloat(h));
+    const pb::Descriptor* descriptor = prototype.GetDescriptor();
+    pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+    std::map<int, int> seen;  // field number -> occurrences so far
+    while (true) {
+      size_t at = static_cast<size_t>(in.CurrentPosition());
+      uint32_t tag = in.ReadTag();
+      if (tag == 0) return at == bytes.size() ? "" : Error(base + at, path, "invalid field tag");
+      int number = static_cast<int>(Wire::GetTagFieldNumber(tag));
+      Wire::WireType wire = Wire::GetTagWireType(tag);
+      const pb::FieldDescriptor* field = descriptor->FindFieldByNumber(number);
+      int index = seen[number]++;
+      std::string field_path = path + "." + (field ? field->name() : "field " + std::to_string(number));
+      if (field && field->is_repeated()) field_path += "[" + std::to_string(index) + "]";
+      if (wire != Wire::WIRETYPE_LENGTH_DELIMITED) {
+        if (!Wire::SkipField(&in, tag)) return Error(base + at, field_path, "truncated or malformed value");
+        continue;
       }
-    } else {
-      return Status::Ok();
-    }
-    t->has_values = true;
-    return Status::Ok();
-  }
-  if (ints.size() == limit && t->data_type != kOnnxString) {
-    t->ints = std::move(ints);
-    t->has_values = true;
-  }
-  return Status::Ok();
-}
-
-Status ParseValueInfo(WireMessage m, OnnxValueInfo* v) {
-  AZ_NEXT_FIELD(m, f)
-  if (f.number == 1) {
-    AZ_ASSIGN_OR_RETURN(v->name, String(m, f));
-  } else if (f.number == 2) {
-    AZ_ASSIGN_OR_RETURN(WireMessage type, m.Nested(f, m.path() + ".type"));
-    AZ_NEXT_FIELD(type, tf)
-    if (tf.number != 1) continue;  // sequence, map, optional, sparse: not tensors
-    AZ_ASSIGN_OR_RETURN(WireMessage tensor, type.Nested(tf, type.path() + ".tensor_type"));
-    AZ_NEXT_FIELD(tensor, ttf)
-    if (ttf.number == 1) {
-      AZ_ASSIGN_OR_RETURN(int64_t elem, tensor.Int(ttf));
-      v->elem_type = static_cast<int32_t>(elem);
-    } else if (ttf.number == 2) {
-      v->has_shape = true;
-      AZ_ASSIGN_OR_RETURN(WireMessage shape, tensor.Nested(ttf, tensor.path() + ".shape"));
-      AZ_NEXT_FIELD(shape, sf)
-      if (sf.number != 1) continue;
-      if (v->dims.size() >= kMaxOnnxRank) return shape.Error(sf.offset, "more than 64 dims");
-      AZ_ASSIGN_OR_RETURN(WireMessage dim, shape.Nested(sf, Indexed(shape.path(), "dim", v->dims.size())));
-      OnnxDim d;
-      AZ_NEXT_FIELD(dim, df)
-      if (df.number == 1) {
-        AZ_ASSIGN_OR_RETURN(int64_t value, dim.Int(df));
-        d.value = value;
-      } else if (df.number == 2) {
-        AZ_ASSIGN_OR_RETURN(d.param, String(dim, df));
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return Error(base + at, field_path, "truncated length");
+      size_t start = static_cast<size_t>(in.CurrentPosition());
+      if (length > bytes.size() - start) {
+        return Error(base + at, field_path,
+                     "length " + std::to_string(length) + " runs past the end of its message (" +
+                         std::to_string(bytes.size() - start) + " bytes left)");
       }
-      AZ_END_FIELDS
-      v->dims.push_back(std::move(d));
-      AZ_END_FIELDS
-    }
-    AZ_END_FIELDS
-    AZ_END_FIELDS
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
-
-Status ParseAttribute(WireMessage m, OnnxAttribute* a) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(a->name, String(m, f));
-      break;
-    }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(a->f, m.Float(f));
-      break;
-    }
-    case 3: {
-      AZ_ASSIGN_OR_RETURN(a->i, m.Int(f));
-      break;
-    }
-    case 4: {
-      AZ_ASSIGN_OR_RETURN(a->s, String(m, f));
-      break;
-    }
-    case 5: {
-      AZ_ASSIGN_OR_RETURN(WireMessage t, m.Nested(f, m.path() + ".t"));
-      a->t.emplace();
-      AZ_RETURN_IF_ERROR(ParseTensor(std::move(t), &*a->t));
-      break;
-    }
-    case 6:
-    case 11:
-      ++a->num_graphs;
-      break;
-    case 7:
-      AZ_RETURN_IF_ERROR(m.AppendFloats(f, &a->floats, kNoLimit));
-      break;
-    case 8:
-      AZ_RETURN_IF_ERROR(m.AppendVarints(f, &a->ints, kNoLimit));
-      break;
-    case 9: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      a->strings.push_back(std::move(s));
-      break;
-    }
-    case 20: {
-      AZ_ASSIGN_OR_RETURN(int64_t type, m.Int(f));
-      a->type = static_cast<OnnxAttrType>(type >= 0 && type <= 14 ? type : 0);
-      break;
-    }
-    case 21: {
-      AZ_ASSIGN_OR_RETURN(a->ref_attr_name, String(m, f));
-      break;
-    }
-    default:
-      break;
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
-
-Status ParseNode(WireMessage m, OnnxNode* n) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      n->inputs.push_back(std::move(s));
-      break;
-    }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      n->outputs.push_back(std::move(s));
-      break;
-    }
-    case 3: {
-      AZ_ASSIGN_OR_RETURN(n->name, String(m, f));
-      break;
-    }
-    case 4: {
-      AZ_ASSIGN_OR_RETURN(n->op_type, String(m, f));
-      break;
-    }
-    case 5: {
-      AZ_ASSIGN_OR_RETURN(WireMessage am, m.Nested(f, Indexed(m.path(), "attribute", n->attributes.size())));
-      OnnxAttribute a;
-      AZ_RETURN_IF_ERROR(ParseAttribute(std::move(am), &a));
-      n->attributes.push_back(std::move(a));
-      break;
-    }
-    case 7: {
-      AZ_ASSIGN_OR_RETURN(n->domain, String(m, f));
-      break;
-    }
-    case 9: {
-      AZ_ASSIGN_OR_RETURN(WireMessage em, m.Nested(f, Indexed(m.path(), "metadata_props", n->metadata.size())));
-      std::pair<std::string, std::string> entry;
-      AZ_RETURN_IF_ERROR(ParseStringEntry(std::move(em), &entry));
-      n->metadata.push_back(std::move(entry));
-      break;
-    }
-    default:
-      break;
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
-
-Status ParseGraph(WireMessage m, OnnxGraph* g) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(WireMessage nm, m.Nested(f, Indexed(m.path(), "node", g->nodes.size())));
-      OnnxNode node;
-      node.offset = f.offset;
-      AZ_RETURN_IF_ERROR(ParseNode(std::move(nm), &node));
-      g->nodes.push_back(std::move(node));
-      break;
-    }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(g->name, String(m, f));
-      break;
-    }
-    case 5: {
-      AZ_ASSIGN_OR_RETURN(WireMessage tm, m.Nested(f, Indexed(m.path(), "initializer", g->initializers.size())));
-      OnnxTensor t;
-      AZ_RETURN_IF_ERROR(ParseTensor(std::move(tm), &t));
-      t.offset = f.offset;
-      g->initializers.push_back(std::move(t));
-      break;
-    }
-    case 11:
-    case 12:
-    case 13: {
-      std::vector<OnnxValueInfo>& list = f.number == 11 ? g->inputs : f.number == 12 ? g->outputs : g->value_info;
-      const char* field_name = f.number == 11 ? "input" : f.number == 12 ? "output" : "value_info";
-      AZ_ASSIGN_OR_RETURN(WireMessage vm, m.Nested(f, Indexed(m.path(), field_name, list.size())));
-      OnnxValueInfo v;
-      AZ_RETURN_IF_ERROR(ParseValueInfo(std::move(vm), &v));
-      list.push_back(std::move(v));
-      break;
-    }
-    case 15: {
-      // SparseTensorProto: values 1 (TensorProto), dims 3. Only dims and type matter.
-      AZ_ASSIGN_OR_RETURN(WireMessage sm, m.Nested(f, Indexed(m.path(), "sparse_initializer", g->initializers.size())));
-      OnnxTensor t;
-      t.offset = f.offset;
-      std::vector<int64_t> dims;
-      AZ_NEXT_FIELD(sm, sf)
-      if (sf.number == 1) {
-        AZ_ASSIGN_OR_RETURN(WireMessage vm, sm.Nested(sf, sm.path() + ".values"));
-        OnnxTensor values;
-        AZ_RETURN_IF_ERROR(ParseTensor(std::move(vm), &values));
-        t.name = values.name;
-        t.data_type = values.data_type;
-      } else if (sf.number == 3) {
-        AZ_RETURN_IF_ERROR(sm.AppendVarints(sf, &dims, kMaxOnnxRank));
+      std::string_view payload = bytes.substr(start, length);
+      if (field && field->type() == pb::FieldDescriptor::TYPE_MESSAGE) {
+        const pb::Message* inner = pb::MessageFactory::generated_factory()->GetPrototype(field->message_type());
+        std::unique_ptr<pb::Message> probe(inner->New());
+        if (!probe->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+          std::string found = Locate(*inner, payload, base + start, field_path, depth + 1);
+          // Every field of it parses alone, it does not as a whole: its
+          // messages nest deeper than protobuf's limit (onnx.proto has no
+          // required fields, the other whole-message rule).
+          return found.empty() ? Error(base + at, field_path, "messages nested deeper than protobuf's limit of " +
+                                                                 std::to_string(kProtobufNestingLimit))
+                               : found;
+        }
+      } else if (field && field->is_packable() && !PackedValuesParse(field, payload)) {
+        return Error(base + at, field_path, "malformed packed values");
       }
-      AZ_END_FIELDS
-      t.dims = std::move(dims);
-      t.external = true;  // values not kept
-      g->initializers.push_back(std::move(t));
-      break;
+      in.Skip(static_cast<int>(length));
     }
-    case 16: {
-      AZ_ASSIGN_OR_RETURN(WireMessage em, m.Nested(f, Indexed(m.path(), "metadata_props", g->metadata.size())));
-      std::pair<std::string, std::string> entry;
-      AZ_RETURN_IF_ERROR(ParseStringEntry(std::move(em), &entry));
-      g->metadata.push_back(std::move(entry));
-      break;
-    }
-    default:
-      break;
   }
-  AZ_END_FIELDS
+
+  std::string Error(size_t offset, const std::string& path, const std::string& message) const {
+    return file_ + ": byte " + std::to_string(offset) + ": " + path + ": " + message;
+  }
+
+ private:
+  static bool PackedValuesParse(const pb::FieldDescriptor* field, std::string_view payload) {
+    using Wire = pb::internal::WireFormatLite;
+    Wire::WireType wire = Wire::WireTypeForFieldType(static_cast<Wire::FieldType>(field->type()));
+    if (wire == Wire::WIRETYPE_FIXED32) return payload.size() % 4 == 0;
+    if (wire == Wire::WIRETYPE_FIXED64) return payload.size() % 8 == 0;
+    pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(payload.data()), static_cast<int>(payload.size()));
+    uint64_t value = 0;
+    while (static_cast<size_t>(in.CurrentPosition()) < payload.size()) {
+      if (!in.ReadVarint64(&value)) return false;
+    }
+    return true;
+  }
+
+  const std::string& file_;
+};
+
+// The length-delimited unknown fields numbered `number` of a message: fields
+// newer than ONNX 1.12's schema.
+template <typename Message>
+std::vector<const std::string*> UnknownPayloads(const Message& m, int number) {
+  std::vector<const std::string*> out;
+  const pb::UnknownFieldSet& unknown = m.unknown_fields();
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const pb::UnknownField& f = unknown.field(i);
+    if (f.number() == number && f.type() == pb::UnknownField::TYPE_LENGTH_DELIMITED) {
+      out.push_back(&f.length_delimited());
+    }
+  }
+  return out;
+}
+
+constexpr int kNodeMetadataField = 9;       // NodeProto.metadata_props, IR 10
+constexpr int kFunctionDefaultsField = 11;  // FunctionProto.attribute_proto, IR 9
+
+// The unknown fields the importer reads must parse as what they are.
+template <typename Entry, typename Message>
+Status CheckUnknown(const Message& m, int number, const std::string& file, const std::string& path) {
+  for (const std::string* payload : UnknownPayloads(m, number)) {
+    if (Entry entry; !entry.ParseFromString(*payload)) {
+      return InvalidArgument(file + ": " + path + ": field " + std::to_string(number) + " is not a valid " +
+                             entry.GetTypeName());
+    }
+  }
   return Status::Ok();
 }
 
-Status ParseOpset(WireMessage m, std::map<std::string, int64_t>* opsets) {
-  std::string domain;
-  int64_t version = 0;
-  AZ_NEXT_FIELD(m, f)
-  if (f.number == 1) {
-    AZ_ASSIGN_OR_RETURN(domain, String(m, f));
-  } else if (f.number == 2) {
-    AZ_ASSIGN_OR_RETURN(version, m.Int(f));
+Status CheckNewerFields(const ox::ModelProto& model, const std::string& file) {
+  for (int n = 0; n < model.graph().node_size(); ++n) {
+    AZ_RETURN_IF_ERROR(CheckUnknown<ox::StringStringEntryProto>(model.graph().node(n), kNodeMetadataField, file,
+                                                                "ModelProto.graph.node[" + std::to_string(n) + "]"));
   }
-  AZ_END_FIELDS
-  if (domain == "ai.onnx") domain.clear();
-  (*opsets)[domain] = version;
+  for (int f = 0; f < model.functions_size(); ++f) {
+    const ox::FunctionProto& function = model.functions(f);
+    std::string path = "ModelProto.functions[" + std::to_string(f) + "]";
+    AZ_RETURN_IF_ERROR(CheckUnknown<ox::AttributeProto>(function, kFunctionDefaultsField, file, path));
+    for (int n = 0; n < function.node_size(); ++n) {
+      AZ_RETURN_IF_ERROR(CheckUnknown<ox::StringStringEntryProto>(function.node(n), kNodeMetadataField, file,
+                                                                  path + ".node[" + std::to_string(n) + "]"));
+    }
+  }
   return Status::Ok();
-}
-
-Status ParseFunction(WireMessage m, OnnxFunction* fn) {
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(fn->name, String(m, f));
-      break;
-    }
-    case 4:
-    case 5:
-    case 6: {
-      AZ_ASSIGN_OR_RETURN(std::string s, String(m, f));
-      (f.number == 4 ? fn->inputs : f.number == 5 ? fn->outputs : fn->attributes).push_back(std::move(s));
-      break;
-    }
-    case 7: {
-      AZ_ASSIGN_OR_RETURN(WireMessage nm, m.Nested(f, Indexed(m.path(), "node", fn->nodes.size())));
-      OnnxNode node;
-      node.offset = f.offset;
-      AZ_RETURN_IF_ERROR(ParseNode(std::move(nm), &node));
-      fn->nodes.push_back(std::move(node));
-      break;
-    }
-    case 10: {
-      AZ_ASSIGN_OR_RETURN(fn->domain, String(m, f));
-      break;
-    }
-    case 11: {
-      AZ_ASSIGN_OR_RETURN(WireMessage am,
-                          m.Nested(f, Indexed(m.path(), "attribute_proto", fn->attribute_defaults.size())));
-      OnnxAttribute a;
-      AZ_RETURN_IF_ERROR(ParseAttribute(std::move(am), &a));
-      fn->attribute_defaults.push_back(std::move(a));
-      break;
-    }
-    default:
-      break;
-  }
-  AZ_END_FIELDS
-  return Status::Ok();
-}
-
-std::string_view FindEntry(const std::vector<std::pair<std::string, std::string>>& entries, std::string_view key) {
-  for (const auto& [k, v] : entries) {
-    if (k == key) return v;
-  }
-  return {};
 }
 
 }  // namespace
@@ -504,75 +252,134 @@ bool IsOnnxFloatType(int32_t t) {
          (t >= kOnnxFloat8E4M3FN && t <= kOnnxFloat8E5M2FNUZ);
 }
 
-std::optional<int64_t> OnnxTensor::NumElements() const {
-  return CheckedProduct(dims);
+int64_t OnnxModel::StandardOpset() const {
+  for (const ox::OperatorSetIdProto& o : proto.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  }
+  return 1;
 }
 
-const OnnxAttribute* OnnxNode::FindAttribute(std::string_view attr_name) const {
-  for (const OnnxAttribute& a : attributes) {
-    if (a.name == attr_name) return &a;
+std::string_view OnnxModel::Metadata(std::string_view key) const {
+  for (const ox::StringStringEntryProto& e : proto.metadata_props()) {
+    if (e.key() == key) return e.value();
+  }
+  return {};
+}
+
+const ox::AttributeProto* FindAttribute(const ox::NodeProto& node, std::string_view name) {
+  for (const ox::AttributeProto& a : node.attribute()) {
+    if (a.name() == name) return &a;
   }
   return nullptr;
 }
 
-std::string_view OnnxNode::Metadata(std::string_view key) const { return FindEntry(metadata, key); }
-
-int64_t OnnxModel::StandardOpset() const {
-  auto it = opsets.find("");
-  return it == opsets.end() ? 1 : it->second;
+std::string NodeMetadata(const ox::NodeProto& node, std::string_view key) {
+  for (const std::string* payload : UnknownPayloads(node, kNodeMetadataField)) {
+    ox::StringStringEntryProto entry;
+    if (entry.ParseFromString(*payload) && entry.key() == key) return entry.value();
+  }
+  return "";
 }
 
-std::string_view OnnxModel::Metadata(std::string_view key) const { return FindEntry(metadata, key); }
-
-StatusOr<OnnxModel> ParseOnnxModel(std::string_view bytes, std::string_view file_name) {
-  OnnxModel model;
-  WireMessage m(file_name, bytes, "ModelProto");
-  bool has_graph = false;
-  AZ_NEXT_FIELD(m, f)
-  switch (f.number) {
-    case 1: {
-      AZ_ASSIGN_OR_RETURN(model.ir_version, m.Int(f));
-      break;
-    }
-    case 2: {
-      AZ_ASSIGN_OR_RETURN(model.producer_name, String(m, f));
-      break;
-    }
-    case 3: {
-      AZ_ASSIGN_OR_RETURN(model.producer_version, String(m, f));
-      break;
-    }
-    case 7: {
-      AZ_ASSIGN_OR_RETURN(WireMessage gm, m.Nested(f, "GraphProto"));
-      AZ_RETURN_IF_ERROR(ParseGraph(std::move(gm), &model.graph));
-      has_graph = true;
-      break;
-    }
-    case 8: {
-      AZ_ASSIGN_OR_RETURN(WireMessage om, m.Nested(f, Indexed(m.path(), "opset_import", model.opsets.size())));
-      AZ_RETURN_IF_ERROR(ParseOpset(std::move(om), &model.opsets));
-      break;
-    }
-    case 14: {
-      AZ_ASSIGN_OR_RETURN(WireMessage em, m.Nested(f, Indexed(m.path(), "metadata_props", model.metadata.size())));
-      std::pair<std::string, std::string> entry;
-      AZ_RETURN_IF_ERROR(ParseStringEntry(std::move(em), &entry));
-      model.metadata.push_back(std::move(entry));
-      break;
-    }
-    case 25: {
-      AZ_ASSIGN_OR_RETURN(WireMessage fm, m.Nested(f, Indexed(m.path(), "functions", model.functions.size())));
-      OnnxFunction fn;
-      AZ_RETURN_IF_ERROR(ParseFunction(std::move(fm), &fn));
-      model.functions.push_back(std::move(fn));
-      break;
-    }
-    default:
-      break;
+std::vector<ox::AttributeProto> FunctionAttributeDefaults(const ox::FunctionProto& function) {
+  std::vector<ox::AttributeProto> defaults;
+  for (const std::string* payload : UnknownPayloads(function, kFunctionDefaultsField)) {
+    if (ox::AttributeProto a; a.ParseFromString(*payload)) defaults.push_back(std::move(a));
   }
-  AZ_END_FIELDS
-  if (!has_graph) return m.Error(bytes.size(), "the model has no graph (field 7); is this an ONNX file?");
+  return defaults;
+}
+
+bool IsExternal(const ox::TensorProto& t) {
+  return t.data_location() == ox::TensorProto::EXTERNAL || t.external_data_size() > 0;
+}
+
+std::optional<std::string> TensorDimsError(const ox::TensorProto& t) {
+  if (t.dims_size() > static_cast<int>(kMaxOnnxRank)) return "tensor '" + t.name() + "' has over 64 dims";
+  for (int64_t d : t.dims()) {
+    if (d < 0) return "tensor '" + t.name() + "' has a negative dim " + std::to_string(d);
+  }
+  if (!CheckedProduct(std::vector<int64_t>(t.dims().begin(), t.dims().end()))) {
+    return "tensor '" + t.name() + "' has too many elements";
+  }
+  return std::nullopt;
+}
+
+std::optional<TensorData> TensorValues(const ox::TensorProto& p) {
+  if (TensorDimsError(p) || IsExternal(p)) return std::nullopt;
+  int64_t count = *CheckedProduct(std::vector<int64_t>(p.dims().begin(), p.dims().end()));
+  if (count > kMaxFoldElements) return std::nullopt;
+  int32_t type = p.data_type();
+  TensorData t;
+  t.is_float = IsOnnxFloatType(type);
+  if (p.has_raw_data()) {
+    if (!DecodeRaw(p.raw_data(), type, t, count)) return std::nullopt;
+    return t;
+  }
+  int n = static_cast<int>(count);
+  if (t.is_float) {
+    if (type == kOnnxFloat && p.float_data_size() == n) {
+      t.floats.assign(p.float_data().begin(), p.float_data().end());
+    } else if (type == kOnnxDouble && p.double_data_size() == n) {
+      t.floats.assign(p.double_data().begin(), p.double_data().end());
+    } else if ((type == kOnnxFloat16 || type == kOnnxBfloat16) && p.int32_data_size() == n) {
+      for (int32_t bits : p.int32_data()) {
+        uint16_t h = static_cast<uint16_t>(bits);
+        t.floats.push_back(type == kOnnxFloat16 ? HalfToFloat(h) : Bfloat16ToFloat(h));
+      }
+    } else {
+      return std::nullopt;
+    }
+    return t;
+  }
+  if (type == kOnnxString || p.int32_data_size() + p.int64_data_size() + p.uint64_data_size() != n) {
+    return std::nullopt;
+  }
+  t.ints.assign(p.int32_data().begin(), p.int32_data().end());
+  t.ints.insert(t.ints.end(), p.int64_data().begin(), p.int64_data().end());
+  for (uint64_t v : p.uint64_data()) t.ints.push_back(static_cast<int64_t>(v));
+  return t;
+}
+
+namespace {
+
+// After the parse: a graph, the fields newer than ONNX 1.12 well formed, the checks.
+StatusOr<std::unique_ptr<OnnxModel>> FinishRead(std::unique_ptr<OnnxModel> model, const std::string& file_name) {
+  if (!model->proto.has_graph()) {
+    return InvalidArgument(file_name + ": the model has no graph (field 7); is this an ONNX file?");
+  }
+  AZ_RETURN_IF_ERROR(CheckNewerFields(model->proto, file_name));
+  AZ_ASSIGN_OR_RETURN(OnnxChecks checks, CheckOnnxModel(model->proto, file_name));
+  model->checks = checks.Summary();
   return model;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModel(std::string_view bytes, const std::string& file_name) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return ResourceExhausted(file_name + ": " + std::to_string(bytes.size()) + " bytes is over protobuf's 2 GiB limit");
+  }
+  auto model = std::make_unique<OnnxModel>();
+  if (!model->proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    ParseLocator locator(file_name);
+    std::string located = locator.Locate(ox::ModelProto::default_instance(), bytes, 0, "ModelProto");
+    if (located.empty()) {
+      located = locator.Error(0, "ModelProto", "protobuf rejects the file (messages nested deeper than its limit?)");
+    }
+    return InvalidArgument(located);
+  }
+  return FinishRead(std::move(model), file_name);
+}
+
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModelFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot open");
+  auto model = std::make_unique<OnnxModel>();
+  if (model->proto.ParseFromIstream(&in)) return FinishRead(std::move(model), path);
+  // Protobuf refused it: the bytes again, for the error's location.
+  std::ifstream again(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  return ReadOnnxModel(bytes, path);
 }
 
 }  // namespace az::frontend::onnx

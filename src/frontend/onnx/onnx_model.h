@@ -1,38 +1,38 @@
-// The parts of an ONNX ModelProto the importer needs, as plain structs, read
-// with the wire reader (protobuf_wire.h). Field numbers: reference/formats.md §4.1.
+// An ONNX model as the importer reads it: ONNX's generated ModelProto
+// (Debian's libonnx 1.12 and libprotobuf 3.21), checked and shape-inferred by
+// ONNX itself (onnx_check.h), and the few accessors the converters share.
 //
-// What is kept, and what is not:
-//   - tensors (initializers, Constant values): name, element type, dims, and
-//     the values only when the tensor has at most kMaxFoldElements elements
-//     (shape plumbing and scalars fold from them); the bytes of larger tensors
-//     are never copied. External-data tensors keep their dims only.
-//   - graphs: nodes (inputs, outputs, name, op type, domain, attributes,
-//     metadata_props), inputs/outputs/value_info with their tensor types
-//     (dim_value or dim_param per dim), initializers.
-//   - attributes: scalars, strings, int and float lists, one tensor; subgraphs
-//     (If/Loop bodies) are counted, not read: the importer turns such nodes
-//     into custom ops, so graph nesting never recurses.
-//   - model: ir_version, producer, opset_import, metadata_props, and
-//     model-local functions (FunctionProto) for inlining.
-// Limits (a hostile file): every repeated count is bounded by the bytes
-// present; tensor ranks by kMaxOnnxRank.
+// Fields newer than ONNX 1.12's schema are kept by protobuf as unknown fields
+// and read from there: IR 10's metadata_props of nodes (where the
+// torch.export-based exporter writes module scopes) and IR 9's
+// FunctionProto.attribute_proto (attribute defaults). ReadOnnxModel checks
+// that those of the main graph's nodes and of functions parse.
+//
+// Tensor values: only those of tensors with at most kMaxFoldElements
+// elements and inline data are decoded (shape plumbing and scalars fold from
+// them); the bytes of larger tensors are never copied, and external-data
+// tensors keep their dims only.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "frontend/onnx/shape_fold.h"
 #include "support/status.h"
 
 namespace az::frontend::onnx {
 
-constexpr int64_t kMaxFoldElements = 4096;
+namespace ox = ::ONNX_NAMESPACE;
+
 constexpr size_t kMaxOnnxRank = 64;
 
-// TensorProto.DataType values.
+// TensorProto.DataType values, the 8- and 4-bit types of ONNX 1.14+ included.
 enum OnnxDataType : int32_t {
   kOnnxUndefined = 0,
   kOnnxFloat = 1,
@@ -58,111 +58,36 @@ enum OnnxDataType : int32_t {
 };
 bool IsOnnxFloatType(int32_t data_type);
 
-struct OnnxTensor {
-  std::string name;
-  int32_t data_type = kOnnxUndefined;
-  std::vector<int64_t> dims;
-  bool external = false;  // data_location = EXTERNAL (values elsewhere)
-  // Values, only for tensors of <= kMaxFoldElements elements with inline data:
-  // integer and bool types in `ints`, floating types in `floats`.
-  bool has_values = false;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  size_t offset = 0;  // where the TensorProto starts in the file
-
-  // Product of dims, or nullopt on a negative dim or overflow past 2^62.
-  std::optional<int64_t> NumElements() const;
-};
-
-struct OnnxDim {
-  std::optional<int64_t> value;  // dim_value
-  std::string param;             // dim_param ("seq"); empty when unknown
-};
-
-struct OnnxValueInfo {
-  std::string name;
-  int32_t elem_type = kOnnxUndefined;  // 0: not a tensor, or unknown
-  bool has_shape = false;
-  std::vector<OnnxDim> dims;
-};
-
-enum class OnnxAttrType : int32_t {
-  kUndefined = 0,
-  kFloat = 1,
-  kInt = 2,
-  kString = 3,
-  kTensor = 4,
-  kGraph = 5,
-  kFloats = 6,
-  kInts = 7,
-  kStrings = 8,
-  kTensors = 9,
-  kGraphs = 10,
-};
-
-struct OnnxAttribute {
-  std::string name;
-  OnnxAttrType type = OnnxAttrType::kUndefined;
-  float f = 0;
-  int64_t i = 0;
-  std::string s;
-  std::optional<OnnxTensor> t;
-  std::vector<float> floats;
-  std::vector<int64_t> ints;
-  std::vector<std::string> strings;
-  int num_graphs = 0;         // g / graphs: counted only
-  std::string ref_attr_name;  // inside a function body: refers to the caller's attribute
-};
-
-struct OnnxNode {
-  std::vector<std::string> inputs;  // "" = an omitted optional input
-  std::vector<std::string> outputs;
-  std::string name;
-  std::string op_type;
-  std::string domain;  // "" and "ai.onnx" are the standard domain
-  std::vector<OnnxAttribute> attributes;
-  std::vector<std::pair<std::string, std::string>> metadata;
-  size_t offset = 0;  // where the NodeProto starts in the file
-
-  const OnnxAttribute* FindAttribute(std::string_view attr_name) const;
-  std::string_view Metadata(std::string_view key) const;  // "" when absent
-};
-
-struct OnnxGraph {
-  std::string name;
-  std::vector<OnnxNode> nodes;
-  std::vector<OnnxTensor> initializers;
-  std::vector<OnnxValueInfo> inputs;
-  std::vector<OnnxValueInfo> outputs;
-  std::vector<OnnxValueInfo> value_info;
-  std::vector<std::pair<std::string, std::string>> metadata;
-};
-
-struct OnnxFunction {
-  std::string name;
-  std::string domain;
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-  std::vector<std::string> attributes;  // names of attributes without defaults
-  std::vector<OnnxAttribute> attribute_defaults;
-  std::vector<OnnxNode> nodes;
-};
-
 struct OnnxModel {
-  int64_t ir_version = 0;
-  std::string producer_name;
-  std::string producer_version;
-  std::map<std::string, int64_t> opsets;  // domain ("" = standard) -> version
-  std::vector<std::pair<std::string, std::string>> metadata;
-  OnnxGraph graph;
-  std::vector<OnnxFunction> functions;
+  ox::ModelProto proto;  // value_info holds what shape inference added
+  // What ONNX's checker and shape inference covered (onnx_check.h), one line
+  // for `inspect`'s notes.
+  std::string checks;
 
   // The standard domain's opset version (ai.onnx; 1 when not declared).
   int64_t StandardOpset() const;
   std::string_view Metadata(std::string_view key) const;  // "" when absent
 };
 
-// Parses a serialized ModelProto. Errors are located: "file: byte N: path: ...".
-StatusOr<OnnxModel> ParseOnnxModel(std::string_view bytes, std::string_view file_name);
+// Parses a serialized ModelProto, checks and shape-infers it. A malformed
+// file is a located error ("file: byte N: ModelProto.graph.node[3]...: ..."),
+// as are the checker's and shape inference's failures.
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModel(std::string_view bytes, const std::string& file_name);
+// The same from a file, parsed as it is read (the file's bytes are not held
+// beside the model; size limits are the caller's).
+StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModelFile(const std::string& path);
+
+const ox::AttributeProto* FindAttribute(const ox::NodeProto& node, std::string_view name);
+// The value of `key` in the node's metadata_props; "" when absent.
+std::string NodeMetadata(const ox::NodeProto& node, std::string_view key);
+// The function's attributes with default values (attribute_proto).
+std::vector<ox::AttributeProto> FunctionAttributeDefaults(const ox::FunctionProto& function);
+bool IsExternal(const ox::TensorProto& tensor);
+// What is wrong with a tensor's dims (a negative dim, rank over 64, too many
+// elements); nullopt when nothing.
+std::optional<std::string> TensorDimsError(const ox::TensorProto& tensor);
+// The values of a tensor of at most kMaxFoldElements elements with inline
+// data (raw or typed fields); nullopt for others and for undecodable types.
+std::optional<TensorData> TensorValues(const ox::TensorProto& tensor);
 
 }  // namespace az::frontend::onnx

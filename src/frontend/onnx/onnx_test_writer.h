@@ -4,6 +4,7 @@
 // frontend/onnx and by nothing else.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -80,7 +81,9 @@ inline ProtoWriter ValueInfo(const std::string& name, int32_t elem_type, const s
   return vi;
 }
 
-// A TensorProto; int64 values (if any) are written as raw_data.
+// A TensorProto; int64 values (if any) are written as raw_data. Without
+// values (and not external), its elements are zeros: ONNX's checker wants
+// the data its dims declare.
 inline ProtoWriter Tensor(const std::string& name, int32_t elem_type, const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& int64_values = {}, bool external = false) {
   ProtoWriter t;
@@ -91,6 +94,11 @@ inline ProtoWriter Tensor(const std::string& name, int32_t elem_type, const std:
     std::string raw(int64_values.size() * 8, '\0');
     std::memcpy(raw.data(), int64_values.data(), raw.size());
     t.Bytes(9, raw);
+  } else if (!external) {
+    size_t elements = 1;
+    for (int64_t d : dims) elements *= static_cast<size_t>(d);
+    size_t width = elem_type == kInt64 ? 8 : elem_type == kBool ? 1 : elem_type == kBf16 ? 2 : 4;
+    t.Bytes(9, std::string(elements * width, '\0'));
   }
   if (external) {
     ProtoWriter location;
@@ -194,6 +202,7 @@ class OnnxBuilder {
     return *this;
   }
   OnnxBuilder& Node(NodeSpec node) {
+    UseDomain(node.domain);
     nodes_.push_back(node.Write());
     return *this;
   }
@@ -208,7 +217,18 @@ class OnnxBuilder {
     f.Bytes(1, name);
     for (const std::string& i : inputs) f.Bytes(4, i);
     for (const std::string& o : outputs) f.Bytes(5, o);
-    for (const NodeSpec& n : body) f.Message(7, n.Write());
+    for (const NodeSpec& n : body) {
+      UseDomain(n.domain);
+      f.Message(7, n.Write());
+    }
+    ProtoWriter opset;
+    opset.Bytes(1, "").Int(2, opset_);
+    f.Message(9, opset);
+    for (const std::string& d : domains_) {
+      ProtoWriter other;
+      other.Bytes(1, d).Int(2, 1);
+      f.Message(9, other);
+    }
     f.Bytes(10, domain);
     functions_.push_back(f);
     return *this;
@@ -226,6 +246,12 @@ class OnnxBuilder {
     opset.Bytes(1, "").Int(2, opset_);
     ProtoWriter model;
     model.Int(1, 8).Bytes(2, "aoizora-test").Message(7, graph).Message(8, opset);
+    // Version 1 of every other domain a node uses (the checker wants them declared).
+    for (const std::string& domain : domains_) {
+      ProtoWriter other;
+      other.Bytes(1, domain).Int(2, 1);
+      model.Message(8, other);
+    }
     for (const auto& [k, v] : metadata_) {
       ProtoWriter e;
       e.Bytes(1, k).Bytes(2, v);
@@ -236,7 +262,13 @@ class OnnxBuilder {
   }
 
  private:
+  void UseDomain(const std::string& domain) {
+    if (!domain.empty() && std::find(domains_.begin(), domains_.end(), domain) == domains_.end())
+      domains_.push_back(domain);
+  }
+
   int64_t opset_;
+  std::vector<std::string> domains_;
   std::vector<ProtoWriter> graph_inputs_, graph_outputs_, value_info_, initializers_, nodes_, functions_;
   std::vector<std::pair<std::string, std::string>> metadata_;
 };

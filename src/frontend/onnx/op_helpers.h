@@ -10,24 +10,23 @@
 
 namespace az::frontend::onnx {
 
-inline int64_t AttrInt(const OnnxNode& node, const char* name, int64_t fallback) {
-  const OnnxAttribute* a = node.FindAttribute(name);
-  return a ? a->i : fallback;
+inline int64_t AttrInt(const ox::NodeProto& node, const char* name, int64_t fallback) {
+  const ox::AttributeProto* a = FindAttribute(node, name);
+  return a ? a->i() : fallback;
 }
-inline double AttrFloat(const OnnxNode& node, const char* name, double fallback) {
-  const OnnxAttribute* a = node.FindAttribute(name);
-  return a ? a->f : fallback;
+inline double AttrFloat(const ox::NodeProto& node, const char* name, double fallback) {
+  const ox::AttributeProto* a = FindAttribute(node, name);
+  return a ? a->f() : fallback;
 }
-inline std::string AttrString(const OnnxNode& node, const char* name, const std::string& fallback) {
-  const OnnxAttribute* a = node.FindAttribute(name);
-  return a ? a->s : fallback;
+inline std::string AttrString(const ox::NodeProto& node, const char* name, const std::string& fallback) {
+  const ox::AttributeProto* a = FindAttribute(node, name);
+  return a ? a->s() : fallback;
 }
-inline std::optional<std::vector<int64_t>> AttrInts(const OnnxNode& node, const char* name) {
-  const OnnxAttribute* a = node.FindAttribute(name);
+inline std::optional<std::vector<int64_t>> AttrInts(const ox::NodeProto& node, const char* name) {
+  const ox::AttributeProto* a = FindAttribute(node, name);
   if (!a) return std::nullopt;
-  return a->ints;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
-
 // The known integer values of input i (a folded constant); nullopt when the
 // input is absent; an error when present but not a constant.
 StatusOr<std::optional<std::vector<int64_t>>> ConstantInts(Importer& im, const NodeContext& ctx, size_t i);

@@ -15,10 +15,11 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/onnx/onnx_model.h"
 #include "pir/ir/types.h"
 
 namespace az::frontend::onnx {
+
+constexpr int64_t kMaxFoldElements = 4096;
 
 // The values of a small tensor, row-major: integer and bool types in `ints`,
 // floating types in `floats`.

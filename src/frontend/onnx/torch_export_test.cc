@@ -73,5 +73,28 @@ TEST(OnnxTorchExportTest, DynamicSequenceWeightsAsInputs) {
   EXPECT_TRUE(p->warnings.empty()) << p->warnings[0];
 }
 
+// The same kind of block exported by PyTorch 2.11's torch.export-based
+// exporter (tests/data/onnx/dynamo_summary.json): opset 20, IR 10, module
+// scopes in node metadata_props (a field ONNX 1.12's NodeProto lacks: read
+// from protobuf's unknown fields), weights in an external file that is not
+// committed (the checks and the import need only their dims).
+TEST(OnnxTorchExportTest, DynamoExportAtOpset20) {
+  auto p = ImportOnnxFile(DataFile("wan_block_tiny_static_dynamo.onnx"), {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const pir::Graph& g = p->graph;
+  // Of the file's op types (dynamo_summary.json), those with a new version in
+  // opsets 18-20 are ReduceMean (18, x4), Reshape (19, x10) and Gelu (20, x1):
+  // 15 nodes the checks set aside; everything else ONNX 1.12 checked.
+  ASSERT_FALSE(p->notes.empty());
+  EXPECT_EQ(p->notes[0],
+            "onnx: opset 20, IR 10: ONNX 1.12.0's checker and shape inference passed (checked as IR 8); 15 node(s) "
+            "of ops newer than its schemas not checked (Gelu x1, ReduceMean x4, Reshape x10)");
+  // "linear" is the leaf of the node's pkg.torch.onnx.name_scopes metadata.
+  EXPECT_TRUE(HasOpNamed(g, pir::OpKind::kAdd, "blocks.0.self_attn.q.linear"));
+  EXPECT_TRUE(HasOpNamed(g, pir::OpKind::kEinsum, "blocks.0.self_attn.q"));
+  EXPECT_EQ(CountOps(g, pir::OpKind::kAttention), 2);  // self and cross attention
+  EXPECT_TRUE(p->warnings.empty()) << p->warnings[0];
+}
+
 }  // namespace
 }  // namespace az::frontend
