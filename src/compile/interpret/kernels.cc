@@ -405,7 +405,12 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
     case pir::OpFamily::kEinsum:
       return one(Einsum(attrs.GetString("eq").value_or(""), *in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
                         ctx.add_bias));
-    case pir::OpFamily::kAttention: return AttentionResults(*in[0], {{in[1], in[2]}}, ctx.result_shapes.size() > 1);
+    case pir::OpFamily::kAttention:
+      // The reference runs the zoo's attention: no mask, as many K/V heads as query heads.
+      if (in.size() > 3 || attrs.GetString("mask").value_or("none") != "none" || in[0]->shape[2] != in[1]->shape[2]) {
+        return Unimplemented("the interpreter runs unmasked attention with equal query and key/value heads");
+      }
+      return AttentionResults(*in[0], {{in[1], in[2]}}, ctx.result_shapes.size() > 1);
     case pir::OpFamily::kAttentionGrad: return AttentionGrad(*in[0], *in[1], *in[2], *in[3], *in[4], *in[5]);
     case pir::OpFamily::kNormGrad:
       return one(NormGrad(op.kind, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, attrs.GetFloat("eps").value_or(1e-5)));
