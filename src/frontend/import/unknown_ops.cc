@@ -26,9 +26,12 @@ bool FromEinsum(const pir::Graph& g, pir::ValueId v) {
     if (op.kind == pir::OpKind::kEinsum) return true;
     if (!PassesThrough(op.kind) || op.operands.empty()) return false;
     // The non-scalar operand (the scores, not a scale or a mask fill).
-    pir::ValueId next = op.operands[0];
-    for (pir::ValueId o : op.operands) {
-      if (g.type(o).NumElements() > g.type(next).NumElements()) next = o;
+    // (A select's condition is no value it passes on.)
+    const size_t first = op.kind == pir::OpKind::kWhere ? 1 : 0;
+    if (op.operands.size() <= first) return false;
+    pir::ValueId next = op.operands[first];
+    for (size_t i = first; i < op.operands.size(); ++i) {
+      if (g.type(op.operands[i]).NumElements() > g.type(next).NumElements()) next = op.operands[i];
     }
     v = next;
   }

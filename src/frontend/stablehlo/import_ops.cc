@@ -425,6 +425,7 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
     attrs.Set("shape", target->shape);
     attrs.Set("dims", dims.value_or(std::vector<int64_t>{}));
     push(Emit(OpKind::kBroadcast, op, {x}, attrs, *target, why), *target);
+    results->back().splat = operands[0].splat;  // a broadcast splat is a splat
     // Index arithmetic keeps its meaning on the broadcast dims (in the source's
     // order: the dims list as written, before any sort above).
     if (operands[0].iota && x == ids[0] && dims) {
