@@ -40,6 +40,11 @@ StatusOr<ImportedModel> ResolveProgram(const ModelFlags& flags) {
   }
   AZ_ASSIGN_OR_RETURN(frontend::LoadedProgram loaded, frontend::LoadProgram(request));
   for (const std::string& warning : loaded.program.warnings) fmt::print(stderr, "aoizora: {}\n", warning);
+  // Unpriced custom ops over 1% of the program's bytes: the latencies leave out work.
+  if (std::string unpriced = frontend::UnpricedWarning(frontend::FindUnknownOps(loaded.program.graph));
+      !unpriced.empty()) {
+    fmt::print(stderr, "aoizora: {}: warning: {}\n", request.file, unpriced);
+  }
   return ImportedModel{std::move(loaded.program), std::move(loaded.workload)};
 }
 
@@ -143,9 +148,11 @@ int InspectProgram(const InspectArgs& args) {
                v.type.ToString(),
                v.sharding ? "  " + pir::PrintSharding(*v.sharding) : "");
   }
-  fmt::print("custom ops       {}, unpriced {} of the program's {} ({:.1f}%)\n", unknown.custom.empty() ? "none" : "",
-             FormatBytes(unknown.unpriced_bytes), FormatBytes(unknown.program_bytes),
-             100 * unknown.unpriced_fraction());
+  int custom_ops = 0;
+  for (const frontend::CustomOpGroup& c : unknown.custom) custom_ops += c.count;
+  fmt::print("custom ops       {}, unpriced {} of the program's {} ({:.1f}%)\n",
+             custom_ops == 0 ? std::string("none") : std::to_string(custom_ops), FormatBytes(unknown.unpriced_bytes),
+             FormatBytes(unknown.program_bytes), 100 * unknown.unpriced_fraction());
   for (const frontend::CustomOpGroup& c : unknown.custom) {
     fmt::print("  {:<28} {:>4} x  {}  {}, {}\n", c.target, c.count, c.pricing, FormatFlops(c.flops), FormatBytes(c.bytes));
     for (const std::string& shape : c.shapes) fmt::print("  {:<28}        {}\n", "", shape);

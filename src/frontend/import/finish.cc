@@ -3,7 +3,6 @@
 
 #include "frontend/import/dit.h"
 #include "frontend/import/fold.h"
-#include "frontend/import/unknown_ops.h"
 #include "pir/verify/verifier.h"
 
 namespace az::frontend {
@@ -77,9 +76,6 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
   }
   AZ_ASSIGN_OR_RETURN(std::vector<std::string> notes, AnnotateDit(graph, options.latent));
   program.notes.insert(program.notes.end(), notes.begin(), notes.end());
-  if (std::string unpriced = UnpricedWarning(FindUnknownOps(graph)); !unpriced.empty()) {
-    program.warnings.push_back(program.file + ": warning: " + unpriced);
-  }
   return Status::Ok();
 }
 
