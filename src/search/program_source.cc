@@ -152,6 +152,11 @@ StatusOr<std::vector<ProgramCandidate>> ProgramCandidates(const workload::Worklo
     out.push_back({std::move(name), std::move(c)});
   };
   const std::string n = std::to_string(chips);
+  if (chips == 1) {
+    AZ_ASSIGN_OR_RETURN(shard::Mesh one, shard::Mesh::Parse("d=1"));
+    add("replicated", one, shard::Seeds{});
+    return out;
+  }
   // Data parallelism (and FSDP) over each dim of the data input the chips divide.
   std::vector<int> data_dims;
   if (input >= 0) {
@@ -166,7 +171,6 @@ StatusOr<std::vector<ProgramCandidate>> ProgramCandidates(const workload::Worklo
     add("dp(d" + std::to_string(d) + ")=" + n, dp_mesh, seeds);
     if (SeedFsdp(*graph, dp_mesh, 0, seeds)) add("fsdp(d" + std::to_string(d) + ")=" + n, dp_mesh, seeds);
   }
-  if (chips <= 1) return out;
   // Megatron, alone and with FSDP of the weights it leaves whole.
   AZ_ASSIGN_OR_RETURN(shard::Mesh tp_mesh, shard::Mesh::Parse("tp=" + n));
   {

@@ -20,6 +20,7 @@
 //   tp=K,fsdp    Megatron with the weights the split leaves whole stored
 //                split too
 //   dp(dN)=A,tp=B  both, on a 2-D mesh, for every A x B = chips
+//   replicated   on one chip, the only candidate
 // Alpa's ILP over the whole graph is the alpa baseline (sources.h), and the
 // plan takes the fastest pick of all sources that fits, as for any model.
 // The pick is the fastest candidate that fits the HBM, its placement searched
