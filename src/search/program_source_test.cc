@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "frontend/import/program_load.h"
+#include "frontend/import/unknown_ops.h"
 #include "search/combos.h"
 #include "search/testing.h"
 #include "support/test_files.h"
@@ -160,6 +162,27 @@ TEST(ProgramPlans, MlpMegatronAllReducesOnce) {
     return;
   }
   FAIL() << "no tp=8 candidate";
+}
+
+// The bar: every program in ../shared/data/stablehlo plans on
+// v5e:2x4 and h100:8, fits, and leaves no attention unfolded.
+TEST(ProgramPlans, EverySharedStableHloExportPlans) {
+  AZ_REQUIRE_SHARED_DATA(mlp, "stablehlo/sdy_mlp_auto.mlir");
+  const auto files = testing::FilesWithExtension(std::filesystem::path(mlp).parent_path(), ".mlir");
+  EXPECT_GE(files.size(), 9u);
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    workload::Workload config = Load(file.string());
+    ASSERT_TRUE(config.imported());
+    EXPECT_TRUE(frontend::FindUnknownOps(*config.program).unfolded_attention.empty());
+    for (const char* spec : {"v5e:2x4", "h100:8"}) {
+      SCOPED_TRACE(spec);
+      hw::Topology t = Topo(spec);
+      auto plan = MakePlan(config, t, Options(t));
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      EXPECT_LE(plan->best.peak_memory, t.chip.hbm);
+    }
+  }
 }
 
 // Nothing fits: the error gives the most frugal candidate's peak and the HBM.

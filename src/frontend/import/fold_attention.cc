@@ -433,8 +433,11 @@ StatusOr<ValueId> Matcher::EmitMaskOperand(Rebuild& r, ValueId mask, const std::
     positions = next;
     source = p->operands[0];
   }
-  // The source at the mask's rank: its dims where they land, 1 elsewhere.
+  // The source at the mask's rank: its dims where they land, 1 elsewhere (a
+  // lower-rank source the add broadcast itself aligns with the trailing dims).
   const pir::Shape& from = graph_.type(source).shape;
+  if (from.size() < positions.size()) positions.erase(positions.begin(), positions.end() - static_cast<long>(from.size()));
+  if (from.size() != positions.size()) return FailedPrecondition("the attention mask's rank exceeds the scores'");
   pir::Shape full(have.size(), 1);
   for (size_t d = 0; d < from.size(); ++d) full[static_cast<size_t>(positions[d])] = from[d];
   ValueId m = r.Map(source);
