@@ -304,6 +304,16 @@ StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topolo
   if (!ctx.program_search) AZ_RETURN_IF_ERROR(ctx.options.hlo_dir.empty() ? Prune(ctx) : FindDumps(ctx));
   Rank(ctx, *grid, baselines);
   plan.candidates_compiled = static_cast<int>(ctx.survivors.size());
+  if (ctx.program_search) {
+    // The program source compiles every candidate it has (program_source.h).
+    AZ_ASSIGN_OR_RETURN(std::vector<ProgramCandidate> candidates, ProgramCandidates(ctx.config, topology.num_chips()));
+    std::vector<std::string> meshes;
+    for (const ProgramCandidate& c : candidates) meshes.push_back(c.candidate.mesh.ToString());
+    std::sort(meshes.begin(), meshes.end());
+    plan.meshes_considered = static_cast<int>(std::unique(meshes.begin(), meshes.end()) - meshes.begin());
+    plan.candidates_considered = static_cast<int>(candidates.size());
+    plan.candidates_compiled = static_cast<int>(candidates.size());
+  }
 
   // Each source picks; the plan is the fastest pick that fits and that the
   // target runs.
