@@ -523,26 +523,22 @@ class Lowering {
     // output and, in a training forward, of the log-sum-exp rows).
     DropRingPartials(produced, axes);
     pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
-    int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
-    Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
+    const int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
+    const Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
     std::vector<int> outs;
     for (size_t r = 0; r < op.results.size(); ++r) {
       outs.push_back(NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]));
     }
     const std::vector<std::pair<int, int>> pairs = RingPairs(axes);
     std::vector<int> kv = {operands[1], operands[2]};
-    // A mask tensor's key columns travel with their K/V block.
-    if (operands.size() == 4) {
-      kv.push_back(operands[3]);
-      kv_elements += local_operands[3].NumElements();
-      kv_bytes += Bytes(local_operands[3].NumBytes());
-    }
     for (int64_t step = 0; step < n; ++step) {
       // The op's cost on one (q block, kv block) pair.
       const std::string kernel = UniqueName(op.name + ".ring" + std::to_string(step));
       cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
+      // A mask tensor stays: each device holds its query rows over every key (RuleAttention).
+      if (operands.size() == 4) k.operands.push_back(operands[3]);
       k.results = outs;
       program_.AddInstruction(std::move(k));
       if (step + 1 == n) break;

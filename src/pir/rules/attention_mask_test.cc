@@ -74,10 +74,11 @@ TEST(AttentionMask, GroupedQueryRuleShardsTheKvHeads) {
   auto rule = BuildFactorRule(OpKind::kAttention, operands, *results, Mask("tensor"));
   ASSERT_TRUE(rule.ok()) << rule.status().ToString();
   // The query heads are [h, g]: h the 2 K/V heads, g the 4 query heads each
-  // serves; the mask shares q and kv (its heads and batch dims are 1).
+  // serves; the mask shares q (its heads and batch dims are 1) and keeps its
+  // keys whole (mask_kv), so ring attention, q and kv on one axis, may split it.
   EXPECT_EQ(rule->ToString(),
-            "([b, q, h*g, d], [b, kv, h, d], [b, kv, h, v], [1, 1, q, kv])->([b, q, h*g, v]) "
-            "{b=2, q=16, h=2, g=4, v=64, kv=16, d=64} reduction={kv} need_replication={d}");
+            "([b, q, h*g, d], [b, kv, h, d], [b, kv, h, v], [1, 1, q, mask_kv])->([b, q, h*g, v]) "
+            "{b=2, q=16, h=2, g=4, v=64, kv=16, d=64, mask_kv=16} reduction={kv} need_replication={d, mask_kv}");
 }
 
 TEST(AttentionMask, CausalAndWindowFlops) {

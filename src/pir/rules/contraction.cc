@@ -178,7 +178,8 @@ StatusOr<FactorRule> RuleEinsum(const OpContext& ctx) {
 //   "tensor"  an arbitrary mask, the 4th operand, broadcast to [B, H, Lq, Lk]:
 //             [1 | B, 1 | H, 1 | Lq, Lk]; a float operand is added to the
 //             scores (a bias, or 0 / -inf), a boolean one keeps the true keys
-// The mask operand shares the score factors (b, h, g, q, kv).
+// The mask operand shares the score factors b, h, g and q; its key dim is a
+// factor of its own, mask_kv, that needs replication (below).
 
 TypesOr InferAttention(const OpContext& ctx) {
   if (ctx.operands.size() < 3) return InvalidArgument("attention takes q, k, v and an optional mask");
@@ -256,9 +257,13 @@ StatusOr<FactorRule> RuleAttention(const OpContext& ctx) {
   b.Operand({dim(batch, k.shape[0]), dim(key, k.shape[1]), dim(heads, k.shape[2]), dim(head_dim, k.shape[3])});
   b.Operand({dim(batch, v.shape[0]), dim(key, v.shape[1]), dim(heads, v.shape[2]), dim(value_dim, v.shape[3])});
   if (ctx.operands.size() == 4) {
+    // The mask's key dim is a factor of its own that stays whole: a device
+    // holds its query rows over every key, so that ring attention (q and kv
+    // on one axis) needs no mask blocks rotated and no axis twice in it.
     const Shape& m = ctx.operands[3].shape;
+    int mask_key = b.AddFactor("mask_kv", m[3], FactorKind::kNeedReplication);
     b.Operand({m[0] == 1 ? std::vector<int>{} : dim(batch, m[0]), m[1] == 1 ? std::vector<int>{} : query_heads,
-               m[2] == 1 ? std::vector<int>{} : dim(query, m[2]), dim(key, m[3])});
+               m[2] == 1 ? std::vector<int>{} : dim(query, m[2]), dim(mask_key, m[3])});
   }
   b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), query_heads, dim(value_dim, v.shape[3])});
   if (ctx.results.size() == 2) b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), query_heads});
