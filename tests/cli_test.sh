@@ -653,9 +653,17 @@ if [[ -d "$shlo" ]]; then
   fi
   run shlo_plan 0 "$bin" plan --stablehlo "$shlo/e2e_fsdp_tp_shardy.mlir" --topology h100:8 --no-alpa --json -q &&
     expect shlo_plan out '"format": "stablehlo"'
-  # An MLP of batch 1 without attention: nothing the planner may split on 8 chips.
-  run shlo_mlp 1 "$bin" plan --stablehlo "$shlo/sdy_mlp_auto.mlir" --topology h100:8 -q &&
-    expect shlo_mlp err "the program has no attention, so only its batch (1) can be split"
+  # An MLP of batch 1 without attention: planned from its own structure
+  # (program_source.h: data parallel over its tokens, FSDP, Megatron).
+  run shlo_mlp 0 "$bin" plan --stablehlo "$shlo/sdy_mlp_auto.mlir" --topology h100:8 -q &&
+    expect shlo_mlp out "tp="
+  # The Llama prefill: its masked grouped-query attention folded, nothing custom.
+  if run shlo_llama 0 "$bin" inspect --stablehlo "$shlo/sdy_llama_attn_prefill_auto.mlir"; then
+    expect shlo_llama out "32 heads, 8 K/V heads (grouped-query), mask tensor"
+    expect shlo_llama out "custom ops       none"
+    expect shlo_llama out "unfolded attention none"
+  fi
+  run shlo_llama_plan 0 "$bin" plan --stablehlo "$shlo/sdy_llama_attn_prefill_auto.mlir" --topology v5e:2x4 -q
 elif [[ "${CI:-}" == "true" ]]; then
   echo "FAIL: ../shared/data is missing under CI"; failed=$((failed + 1))
 fi

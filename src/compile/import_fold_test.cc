@@ -255,12 +255,63 @@ TEST(ImportFold, CrossAttentionKeepsItsKeyLength) {
   ExpectSameOutputs(before, g, {{"scale", 0.5}, {"ninf", -1e300}});
 }
 
-TEST(ImportFold, MaskedScoresAreLeftUnfolded) {
+// A mask added to the scores (an additive bias [Lq, Lk], broadcast by the
+// add) folds into attention with mask "tensor": the bias is its 4th operand,
+// [1, 1, Lq, Lk], and the outputs match the unfolded graph's.
+TEST(ImportFold, AdditiveMaskFoldsAsAMaskOperand) {
   pir::Graph g = ExplicitAttention(6, 6, true);
+  pir::Graph before = g;
   auto stats = FoldAndPrune(g);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
-  EXPECT_EQ(stats->softmax, 1);    // the softmax itself still folds
-  EXPECT_EQ(stats->attention, 0);  // but a mask between the einsums blocks attention
+  EXPECT_EQ(stats->softmax, 1);
+  EXPECT_EQ(stats->attention, 1);
+  for (const pir::Op& op : g.ops()) {
+    if (op.kind != OpKind::kAttention) continue;
+    EXPECT_EQ(op.attrs.GetString("mask").value_or(""), "tensor");
+    EXPECT_EQ(op.attrs.GetString("mask_operand").value_or(""), "add");
+    ASSERT_EQ(op.operands.size(), 4u);
+    EXPECT_EQ(g.type(op.operands[3]).shape, (pir::Shape{1, 1, 6, 6}));
+  }
+  // A mask tensor computes every score: 4 * B * H * Lq * Lk * D = 3,456 as unmasked.
+  EXPECT_EQ(pir::SummarizeGraph(g).cost.attention.value(), 3456);
+  ExpectSameOutputs(before, g, {{"scale", 0.5}, {"ninf", -1e300}});
+}
+
+// Grouped-query attention as repeat_kv writes it: 4 query heads over 2 K/V
+// heads, each repeated twice by broadcast [B, 2, L, D] -> [B, 2, 2, L, D] and
+// reshape -> [B, 4, L, D]. The fold reads K and V before the repeat (2 heads),
+// and the outputs match the unfolded graph's.
+TEST(ImportFold, RepeatedKvHeadsFoldAsGroupedQuery) {
+  const int64_t batch = 2, len = 6, heads = 4, kv_heads = 2, dim = 4;
+  GraphBuilder b("gqa");
+  ValueId x = b.Input("x", DType::kF32, {batch, len, heads * dim});
+  auto split = [&](const std::string& name, ValueId v, int64_t h) {
+    return b.Transpose(name + ".bhld", b.Reshape(name + ".heads", v, {batch, len, h, dim}), {0, 2, 1, 3});
+  };
+  auto repeat = [&](const std::string& name, ValueId v) {
+    ValueId wide = b.Broadcast(name + ".rep", v, {batch, kv_heads, heads / kv_heads, len, dim}, {0, 1, 3, 4});
+    return b.Reshape(name + ".merge", wide, {batch, heads, len, dim});
+  };
+  ValueId q = split("q", b.Linear("q", x, heads * dim), heads);
+  ValueId k = repeat("k", split("k", b.Linear("k", x, kv_heads * dim), kv_heads));
+  ValueId v = repeat("v", split("v", b.Linear("v", x, kv_heads * dim), kv_heads));
+  ValueId s = b.Einsum("scores", "bhqd,bhkd->bhqk", q, k);
+  s = b.Binary(OpKind::kMul, "scale", s, b.Constant("scale", DType::kF32, {}));
+  ValueId o = b.Einsum("pv", "bhqk,bhkd->bhqd", DecomposedSoftmax(b, s), v);
+  b.Output(b.Reshape("merge", b.Transpose("o.blhd", o, {0, 2, 1, 3}), {batch, len, heads * dim}));
+  pir::Graph g = b.Finish();
+  pir::Graph before = g;
+  auto stats = FoldAndPrune(g);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->attention, 1);
+  for (const pir::Op& op : g.ops()) {
+    if (op.kind != OpKind::kAttention) continue;
+    EXPECT_EQ(g.type(op.operands[0]).shape, (pir::Shape{batch, len, heads, dim}));
+    EXPECT_EQ(g.type(op.operands[1]).shape, (pir::Shape{batch, len, kv_heads, dim}));
+    EXPECT_EQ(g.type(op.operands[2]).shape, (pir::Shape{batch, len, kv_heads, dim}));
+  }
+  EXPECT_EQ(CountKind(g, OpKind::kBroadcast), 0);  // the repeats are gone
+  ExpectSameOutputs(before, g, {{"scale", 0.5}, {"ninf", -1e300}});
 }
 
 TEST(ImportFold, GeluAndSiluClustersFold) {

@@ -172,7 +172,9 @@ StatusOr<int64_t> AttentionHeads(const workload::Workload& config) {
   int64_t heads = 0;
   for (const pir::Op& op : graph.ops()) {
     if (op.kind != pir::OpKind::kAttention) continue;
-    int64_t h = graph.type(op.operands[0]).shape[2];
+    // The K/V heads: a grouped-query attention shards its heads factor (the
+    // K/V heads, pir/rules: RuleAttention) no finer than them.
+    int64_t h = graph.type(op.operands[1]).shape[2];
     heads = heads == 0 ? h : std::gcd(heads, h);
   }
   // An imported program without attention: 0, which EnumerateCombos reads as

@@ -12,6 +12,7 @@
 #include "compile/xla/xla_compiler.h"
 #include "pir/rules/cost.h"
 #include "search/describe.h"
+#include "search/program_source.h"
 #include "search/prune.h"
 #include "search/sources.h"
 #include "support/parallel.h"
@@ -113,19 +114,22 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
                              " and the micro-batch " + std::to_string(options.train->micro_batch) + " constrain them)");
     }
   } else {
-    combos = EnumerateCombos(config, chips, heads);
-    if (combos.empty() && heads == 0) {
+    // A program with no attention: candidates from the program itself
+    // (program_source.h), not the DiT grid.
+    ctx.program_search = heads == 0 && config.imported() && options.hlo_dir.empty();
+    combos = ctx.program_search ? std::vector<Combo>{} : EnumerateCombos(config, chips, heads);
+    if (combos.empty() && heads == 0 && !ctx.program_search) {
       return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
                              " chips: the program has no attention, so only its batch (" +
                              std::to_string(config.batch) + ") can be split, and " + std::to_string(chips) +
                              " does not divide it (compile it with --template annotated to price its own shardings)");
     }
-    if (combos.empty()) {
+    if (combos.empty() && !ctx.program_search) {
       return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
                              " chips (the head count " + std::to_string(heads) + " and the batch constrain them)");
     }
   }
-  if (options.pinned.empty() && options.target != Target::kAny) {
+  if (options.pinned.empty() && options.target != Target::kAny && !ctx.program_search) {
     const size_t before = combos.size();
     Status why = Status::Ok();
     std::erase_if(combos, [&](const Combo& c) {
@@ -292,14 +296,24 @@ StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topolo
   StackChoice stack;
   AZ_ASSIGN_OR_RETURN(SearchContext ctx, Prepare(model_config, topology, plan_options, stack));
   Plan plan = Header(ctx, stack);
-  const std::unique_ptr<Source> grid = GridSource();
+  const std::unique_ptr<Source> grid = ctx.program_search ? ProgramSource() : GridSource();
   const std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
 
   // Prune the grid (with XLA's programs: keep those it compiled), evaluate
-  // what the sources propose.
-  AZ_RETURN_IF_ERROR(ctx.options.hlo_dir.empty() ? Prune(ctx) : FindDumps(ctx));
+  // what the sources propose. The program source has no grid to prune.
+  if (!ctx.program_search) AZ_RETURN_IF_ERROR(ctx.options.hlo_dir.empty() ? Prune(ctx) : FindDumps(ctx));
   Rank(ctx, *grid, baselines);
   plan.candidates_compiled = static_cast<int>(ctx.survivors.size());
+  if (ctx.program_search) {
+    // The program source compiles every candidate it has (program_source.h).
+    AZ_ASSIGN_OR_RETURN(std::vector<ProgramCandidate> candidates, ProgramCandidates(ctx.config, topology.num_chips()));
+    std::vector<std::string> meshes;
+    for (const ProgramCandidate& c : candidates) meshes.push_back(c.candidate.mesh.ToString());
+    std::sort(meshes.begin(), meshes.end());
+    plan.meshes_considered = static_cast<int>(std::unique(meshes.begin(), meshes.end()) - meshes.begin());
+    plan.candidates_considered = static_cast<int>(candidates.size());
+    plan.candidates_compiled = static_cast<int>(candidates.size());
+  }
 
   // Each source picks; the plan is the fastest pick that fits and that the
   // target runs.

@@ -40,6 +40,9 @@ struct SearchContext {
   PlanOptions options;
   EvaluateOptions evaluate;
   std::vector<Combo> combos;  // the grid (training: each with the remat pruning chose)
+  // An imported program with no attention: the program source
+  // (program_source.h) stands in for the grid, which is then empty.
+  bool program_search = false;
   // Indices into combos whose pruned peak fits, fastest first (prune.h);
   // with XLA's programs (`pruned` false) those it compiled, in grid order.
   std::vector<int> feasible;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/import/program_load.h"
+#include "frontend/import/unknown_ops.h"
 #include "pir/analysis/summary.h"
 #include "pir/text/printer.h"
 #include "support/units.h"
@@ -39,6 +40,11 @@ StatusOr<ImportedModel> ResolveProgram(const ModelFlags& flags) {
   }
   AZ_ASSIGN_OR_RETURN(frontend::LoadedProgram loaded, frontend::LoadProgram(request));
   for (const std::string& warning : loaded.program.warnings) fmt::print(stderr, "aoizora: {}\n", warning);
+  // Unpriced custom ops over 1% of the program's bytes: the latencies leave out work.
+  if (std::string unpriced = frontend::UnpricedWarning(frontend::FindUnknownOps(loaded.program.graph));
+      !unpriced.empty()) {
+    fmt::print(stderr, "aoizora: {}: warning: {}\n", request.file, unpriced);
+  }
   return ImportedModel{std::move(loaded.program), std::move(loaded.workload)};
 }
 
@@ -67,6 +73,17 @@ int InspectProgram(const InspectArgs& args) {
     if (value.sharding) j["sharding"] = pir::PrintSharding(*value.sharding);
     return j;
   };
+  const frontend::UnknownOps unknown = frontend::FindUnknownOps(g);
+  nlohmann::ordered_json custom_json = nlohmann::ordered_json::array();
+  for (const frontend::CustomOpGroup& c : unknown.custom) {
+    custom_json.push_back({{"target", c.target},
+                           {"count", c.count},
+                           {"shapes", c.shapes},
+                           {"priced", c.priced},
+                           {"flops", c.flops.value()},
+                           {"bytes", c.bytes.value()},
+                           {"pricing", c.pricing}});
+  }
   if (args.json) {
     nlohmann::ordered_json arguments = nlohmann::ordered_json::array(), results = nlohmann::ordered_json::array();
     for (const frontend::ImportedArgument& a : p.arguments) {
@@ -102,6 +119,10 @@ int InspectProgram(const InspectArgs& args) {
         {"pinned", p.pinned.size()},
         {"warnings", p.warnings},
         {"notes", p.notes},
+        {"custom_ops", custom_json},
+        {"unpriced_bytes", unknown.unpriced_bytes.value()},
+        {"program_bytes", unknown.program_bytes.value()},
+        {"unfolded_attention", unknown.unfolded_attention},
     };
     fmt::print("{}\n", j.dump(2));
     return 0;
@@ -127,6 +148,18 @@ int InspectProgram(const InspectArgs& args) {
                v.type.ToString(),
                v.sharding ? "  " + pir::PrintSharding(*v.sharding) : "");
   }
+  int custom_ops = 0;
+  for (const frontend::CustomOpGroup& c : unknown.custom) custom_ops += c.count;
+  fmt::print("custom ops       {}, unpriced {} of the program's {} ({:.1f}%)\n",
+             custom_ops == 0 ? std::string("none") : std::to_string(custom_ops), FormatBytes(unknown.unpriced_bytes),
+             FormatBytes(unknown.program_bytes), 100 * unknown.unpriced_fraction());
+  for (const frontend::CustomOpGroup& c : unknown.custom) {
+    fmt::print("  {:<28} {:>4} x  {}  {}, {}\n", c.target, c.count, c.pricing, FormatFlops(c.flops), FormatBytes(c.bytes));
+    for (const std::string& shape : c.shapes) fmt::print("  {:<28}        {}\n", "", shape);
+  }
+  fmt::print("unfolded attention {}\n", unknown.unfolded_attention.empty() ? std::string("none")
+                                                                              : std::to_string(unknown.unfolded_attention.size()));
+  for (const std::string& where : unknown.unfolded_attention) fmt::print("  softmax {}\n", where);
   if (!p.warnings.empty()) fmt::print("warnings         {} (on stderr)\n", p.warnings.size());
   return 0;
 }

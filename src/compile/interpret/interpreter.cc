@@ -495,6 +495,10 @@ class Simulation {
       if (!ring_axes.empty() && op.kind == pir::OpKind::kAttentionGrad) {
         out = RingAttentionGrad(operands, device, ring_axes);
       } else if (!ring_axes.empty()) {
+        if (op.operands.size() > 3 || op.attrs.GetString("mask").value_or("none") != "none" ||
+            graph_.type(op.operands[0]).shape[2] != graph_.type(op.operands[1]).shape[2]) {
+          return Unimplemented("the interpreter's ring attention is unmasked, with equal query and key/value heads");
+        }
         std::vector<std::pair<const Tensor*, const Tensor*>> blocks;
         for (int64_t peer : Peers(mesh_, device, ring_axes)) {
           blocks.push_back({&operands[1].blocks[static_cast<size_t>(peer)], &operands[2].blocks[static_cast<size_t>(peer)]});

@@ -167,6 +167,61 @@ Tensor FinishAttention(const Tensor& q, const AttentionState& state) {
   return out;
 }
 
+// pir/rules/contraction.cc's attention with its mask and grouped K/V, on
+// whole rows: query head h reads K/V head h / (H / Hkv); scores scaled by
+// 1 / sqrt(D), then masked (causal: j <= i; window W: i - W < j <= i; a
+// tensor broadcast from [B|1, H|1, Lq|1, Lk]: added, or keeping its true
+// (mask_operand keep) or false (drop) entries).
+Tensor MaskedAttention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+                       const pir::Attributes& attrs) {
+  const int64_t batch = q.shape[0], lq = q.shape[1], heads = q.shape[2], dim = q.shape[3];
+  const int64_t lk = k.shape[1], kv_heads = k.shape[2], dv = v.shape[3], group = heads / kv_heads;
+  const std::string kind = attrs.GetString("mask").value_or("none");
+  const std::string how = attrs.GetString("mask_operand").value_or("add");
+  const int64_t window = attrs.GetInt("window").value_or(0);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  const double ninf = -std::numeric_limits<double>::infinity();
+  Tensor out = Zeros({batch, lq, heads, dv});
+  std::vector<double> scores(static_cast<size_t>(lk));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < lq; ++i) {
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t hk = h / group;
+        const double* qrow = &q.data[static_cast<size_t>(((b * lq + i) * heads + h) * dim)];
+        double row_max = ninf;
+        for (int64_t j = 0; j < lk; ++j) {
+          const double* krow = &k.data[static_cast<size_t>(((b * lk + j) * kv_heads + hk) * dim)];
+          double s = 0;
+          for (int64_t d = 0; d < dim; ++d) s += qrow[d] * krow[d];
+          s *= scale;
+          if ((kind == "causal" || kind == "window") && j > i) s = ninf;
+          if (kind == "window" && j <= i - window) s = ninf;
+          if (mask) {
+            const pir::Shape& m = mask->shape;
+            const int64_t at = (((m[0] == 1 ? 0 : b) * m[1] + (m[1] == 1 ? 0 : h)) * m[2] + (m[2] == 1 ? 0 : i)) * m[3] + j;
+            const double value = mask->data[static_cast<size_t>(at)];
+            if (how == "add") s += value;
+            if (how == "keep" && value == 0) s = ninf;
+            if (how == "drop" && value != 0) s = ninf;
+          }
+          scores[static_cast<size_t>(j)] = s;
+          row_max = std::max(row_max, s);
+        }
+        if (row_max == ninf) continue;  // a fully masked row: zeros
+        double sum = 0;
+        for (double& s : scores) sum += (s = std::exp(s - row_max));
+        double* orow = &out.data[static_cast<size_t>(((b * lq + i) * heads + h) * dv)];
+        for (int64_t j = 0; j < lk; ++j) {
+          const double* vrow = &v.data[static_cast<size_t>(((b * lk + j) * kv_heads + hk) * dv)];
+          const double p = scores[static_cast<size_t>(j)] / sum;
+          for (int64_t e = 0; e < dv; ++e) orow[e] += p * vrow[e];
+        }
+      }
+    }
+  }
+  return out;
+}
+
 Tensor Attention(const Tensor& q, const std::vector<std::pair<const Tensor*, const Tensor*>>& kv_blocks) {
   const int64_t dv = kv_blocks.front().second->shape[3];
   AttentionState state(q.shape[0] * q.shape[1] * q.shape[2], dv);
@@ -405,7 +460,21 @@ StatusOr<std::vector<Tensor>> Execute(const pir::Op& op, const std::vector<const
     case pir::OpFamily::kEinsum:
       return one(Einsum(attrs.GetString("eq").value_or(""), *in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
                         ctx.add_bias));
-    case pir::OpFamily::kAttention: return AttentionResults(*in[0], {{in[1], in[2]}}, ctx.result_shapes.size() > 1);
+    case pir::OpFamily::kAttention: {
+      if (in.size() == 3 && attrs.GetString("mask").value_or("none") == "none" && in[0]->shape[2] == in[1]->shape[2]) {
+        return AttentionResults(*in[0], {{in[1], in[2]}}, ctx.result_shapes.size() > 1);
+      }
+      // A masked or grouped-query attention, on whole sequences (a causal or
+      // window mask needs the global query and key positions).
+      const bool indexed = attrs.GetString("mask").value_or("none") == "causal" ||
+                           attrs.GetString("mask").value_or("none") == "window";
+      if (ctx.result_shapes.size() > 1 ||
+          (indexed && (ctx.global_operand_shapes.size() < 2 || ctx.global_operand_shapes[0][1] != in[0]->shape[1] ||
+                       ctx.global_operand_shapes[1][1] != in[1]->shape[1]))) {
+        return Unimplemented("the interpreter runs a masked attention on whole sequences, without its log-sum-exp");
+      }
+      return one(MaskedAttention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr, attrs));
+    }
     case pir::OpFamily::kAttentionGrad: return AttentionGrad(*in[0], *in[1], *in[2], *in[3], *in[4], *in[5]);
     case pir::OpFamily::kNormGrad:
       return one(NormGrad(op.kind, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, attrs.GetFloat("eps").value_or(1e-5)));

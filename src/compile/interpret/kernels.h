@@ -46,6 +46,9 @@ struct AttentionState {
 void AttendBlock(const Tensor& q, const Tensor& k, const Tensor& v, AttentionState& state);
 Tensor FinishAttention(const Tensor& q, const AttentionState& state);
 Tensor Attention(const Tensor& q, const std::vector<std::pair<const Tensor*, const Tensor*>>& kv_blocks);
+// A masked or grouped-query attention on whole rows (the op's attrs give the mask).
+Tensor MaskedAttention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+                       const pir::Attributes& attrs);
 
 // kernels_train.cc
 // The output and, `with_lse`, the log-sum-exp rows [B, Lq, H] of the scaled scores.

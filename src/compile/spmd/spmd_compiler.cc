@@ -537,6 +537,8 @@ class Lowering {
       cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
+      // A mask tensor stays: each device holds its query rows over every key (RuleAttention).
+      if (operands.size() == 4) k.operands.push_back(operands[3]);
       k.results = outs;
       program_.AddInstruction(std::move(k));
       if (step + 1 == n) break;

@@ -35,7 +35,7 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
   AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
   std::vector<pir::ValueId> map;
   // `map` composes both rebuilds: original id -> final id.
-  AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map));
+  AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map, program.splats));
   PruneDeadOps(graph, map);
   Remap(program, map);
   // Results carry their names into the plan's tensor list (jax.result_info,
@@ -59,6 +59,21 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
                           std::to_string(folded.softmax) + " softmax, " + std::to_string(folded.norm) + " norm, " +
                           std::to_string(folded.gelu) + " gelu, " +
                           std::to_string(folded.silu) + " silu patterns");
+  // Each attention's mask and K/V heads, as planned (attention_mask.h).
+  for (const pir::Op& op : graph.ops()) {
+    if (op.kind != pir::OpKind::kAttention) continue;
+    const int64_t heads = graph.type(op.operands[0]).shape[2], kv_heads = graph.type(op.operands[1]).shape[2];
+    std::string mask = op.attrs.GetString("mask").value_or("none");
+    if (auto window = op.attrs.GetInt("window")) mask += " " + std::to_string(*window);
+    if (op.operands.size() == 4) {
+      mask += " (" + op.attrs.GetString("mask_operand").value_or("mask") + " " + graph.type(op.operands[3]).ToString() +
+              ")";
+    }
+    program.notes.push_back("attention '" + op.name + "': " + std::to_string(heads) + " heads, " +
+                            std::to_string(kv_heads) + " K/V heads" +
+                            (kv_heads < heads ? (kv_heads == 1 ? " (multi-query)" : " (grouped-query)") : "") +
+                            ", mask " + mask);
+  }
   AZ_ASSIGN_OR_RETURN(std::vector<std::string> notes, AnnotateDit(graph, options.latent));
   program.notes.insert(program.notes.end(), notes.begin(), notes.end());
   return Status::Ok();

@@ -1,7 +1,7 @@
 // Pattern folding (fold.h): match on the old graph, rebuild with replacements.
-// Size (760 lines): the four matchers (softmax, norms, activation clusters,
-// attention) share the Matcher's use lists and the rebuild; the attention
-// matcher is half of it.
+// The softmax, norm and activation matchers and the pass driver; attention,
+// with its masks and grouped-query K/V, is fold_attention.cc; the rebuild and
+// the matcher's helpers are fold_internal.h.
 #include "frontend/import/fold.h"
 
 #include <algorithm>
@@ -9,228 +9,10 @@
 #include <map>
 #include <set>
 
+#include "frontend/import/fold_internal.h"
 #include "pir/rules/rule.h"
 
-namespace az::frontend {
-
-using pir::Graph;
-using pir::Op;
-using pir::OpId;
-using pir::OpKind;
-using pir::ValueId;
-
-namespace {
-
-// Who uses each value (graph outputs count as a use by op -1).
-std::vector<std::vector<OpId>> Users(const Graph& graph) {
-  std::vector<std::vector<OpId>> users(static_cast<size_t>(graph.num_values()));
-  for (OpId id = 0; id < graph.num_ops(); ++id) {
-    for (ValueId v : graph.op(id).operands) users[static_cast<size_t>(v)].push_back(id);
-  }
-  for (ValueId v : graph.outputs()) users[static_cast<size_t>(v)].push_back(pir::kNoOp);
-  return users;
-}
-
-// The new graph under construction: old values map to new ones.
-class Rebuild {
- public:
-  explicit Rebuild(const Graph& old) : old_(old), graph_(old.name()), map_(static_cast<size_t>(old.num_values()), -1) {
-    graph_.attrs() = old.attrs();
-    for (const pir::Mesh& mesh : old.meshes()) graph_.AddMesh(mesh);
-    for (ValueId v = 0; v < old.num_values(); ++v) {
-      const pir::Value& value = old.value(v);
-      if (value.role == pir::ValueRole::kActivation) continue;
-      map_[static_cast<size_t>(v)] = graph_.AddLeaf(value.role, value.name, value.type, value.loc);
-      graph_.mutable_value(map_[static_cast<size_t>(v)]).sharding = value.sharding;
-    }
-  }
-
-  ValueId Map(ValueId old) const { return map_[static_cast<size_t>(old)]; }
-  void Bind(ValueId old, ValueId now) { map_[static_cast<size_t>(old)] = now; }
-
-  void Copy(const Op& op) {
-    std::vector<ValueId> operands;
-    for (ValueId v : op.operands) operands.push_back(Map(v));
-    std::vector<pir::TensorType> types;
-    for (ValueId r : op.results) types.push_back(old_.type(r));
-    OpId id = graph_.AddOp(op.kind, op.name, operands, types, op.attrs, op.loc);
-    for (size_t k = 0; k < op.results.size(); ++k) {
-      ValueId now = graph_.op(id).results[k];
-      graph_.mutable_value(now).sharding = old_.value(op.results[k]).sharding;
-      graph_.mutable_value(now).name = old_.value(op.results[k]).name;
-      Bind(op.results[k], now);
-    }
-  }
-
-  // A new op on new values; its type inferred.
-  StatusOr<ValueId> Add(OpKind kind, const std::string& name, std::vector<ValueId> operands, pir::Attributes attrs,
-                        const SourceLocation& loc) {
-    std::vector<pir::TensorType> types;
-    for (ValueId v : operands) types.push_back(graph_.type(v));
-    AZ_ASSIGN_OR_RETURN(std::vector<pir::TensorType> results, pir::InferResultTypes(kind, types, attrs, {}));
-    OpId id = graph_.AddOp(kind, name, std::move(operands), std::move(results), std::move(attrs), loc);
-    return graph_.op(id).results[0];
-  }
-
-  StatusOr<ValueId> Convert(ValueId v, pir::DType dtype, const std::string& name, const SourceLocation& loc) {
-    if (graph_.type(v).dtype == dtype) return v;
-    pir::Attributes attrs;
-    attrs.Set("dtype", std::string(pir::DTypeName(dtype)));
-    return Add(OpKind::kConvert, name, {v}, std::move(attrs), loc);
-  }
-
-  Graph Finish(std::vector<ValueId>& value_map) {
-    for (ValueId v : old_.outputs()) graph_.AddOutput(Map(v));
-    value_map = map_;
-    return std::move(graph_);
-  }
-
-  const Graph& graph() const { return graph_; }
-
- private:
-  const Graph& old_;
-  Graph graph_;
-  std::vector<ValueId> map_;
-};
-
-using Emitter = std::function<StatusOr<ValueId>(Rebuild&)>;
-
-struct Match {
-  std::vector<OpId> interior;  // removed, the root among them
-  Emitter emit;
-  OpKind fused = OpKind::kCustom;  // what the pattern becomes (for the statistics)
-  OpId root = pir::kNoOp;          // the op whose result the emitted value replaces (default: the matched op)
-};
-
-class Matcher {
- public:
-  explicit Matcher(const Graph& graph) : graph_(graph), users_(Users(graph)) {}
-
-  const Op* Producer(ValueId v) const {
-    OpId p = graph_.value(v).producer;
-    return p == pir::kNoOp ? nullptr : &graph_.op(p);
-  }
-  OpId ProducerId(ValueId v) const { return graph_.value(v).producer; }
-  bool SingleUse(ValueId v) const { return users_[static_cast<size_t>(v)].size() == 1 && users_[static_cast<size_t>(v)][0] >= 0; }
-  size_t Uses(ValueId v) const { return users_[static_cast<size_t>(v)].size(); }
-  const Graph& graph() const { return graph_; }
-
-  // A value of one element, possibly broadcast or reshaped to a larger shape.
-  bool ScalarLike(ValueId v) const {
-    for (int hops = 0; hops < 16; ++hops) {
-      if (graph_.type(v).NumElements() == 1) return true;
-      const Op* p = Producer(v);
-      if (!p || (p->kind != OpKind::kBroadcast && p->kind != OpKind::kReshape && p->kind != OpKind::kConvert)) {
-        return false;
-      }
-      v = p->operands[0];
-    }
-    return false;
-  }
-
-  // Skips single-use reshapes/broadcasts that restore a reduced dim: returns the
-  // value they start from, and the ops skipped.
-  ValueId SkipRestore(ValueId v, std::vector<OpId>& ops) const {
-    while (true) {
-      const Op* p = Producer(v);
-      if (!p || (p->kind != OpKind::kReshape && p->kind != OpKind::kBroadcast) || !SingleUse(v)) return v;
-      ops.push_back(ProducerId(v));
-      v = p->operands[0];
-    }
-  }
-
-  // Skips single-use converts (and, with `scales`, multiplications or
-  // divisions by a scalar).
-  ValueId SkipCasts(ValueId v, std::vector<OpId>& ops, bool scales) const {
-    while (true) {
-      const Op* p = Producer(v);
-      if (!p || !SingleUse(v)) return v;
-      if (p->kind == OpKind::kConvert) {
-        ops.push_back(ProducerId(v));
-        v = p->operands[0];
-        continue;
-      }
-      if (scales && (p->kind == OpKind::kMul || p->kind == OpKind::kDiv)) {
-        ValueId a = p->operands[0], b = p->operands[1];
-        if (ScalarLike(b) && graph_.type(a).shape == graph_.type(v).shape) {
-          ops.push_back(ProducerId(v));
-          v = a;
-          continue;
-        }
-        if (p->kind == OpKind::kMul && ScalarLike(a) && graph_.type(b).shape == graph_.type(v).shape) {
-          ops.push_back(ProducerId(v));
-          v = b;
-          continue;
-        }
-      }
-      return v;
-    }
-  }
-
-  // reduce(x, dims=[axis], kind) producing `v`.
-  const Op* ReduceOf(ValueId v, const std::string& kind) const {
-    const Op* p = Producer(v);
-    if (!p || p->kind != OpKind::kReduce || p->attrs.GetString("kind").value_or("sum") != kind) return nullptr;
-    auto dims = p->attrs.GetInts("dims");
-    if (!dims || dims->size() != 1) return nullptr;
-    return p;
-  }
-
-  // The mean over the last dim ending at `v` (which may have `uses` users):
-  // reduce(mean), or reduce(sum) scaled by a scalar (JAX divides the sum by
-  // N; the scalar is taken to be 1/N, as constants carry no value in PIR),
-  // with reshapes and broadcasts restoring the reduced dim after the reduce.
-  // Returns the averaged value; `ops` gets the chain.
-  std::optional<ValueId> MeanOf(ValueId v, size_t uses, std::vector<OpId>& ops) const {
-    std::vector<OpId> chain;
-    auto restore = [&](ValueId w) {
-      while (true) {
-        const Op* p = Producer(w);
-        if (!p || (p->kind != OpKind::kReshape && p->kind != OpKind::kBroadcast) || Uses(w) != uses) return w;
-        chain.push_back(ProducerId(w));
-        w = p->operands[0];
-        uses = 1;
-      }
-    };
-    v = restore(v);
-    const Op* p = Producer(v);
-    if (p && (p->kind == OpKind::kMul || p->kind == OpKind::kDiv) && Uses(v) == uses) {
-      int keep = ScalarLike(p->operands[1]) ? 0 : (p->kind == OpKind::kMul && ScalarLike(p->operands[0])) ? 1 : -1;
-      if (keep < 0) return std::nullopt;
-      chain.push_back(ProducerId(v));
-      uses = 1;
-      v = restore(p->operands[static_cast<size_t>(keep)]);
-      if (!ReduceOf(v, "sum")) return std::nullopt;
-    } else if (!ReduceOf(v, "mean")) {
-      return std::nullopt;
-    }
-    if (Uses(v) != uses) return std::nullopt;
-    const Op* reduce = Producer(v);
-    ValueId x = reduce->operands[0];
-    if ((*reduce->attrs.GetInts("dims"))[0] != graph_.type(x).rank() - 1) return std::nullopt;
-    chain.push_back(ProducerId(v));
-    ops.insert(ops.end(), chain.begin(), chain.end());
-    return x;
-  }
-
-  // x * x, or pow(x, scalar) with the exponent taken to be 2: x.
-  std::optional<ValueId> SquareOf(ValueId v) const {
-    const Op* p = Producer(v);
-    if (!p || !SingleUse(v)) return std::nullopt;
-    if (p->kind == OpKind::kMul && p->operands[0] == p->operands[1]) return p->operands[0];
-    if (p->kind == OpKind::kPow && ScalarLike(p->operands[1])) return p->operands[0];
-    return std::nullopt;
-  }
-
-  std::optional<Match> Softmax(OpId root) const;
-  std::optional<Match> Norm(OpId root) const;
-  std::optional<Match> ActivationCluster(OpId root) const;
-  std::optional<Match> Attention(OpId root) const;
-
- private:
-  const Graph& graph_;
-  std::vector<std::vector<OpId>> users_;
-};
+namespace az::frontend::fold_internal {
 
 // div(e, B(reduce_sum(e))) with e = exp(x) or exp(x - B(reduce_max(x))).
 std::optional<Match> Matcher::Softmax(OpId root) const {
@@ -413,7 +195,7 @@ std::optional<Match> Matcher::Norm(OpId root) const {
   return std::nullopt;
 }
 
-bool IsElementwise(OpKind kind) {
+static bool IsElementwise(OpKind kind) {
   pir::OpFamily f = pir::GetOpKindInfo(kind).family;
   return (f == pir::OpFamily::kUnary && kind != OpKind::kConvert) ||
          (f == pir::OpFamily::kBinary && kind != OpKind::kCompare && kind != OpKind::kWhere);
@@ -472,200 +254,19 @@ std::optional<Match> Matcher::ActivationCluster(OpId root) const {
   return m;
 }
 
-// einsum letters of one operand or the output.
-struct Letters {
-  std::string a, b, out;
-};
 
-// Positions of `target`'s letters in `have` (a permutation), or empty.
-std::vector<int64_t> PermFor(const std::string& have, const std::string& target) {
-  std::vector<int64_t> perm;
-  for (char c : target) {
-    size_t at = have.find(c);
-    if (at == std::string::npos) return {};
-    perm.push_back(static_cast<int64_t>(at));
-  }
-  return perm;
-}
+}  // namespace az::frontend::fold_internal
 
-// Transposes old value `v` by `perm` in the new graph, composing with the
-// single-use transposes that produced it (so a round trip disappears).
-StatusOr<ValueId> TransposeComposed(const Matcher& m, Rebuild& r, ValueId v, std::vector<int64_t> perm,
-                                    const std::string& name, const SourceLocation& loc) {
-  while (true) {
-    const Op* p = m.Producer(v);
-    if (!p || p->kind != OpKind::kTranspose || !m.SingleUse(v)) break;
-    auto inner = p->attrs.GetInts("perm");
-    if (!inner || inner->size() != perm.size()) break;
-    std::vector<int64_t> composed;
-    for (int64_t i : perm) composed.push_back((*inner)[static_cast<size_t>(i)]);
-    perm = composed;
-    v = p->operands[0];
-  }
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
-  if (identity) return r.Map(v);
-  pir::Attributes attrs;
-  attrs.Set("perm", perm);
-  return r.Add(OpKind::kTranspose, name, {r.Map(v)}, std::move(attrs), loc);
-}
+namespace az::frontend {
 
-std::optional<Letters> EinsumLetters(const Op& op) {
-  if (op.kind != OpKind::kEinsum || op.operands.size() != 2) return std::nullopt;
-  auto eq = pir::ParseEinsumEquation(op.attrs.GetString("eq").value_or(""));
-  if (!eq.ok() || eq->inputs.size() != 2) return std::nullopt;
-  return Letters{eq->inputs[0], eq->inputs[1], eq->output};
-}
+using namespace fold_internal;  // NOLINT: the folds' own internals
 
-// einsum(softmax(einsum(q, k)), v), with casts and a scalar scale around the softmax.
-std::optional<Match> Matcher::Attention(OpId root) const {
-  const Op& pv = graph_.op(root);
-  auto second = EinsumLetters(pv);
-  if (!second) return std::nullopt;
-  Match m;
-  // The probabilities: operand 0 (or 1) of the second einsum.
-  int p_index = -1;
-  const Op* softmax = nullptr;
-  ValueId probs = -1;
-  for (int k = 0; k < 2 && !softmax; ++k) {
-    std::vector<OpId> casts;
-    ValueId v = SkipCasts(pv.operands[static_cast<size_t>(k)], casts, false);
-    const Op* p = Producer(v);
-    if (p && p->kind == OpKind::kSoftmax && SingleUse(v)) {
-      softmax = p;
-      p_index = k;
-      probs = v;
-      m.interior = casts;
-    }
-  }
-  if (!softmax) return std::nullopt;
-  m.interior.push_back(ProducerId(probs));
-  ValueId scores = SkipCasts(softmax->operands[0], m.interior, true);
-  const Op* qk = Producer(scores);
-  auto first = qk ? EinsumLetters(*qk) : std::nullopt;
-  if (!first || !SingleUse(scores)) return std::nullopt;
-  m.interior.push_back(ProducerId(scores));
-
-  // First einsum: batch letters (in both and out), one query, one key, one head dim.
-  std::string batch;
-  char q = 0, key = 0, d = 0;
-  for (char c : first->a) {
-    bool in_b = first->b.find(c) != std::string::npos, in_out = first->out.find(c) != std::string::npos;
-    if (in_b && in_out) batch += c;
-    else if (in_out) q = q ? '!' : c;
-    else if (in_b) d = d ? '!' : c;
-    else return std::nullopt;
-  }
-  for (char c : first->b) {
-    if (first->a.find(c) == std::string::npos) {
-      if (first->out.find(c) == std::string::npos) return std::nullopt;
-      key = key ? '!' : c;
-    }
-  }
-  if (!q || !key || !d || q == '!' || key == '!' || d == '!' || batch.empty() || batch.size() > 2 ||
-      first->out.size() != batch.size() + 2) {
-    return std::nullopt;
-  }
-  const int64_t key_pos = static_cast<int64_t>(first->out.find(key));
-  const int64_t rank = static_cast<int64_t>(first->out.size());
-  if (pir::NormalizeAxis(softmax->attrs.GetInt("axis").value_or(-1), rank) != key_pos) return std::nullopt;
-
-  // Second einsum: the probabilities' letters stand for the first's output letters.
-  const std::string& p_letters = p_index == 0 ? second->a : second->b;
-  const std::string& v_letters = p_index == 0 ? second->b : second->a;
-  if (p_letters.size() != first->out.size()) return std::nullopt;
-  auto rename = [&](char c) { return p_letters[first->out.find(c)]; };
-  const char q2 = rename(q), key2 = rename(key);
-  std::string batch2;
-  for (char c : batch) batch2 += rename(c);
-  char e = 0;
-  for (char c : v_letters) {
-    if (c == key2 || batch2.find(c) != std::string::npos) continue;
-    if (e) return std::nullopt;
-    e = c;
-  }
-  if (!e || v_letters.size() != batch2.size() + 2 || v_letters.find(key2) == std::string::npos ||
-      second->out.size() != batch2.size() + 2 || second->out.find(key2) != std::string::npos ||
-      second->out.find(q2) == std::string::npos || second->out.find(e) == std::string::npos) {
-    return std::nullopt;
-  }
-  for (char c : batch2) {
-    if (second->out.find(c) == std::string::npos || v_letters.find(c) == std::string::npos) return std::nullopt;
-  }
-  m.interior.push_back(root);
-  m.fused = OpKind::kAttention;
-  // A transpose that alone reads the output (back to [B, L, H, D]) joins the
-  // match, so that the two transposes cancel.
-  std::string out_letters = second->out;
-  if (const auto& users = users_[static_cast<size_t>(pv.results[0])];
-      users.size() == 1 && users[0] >= 0 && graph_.op(users[0]).kind == OpKind::kTranspose) {
-    auto perm = graph_.op(users[0]).attrs.GetInts("perm");
-    if (perm && perm->size() == out_letters.size()) {
-      std::string permuted;
-      for (int64_t i : *perm) permuted += second->out[static_cast<size_t>(i)];
-      out_letters = permuted;
-      m.root = users[0];
-      m.interior.push_back(users[0]);
-    }
-  }
-  std::sort(m.interior.begin(), m.interior.end());
-
-  // [batch, seq, heads, dim] targets; with one batch letter (B*H merged), the
-  // heads are that letter and a unit batch is added by a reshape.
-  const bool merged = batch.size() == 1;
-  auto target = [&](const std::string& bl, char seq, char dim) {
-    return merged ? std::string{seq, bl[0], dim} : std::string{bl[0], seq, bl[1], dim};
-  };
-  const std::string tq = target(batch, q, d), tk = target(batch, key, d), tv = target(batch2, key2, e);
-  const std::string tout = target(batch2, q2, e);
-  const ValueId q_in = qk->operands[0], k_in = qk->operands[1], v_in = pv.operands[static_cast<size_t>(1 - p_index)];
-  const std::string a = first->a, b = first->b;
-  const int64_t lq = graph_.type(q_in).shape[a.find(q)], lk = graph_.type(k_in).shape[b.find(key)];
-  const pir::DType out_dtype = graph_.type(graph_.op(m.root == pir::kNoOp ? root : m.root).results[0]).dtype;
-  const Matcher* self = this;
-  m.emit = [=, &pv](Rebuild& r) -> StatusOr<ValueId> {
-    const std::string& name = pv.name;
-    auto operand = [&](ValueId v, const std::string& have, const std::string& want,
-                       const std::string& leaf) -> StatusOr<ValueId> {
-      AZ_ASSIGN_OR_RETURN(ValueId t, TransposeComposed(*self, r, v, PermFor(have, want), name + "." + leaf, pv.loc));
-      if (!merged) return t;
-      pir::Shape s = r.graph().type(t).shape;
-      pir::Attributes attrs;
-      attrs.Set("shape", std::vector<int64_t>{1, s[0], s[1], s[2]});
-      return r.Add(OpKind::kReshape, name + "." + leaf + "_batch", {t}, std::move(attrs), pv.loc);
-    };
-    AZ_ASSIGN_OR_RETURN(ValueId q4, operand(q_in, a, tq, "q"));
-    AZ_ASSIGN_OR_RETURN(ValueId k4, operand(k_in, b, tk, "k"));
-    AZ_ASSIGN_OR_RETURN(ValueId v4, operand(v_in, v_letters, tv, "v"));
-    pir::DType dt = r.graph().type(q4).dtype;
-    AZ_ASSIGN_OR_RETURN(k4, r.Convert(k4, dt, name + ".k_cast", pv.loc));
-    AZ_ASSIGN_OR_RETURN(v4, r.Convert(v4, dt, name + ".v_cast", pv.loc));
-    pir::Attributes attrs;
-    attrs.Set("mode", std::string(lq == lk ? "self" : "cross"));
-    AZ_ASSIGN_OR_RETURN(ValueId o, r.Add(OpKind::kAttention, name, {q4, k4, v4}, std::move(attrs), pv.loc));
-    if (merged) {
-      pir::Shape s = r.graph().type(o).shape;
-      pir::Attributes drop;
-      drop.Set("shape", std::vector<int64_t>{s[1], s[2], s[3]});
-      AZ_ASSIGN_OR_RETURN(o, r.Add(OpKind::kReshape, name + ".unbatch", {o}, std::move(drop), pv.loc));
-    }
-    std::vector<int64_t> perm = PermFor(tout, out_letters);
-    bool identity = true;
-    for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
-    if (!identity) {
-      pir::Attributes t;
-      t.Set("perm", perm);
-      AZ_ASSIGN_OR_RETURN(o, r.Add(OpKind::kTranspose, name + ".out", {o}, std::move(t), pv.loc));
-    }
-    return r.Convert(o, out_dtype, name + ".convert", pv.loc);
-  };
-  return m;
-}
+namespace {
 
 // One pass: find non-overlapping matches with `find`, rebuild.
-StatusOr<std::vector<OpKind>> RunPass(Graph& graph, std::vector<ValueId>& value_map,
+StatusOr<std::vector<OpKind>> RunPass(Graph& graph, std::vector<ValueId>& value_map, std::map<ValueId, double>& splats,
                                       const std::function<std::optional<Match>(const Matcher&, OpId)>& find) {
-  Matcher matcher(graph);
+  Matcher matcher(graph, splats);
   std::vector<char> claimed(static_cast<size_t>(graph.num_ops()), 0);
   std::map<OpId, Emitter> roots;
   std::vector<OpKind> applied;
@@ -702,12 +303,17 @@ StatusOr<std::vector<OpKind>> RunPass(Graph& graph, std::vector<ValueId>& value_
   for (ValueId& v : value_map) {
     if (v >= 0) v = pass_map[static_cast<size_t>(v)];
   }
+  std::map<ValueId, double> remapped;
+  for (const auto& [v, value] : splats) {
+    if (pass_map[static_cast<size_t>(v)] >= 0) remapped[pass_map[static_cast<size_t>(v)]] = value;
+  }
+  splats = std::move(remapped);
   return applied;
 }
 
 }  // namespace
 
-StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map) {
+StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map, std::map<ValueId, double> splats) {
   value_map.resize(static_cast<size_t>(graph.num_values()));
   for (ValueId v = 0; v < graph.num_values(); ++v) value_map[static_cast<size_t>(v)] = v;
   FoldStats stats;
@@ -728,7 +334,7 @@ StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map) 
       [](const Matcher& m, OpId id) { return m.Attention(id); },
   };
   for (const Find& find : passes) {
-    AZ_ASSIGN_OR_RETURN(std::vector<OpKind> applied, RunPass(graph, value_map, find));
+    AZ_ASSIGN_OR_RETURN(std::vector<OpKind> applied, RunPass(graph, value_map, splats, find));
     count(applied);
   }
   return stats;

@@ -18,9 +18,22 @@
 //              (composing with the transposes that produced them, so the usual
 //              [B, L, H, D] -> [B, H, L, D] round trip disappears) into
 //              attention's [batch, seq, heads, head_dim] layout; mode "self"
-//              when the query and key lengths match, else "cross". A mask
-//              added to the scores blocks the fold (the math stays correct,
-//              as two einsums and a softmax).
+//              when the query and key lengths match, else "cross".
+//              Masks between the scores and the softmax (fold_attention.cc):
+//              where(m, s, fill) or where(m, fill, s) with a scalar fill, and
+//              s + bias, where bias may be where(m, 0, -inf); a boolean m
+//              built from iotas (compare of iota differences, the importer's
+//              `iota_*` attributes, through broadcasts, not and and) whose
+//              kept keys are j <= i becomes mask "causal", i - W < j <= i
+//              mask "window" (window W); any other mask or bias becomes mask
+//              "tensor" with it as the 4th operand ([B|1, H|1, Lq|1, Lk]).
+//              A guard where(c, 0, p) after the softmax, c computed from the
+//              masked scores alone (PyTorch's zeroing of fully masked rows),
+//              joins the match. Grouped-query K/V: a K or V that is
+//              reshape(broadcast(x)) repeating each head G times (repeat_kv,
+//              [.., Hkv, L, D] -> [.., Hkv, G, L, D] -> [.., Hkv*G, L, D]),
+//              through converts, transposes and scalar scales, is read as x:
+//              the attention gets Hkv K/V heads.
 //   norms      x' * B(rsqrt(mean(sq(x')) + eps)) (or * 1/sqrt, or / sqrt)
 //              over the last dim, mean = reduce_mean or reduce_sum scaled by
 //              a scalar: x' = x -> rms_norm(x); x' = x - B(mean(x)) (the
@@ -38,6 +51,7 @@
 // here (FinishImport prunes).
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "pir/ir/graph.h"
@@ -52,7 +66,11 @@ struct FoldStats {
 
 // Rebuilds `graph` with every pattern above folded; `value_map` (old id -> new
 // id, -1 for values that disappeared) is filled. The graph must be verified.
-StatusOr<FoldStats> FoldPatterns(pir::Graph& graph, std::vector<pir::ValueId>& value_map);
+// `splats`: the values of splat constant leaves where the importer knew them
+// (PIR constants carry none): a mask's fill (-inf) and its polarity are read
+// from them; without them a mask's polarity is unknown and it is kept whole.
+StatusOr<FoldStats> FoldPatterns(pir::Graph& graph, std::vector<pir::ValueId>& value_map,
+                                 std::map<pir::ValueId, double> splats = {});
 
 // Removes ops no graph output depends on (leaves are kept). `value_map` as above.
 int PruneDeadOps(pir::Graph& graph, std::vector<pir::ValueId>& value_map);

@@ -63,6 +63,9 @@ struct ImportedProgram {
   // Rendered warnings ("file:line:col: warning: unsupported op 'stablehlo.fft'
   // imported as custom"), in source order.
   std::vector<std::string> warnings;
+  // The values of splat constants (leaves) where the importer read them: the
+  // folds read a mask's fill and polarity from them (PIR constants carry no value).
+  std::map<pir::ValueId, double> splats;
   // What FinishImport decided (folds, the latent input, joint attention), for `inspect`.
   std::vector<std::string> notes;
 };

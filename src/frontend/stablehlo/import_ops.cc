@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "frontend/stablehlo/importer.h"
 #include "pir/rules/rule.h"
@@ -48,6 +49,38 @@ bool IsCollective(const std::string& s) {
          s == "collective_permute" || s == "collective_broadcast";
 }
 
+// A logical reducer: or (PyTorch's any, as torch-xla writes it: or, then
+// select(or, true, false)) -> "or"; and -> "and"; else "". The reduce
+// handler maps them to max and min on booleans (exact there).
+std::string LogicalReducer(const Block& block, std::vector<std::string> args) {
+  std::string kind, combined;
+  std::map<std::string, double> constants;
+  for (const Operation& body : block.ops) {
+    const std::string name = ShortName(body.name);
+    std::vector<std::string> in = body.generic ? body.operands : PrettyOperands(body);
+    if (name == "constant") {
+      auto value = SplatOf(body.body.empty() ? OpAttr(body, "value").value_or(Trees{}) : body.body, pir::DType::kBool);
+      if (value && body.results.size() == 1) constants[body.results[0].name] = *value;
+      continue;
+    }
+    if ((name == "or" || name == "and") && kind.empty() && body.results.size() == 1) {
+      std::sort(in.begin(), in.end());
+      std::sort(args.begin(), args.end());
+      if (in != args) return "";
+      kind = name;
+      combined = body.results[0].name;
+    } else if (name == "select" && !kind.empty() && in.size() == 3 && in[0] == combined && body.results.size() == 1 &&
+               constants.count(in[1]) && constants[in[1]] != 0 && constants.count(in[2]) && constants[in[2]] == 0) {
+      combined = body.results[0].name;  // select(c, true, false) is c
+    } else if (name == "return" && !kind.empty() && in.size() == 1 && in[0] == combined) {
+      return kind;
+    } else {
+      return "";
+    }
+  }
+  return "";
+}
+
 // The reducer of a reduce: "sum", "max", or "" when it is something else.
 std::string ReduceKind(const Operation& op) {
   for (size_t i = 0; i + 1 < op.body.size(); ++i) {
@@ -63,6 +96,7 @@ std::string ReduceKind(const Operation& op) {
   if (args.empty() && !op.arg_lists.empty()) {
     for (const BlockArg& arg : op.arg_lists.back()) args.push_back(arg.name);
   }
+  if (std::string logical = LogicalReducer(block, args); !logical.empty()) return logical;
   if (block.ops.size() != 2 || args.size() != 2 || block.ops[0].results.size() != 1) return "";
   const Operation& body = block.ops[0];
   std::vector<std::string> in = body.generic ? body.operands : PrettyOperands(body);
@@ -124,6 +158,38 @@ std::optional<ConvLayout> ParseConvLayout(const Operation& op) {
     }
   }
   return ConvLayout{lists[0], lists[1], lists[2]};
+}
+
+// a + sign * b as index arithmetic (IotaForm), where each side is index
+// arithmetic or a splat constant; nullopt when it is not expressible (an
+// iota minus itself, two dims on one side).
+std::optional<IotaForm> CombineIota(const Binding& a, const Binding& b, double sign) {
+  auto form = [](const Binding& x) -> std::optional<IotaForm> {
+    if (x.iota) return x.iota;
+    if (x.splat) return IotaForm{-1, -1, *x.splat};
+    return std::nullopt;
+  };
+  std::optional<IotaForm> fa = form(a), fb = form(b);
+  if (!fa || !fb || (!a.iota && !b.iota)) return std::nullopt;
+  if (sign < 0) {
+    std::swap(fb->pos, fb->neg);
+    fb->offset = -fb->offset;
+  }
+  IotaForm out{fa->pos, fa->neg, fa->offset + fb->offset};
+  for (int64_t d : {fb->pos}) {
+    if (d < 0) continue;
+    if (out.neg == d) out.neg = -1;
+    else if (out.pos < 0) out.pos = d;
+    else return std::nullopt;
+  }
+  for (int64_t d : {fb->neg}) {
+    if (d < 0) continue;
+    if (out.pos == d) out.pos = -1;
+    else if (out.neg < 0) out.neg = d;
+    else return std::nullopt;
+  }
+  if (out.pos < 0 && out.neg < 0) return std::nullopt;
+  return out;
 }
 
 // Position of `code` in `layout`, or -1.
@@ -266,8 +332,31 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
   if ((name == "constant" || name == "iota") && target) {
     pir::ValueId leaf = program_.graph.AddLeaf(pir::ValueRole::kConstant, OpName(op), *target, Loc(op.line, op.col));
     push(leaf, *target);
-    if (name == "constant")
+    if (name == "constant") {
       results->back().splat = SplatOf(op.body.empty() ? OpAttr(op, "value").value_or(Trees{}) : op.body, target->dtype);
+      if (results->back().splat) program_.splats[leaf] = *results->back().splat;
+    }
+    if (name == "iota") {
+      auto dim = IntOf(OpAttr(op, "iota_dimension").value_or(OpAttr(op, "dim").value_or(Trees{})));
+      if (dim && *dim >= 0 && *dim < target->rank()) results->back().iota = IotaForm{*dim, -1, 0};
+    }
+    return Status::Ok();
+  }
+  // Booleans: not(x) is x == false, and/or are min/max (exact on i1). The
+  // attribute `logical` keeps the source op for the attention fold.
+  if ((name == "not" || name == "and" || name == "or") && target && target->dtype == pir::DType::kBool &&
+      ids.size() == (name == "not" ? 1u : 2u)) {
+    pir::Attributes attrs;
+    attrs.Set("logical", name);
+    if (name == "not") {
+      pir::ValueId no = program_.graph.AddLeaf(pir::ValueRole::kConstant, OpName(op) + ".false",
+                                               pir::TensorType{pir::DType::kBool, {}}, Loc(op.line, op.col));
+      program_.splats[no] = 0;
+      attrs.Set("direction", std::string("EQ"));
+      push(Emit(OpKind::kCompare, op, {ids[0], no}, attrs, *target), *target);
+    } else {
+      push(Emit(name == "and" ? OpKind::kMin : OpKind::kMax, op, ids, attrs, *target), *target);
+    }
     return Status::Ok();
   }
 
@@ -281,6 +370,9 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
     size_t arity = entry.kind == OpKind::kWhere ? 3 : pir::GetOpKindInfo(entry.kind).max_operands;
     if (ids.size() != arity) break;
     push(Emit(entry.kind, op, ids, {}, *target), *target);
+    if (entry.kind == OpKind::kAdd || entry.kind == OpKind::kSub) {
+      results->back().iota = CombineIota(operands[0], operands[1], entry.kind == OpKind::kSub ? -1.0 : 1.0);
+    }
     return Status::Ok();
   }
   if (name == "square" && ids.size() == 1) {  // chlo.square: x * x
@@ -291,6 +383,7 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
     pir::Attributes attrs;
     attrs.Set("dtype", std::string(pir::DTypeName(target->dtype)));
     push(Emit(OpKind::kConvert, op, ids, attrs, *target), *target);
+    results->back().iota = operands[0].iota;
     return Status::Ok();
   }
   if (name == "compare" && ids.size() == 2) {
@@ -299,6 +392,14 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
       dir = FindWord(OpAttr(op, "comparison_direction").value_or(Trees{}), {"EQ", "NE", "LT", "LE", "GT", "GE"});
     pir::Attributes attrs;
     attrs.Set("direction", dir.value_or(""));
+    // lhs - rhs = iota(pos) - iota(neg) + offset, both dims present: a band
+    // of the index difference (a causal or sliding-window mask).
+    if (std::optional<IotaForm> diff = CombineIota(operands[0], operands[1], -1.0);
+        diff && diff->pos >= 0 && diff->neg >= 0 && diff->offset == std::floor(diff->offset)) {
+      attrs.Set("iota_pos", diff->pos);
+      attrs.Set("iota_neg", diff->neg);
+      attrs.Set("iota_offset", static_cast<int64_t>(diff->offset));
+    }
     push(Emit(OpKind::kCompare, op, ids, attrs, *target, dir ? "" : "no comparison direction"), *target);
     return Status::Ok();
   }
@@ -324,6 +425,19 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
     attrs.Set("shape", target->shape);
     attrs.Set("dims", dims.value_or(std::vector<int64_t>{}));
     push(Emit(OpKind::kBroadcast, op, {x}, attrs, *target, why), *target);
+    results->back().splat = operands[0].splat;  // a broadcast splat is a splat
+    // Index arithmetic keeps its meaning on the broadcast dims (in the source's
+    // order: the dims list as written, before any sort above).
+    if (operands[0].iota && x == ids[0] && dims) {
+      IotaForm form = *operands[0].iota;
+      auto remap = [&](int64_t d) { return d < 0 || d >= static_cast<int64_t>(dims->size()) ? int64_t{-1} : (*dims)[static_cast<size_t>(d)]; };
+      const bool pos_ok = form.pos < 0 || remap(form.pos) >= 0, neg_ok = form.neg < 0 || remap(form.neg) >= 0;
+      if (pos_ok && neg_ok) {
+        if (form.pos >= 0) form.pos = remap(form.pos);
+        if (form.neg >= 0) form.neg = remap(form.neg);
+        results->back().iota = form;
+      }
+    }
     return Status::Ok();
   }
   if (name == "reshape" && ids.size() == 1) {
@@ -396,12 +510,16 @@ Status Importer::LowerOp(const Operation& op, const std::vector<Binding>& operan
   }
   if (name == "reduce") {
     std::string kind = ReduceKind(op);
+    if (kind == "or" || kind == "and") {
+      // On booleans any is max and all is min; on integers they are bitwise.
+      kind = operands.empty() || operands[0].type.dtype != pir::DType::kBool ? "" : kind == "or" ? "max" : "min";
+    }
     auto dims = IntsOf(OpAttr(op, "dimensions").value_or(Trees{}));
     if (kind.empty() || ids.size() != 2 || !dims) {
       custom_all(name, 0, "reduce with an unsupported reducer or several operands imported as custom");
       return Status::Ok();
     }
-    if (!IsIdentity(kind, operands[1].splat, operands[1].type.dtype)) {
+    if (operands[1].type.dtype != pir::DType::kBool && !IsIdentity(kind, operands[1].splat, operands[1].type.dtype)) {
       Warn(op.line, op.col, "reduce's init value is not the identity of its reducer: dropped");
     }
     std::sort(dims->begin(), dims->end());

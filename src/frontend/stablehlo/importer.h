@@ -72,11 +72,21 @@ struct ManualState {
 
 enum class Mode { kNormal, kAnalyze, kEmitGlobal };
 
+// A value of index arithmetic: iota(pos) - iota(neg) + offset, with pos and
+// neg result dims (-1: absent). How a causal or sliding-window mask is
+// written (iota, broadcast, subtract, compare); the compare records it for
+// the attention fold (frontend/import/fold.h).
+struct IotaForm {
+  int64_t pos = -1, neg = -1;
+  double offset = 0;
+};
+
 struct Binding {
   pir::ValueId id = -1;                           // the PIR value (global in manual bodies); -1 while analyzing
   pir::TensorType type;                           // the type the source program sees (local in manual bodies)
   int manual = -1;                                // index into ManualState::values
   std::optional<double> splat;                    // a splat constant's value
+  std::optional<IotaForm> iota;                   // index arithmetic (above)
   std::optional<pir::TensorSharding> constraint;  // set by @Sharding: the sharding it was pinned to
   bool pending_local = false;                     // a FullToShard result not materialized yet: `id` is the global value
 };

@@ -66,6 +66,12 @@ std::vector<ValueId> ReadsEinsum(const Graph&, const Op& op, const std::vector<b
 // One attention_grad: (q, k, v, o, dO, lse) -> (dq, dk, dv).
 
 StatusOr<Grads> BackwardAttention(BackwardContext& ctx) {
+  // attention_grad is the unmasked, equal-heads kernel (the zoo's DiTs);
+  // imported programs (masked, grouped-query) are planned for inference only.
+  if (ctx.op.operands.size() > 3 || ctx.op.attrs.GetString("mask").value_or("none") != "none" ||
+      ctx.OperandType(0).shape[2] != ctx.OperandType(1).shape[2]) {
+    return Unimplemented("'" + ctx.op.name + "': the backward of a masked or grouped-query attention");
+  }
   if (ctx.op.results.size() > 1 && ctx.Grad(1) != kNoValue) {
     return Unimplemented("'" + ctx.op.name + "': a gradient flows into attention's log-sum-exp");
   }

@@ -2,6 +2,7 @@
 #include <map>
 #include <set>
 
+#include "pir/rules/attention_mask.h"
 #include "pir/rules/families.h"
 
 namespace az::pir {
@@ -157,15 +158,31 @@ StatusOr<FactorRule> RuleEinsum(const OpContext& ctx) {
 }
 
 // ---------------------------------------------------------------- attention
-// q [B, Lq, H, D], k [B, Lk, H, D], v [B, Lk, H, Dv] -> [B, Lq, H, Dv].
+// q [B, Lq, H, D], k [B, Lk, Hkv, D], v [B, Lk, Hkv, Dv] -> [B, Lq, H, Dv].
 // mode: "self" (Lq = Lk, same tokens), "cross" (keys from another sequence),
 // "joint" (MMDiT: the sequence is the concatenation of streams; `joint_tail`
 // names how many trailing tokens are the text stream). With `lse = true` (a
 // training forward) a second result holds the log-sum-exp of every query row's
 // scaled scores, f32 [B, Lq, H]: what the backward (attention_grad) needs to
 // rebuild the probabilities without a second pass over the keys.
+//
+// Grouped-query attention: Hkv may divide H (multi-query: Hkv = 1); query head
+// h reads K/V head h / (H / Hkv), as a framework's repeat_kv does. The factor
+// rule splits the query heads into [h (the K/V heads), g (the group)], so
+// sharding the heads (Ulysses, TP) shards the K/V heads: the degree divides Hkv.
+//
+// mask (attention_mask.h has the kinds and the kept-score counts):
+//   "none"    every key (the default)
+//   "causal"  key j for query i when j <= i (Lq = Lk)
+//   "window"  causal within `window` keys: i - window < j <= i (Lq = Lk)
+//   "tensor"  an arbitrary mask, the 4th operand, broadcast to [B, H, Lq, Lk]:
+//             [1 | B, 1 | H, 1 | Lq, Lk]; a float operand is added to the
+//             scores (a bias, or 0 / -inf), a boolean one keeps the true keys
+// The mask operand shares the score factors b, h, g and q; its key dim is a
+// factor of its own, mask_kv, that needs replication (below).
 
 TypesOr InferAttention(const OpContext& ctx) {
+  if (ctx.operands.size() < 3) return InvalidArgument("attention takes q, k, v and an optional mask");
   const TensorType& q = ctx.operands[0];
   const TensorType& k = ctx.operands[1];
   const TensorType& v = ctx.operands[2];
@@ -174,7 +191,11 @@ TypesOr InferAttention(const OpContext& ctx) {
                            ", " + k.ToString() + ", " + v.ToString());
   }
   if (q.shape[0] != k.shape[0] || q.shape[0] != v.shape[0]) return InvalidArgument("attention batch sizes differ");
-  if (q.shape[2] != k.shape[2] || q.shape[2] != v.shape[2]) return InvalidArgument("attention head counts differ");
+  if (k.shape[2] != v.shape[2]) return InvalidArgument("attention k and v head counts differ");
+  if (k.shape[2] < 1 || q.shape[2] % k.shape[2] != 0) {
+    return InvalidArgument("attention head counts differ: " + std::to_string(q.shape[2]) +
+                           " query heads are not a multiple of " + std::to_string(k.shape[2]) + " key/value heads");
+  }
   if (q.shape[3] != k.shape[3]) return InvalidArgument("attention q and k head dims differ");
   if (k.shape[1] != v.shape[1]) return InvalidArgument("attention k and v sequence lengths differ");
   std::string mode = ctx.attrs.GetString("mode").value_or("self");
@@ -188,6 +209,26 @@ TypesOr InferAttention(const OpContext& ctx) {
   if (auto tail = ctx.attrs.GetInt("joint_tail")) {
     if (*tail < 0 || *tail > q.shape[1]) return InvalidArgument("attention joint_tail is out of range");
   }
+  AZ_ASSIGN_OR_RETURN(AttentionMask mask, ReadAttentionMask(ctx.attrs));
+  if ((mask.kind == MaskKind::kCausal || mask.kind == MaskKind::kWindow) && q.shape[1] != k.shape[1]) {
+    return InvalidArgument("a " + std::string(MaskKindName(mask.kind)) +
+                           " mask needs equal query and key lengths, got " + std::to_string(q.shape[1]) + " and " +
+                           std::to_string(k.shape[1]));
+  }
+  if ((mask.kind == MaskKind::kTensor) != (ctx.operands.size() == 4)) {
+    return InvalidArgument(mask.kind == MaskKind::kTensor ? "attention mask 'tensor' needs the mask as a 4th operand"
+                                                          : "attention's 4th operand needs mask = \"tensor\"");
+  }
+  if (ctx.operands.size() == 4) {
+    const TensorType& m = ctx.operands[3];
+    const int64_t want[4] = {q.shape[0], q.shape[2], q.shape[1], k.shape[1]};
+    bool ok = m.rank() == 4 && m.shape[3] == want[3];
+    for (int d = 0; ok && d < 3; ++d) ok = m.shape[static_cast<size_t>(d)] == 1 || m.shape[static_cast<size_t>(d)] == want[d];
+    if (!ok) {
+      return InvalidArgument("attention mask must broadcast to [batch, heads, q, kv] = " +
+                             ShapeString({want[0], want[1], want[2], want[3]}) + ", got " + m.ToString());
+    }
+  }
   std::vector<TensorType> results{{q.dtype, {q.shape[0], q.shape[1], q.shape[2], v.shape[3]}}};
   if (ctx.attrs.GetBool("lse").value_or(false)) results.push_back({DType::kF32, {q.shape[0], q.shape[1], q.shape[2]}});
   return results;
@@ -200,18 +241,32 @@ StatusOr<FactorRule> RuleAttention(const OpContext& ctx) {
   FactorRuleBuilder b;
   int batch = b.AddFactor("b", q.shape[0]);
   int query = b.AddFactor("q", q.shape[1]);
-  int heads = b.AddFactor("h", q.shape[2]);
+  // The K/V heads, and (grouped-query attention) the query heads per K/V head.
+  int heads = b.AddFactor("h", k.shape[2]);
+  const int64_t group_size = q.shape[2] / k.shape[2];
+  int group = group_size > 1 ? b.AddFactor("g", group_size) : -1;
   int value_dim = b.AddFactor("v", v.shape[3]);
   // Sharding the key sequence is ring attention: partial outputs merged by log-sum-exp.
   int key = b.AddFactor("kv", k.shape[1], FactorKind::kReduction);
   // The head dim is contracted before the softmax: a partial score is meaningless.
   int head_dim = b.AddFactor("d", q.shape[3], FactorKind::kNeedReplication);
   auto dim = [](int f, int64_t size) { return size == 1 ? std::vector<int>{} : std::vector<int>{f}; };
-  b.Operand({dim(batch, q.shape[0]), dim(query, q.shape[1]), dim(heads, q.shape[2]), dim(head_dim, q.shape[3])});
+  std::vector<int> query_heads = dim(heads, k.shape[2]);
+  if (group >= 0) query_heads.push_back(group);
+  b.Operand({dim(batch, q.shape[0]), dim(query, q.shape[1]), query_heads, dim(head_dim, q.shape[3])});
   b.Operand({dim(batch, k.shape[0]), dim(key, k.shape[1]), dim(heads, k.shape[2]), dim(head_dim, k.shape[3])});
   b.Operand({dim(batch, v.shape[0]), dim(key, v.shape[1]), dim(heads, v.shape[2]), dim(value_dim, v.shape[3])});
-  b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), dim(heads, q.shape[2]), dim(value_dim, v.shape[3])});
-  if (ctx.results.size() == 2) b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), dim(heads, q.shape[2])});
+  if (ctx.operands.size() == 4) {
+    // The mask's key dim is a factor of its own that stays whole: a device
+    // holds its query rows over every key, so that ring attention (q and kv
+    // on one axis) needs no mask blocks rotated and no axis twice in it.
+    const Shape& m = ctx.operands[3].shape;
+    int mask_key = b.AddFactor("mask_kv", m[3], FactorKind::kNeedReplication);
+    b.Operand({m[0] == 1 ? std::vector<int>{} : dim(batch, m[0]), m[1] == 1 ? std::vector<int>{} : query_heads,
+               m[2] == 1 ? std::vector<int>{} : dim(query, m[2]), dim(mask_key, m[3])});
+  }
+  b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), query_heads, dim(value_dim, v.shape[3])});
+  if (ctx.results.size() == 2) b.Result({dim(batch, q.shape[0]), dim(query, q.shape[1]), query_heads});
   return b.Build();
 }
 

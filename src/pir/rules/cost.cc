@@ -1,5 +1,6 @@
 #include "pir/rules/cost.h"
 
+#include "pir/rules/attention_mask.h"
 #include "pir/rules/families.h"
 #include "pir/rules/rule.h"
 
@@ -55,9 +56,15 @@ OpCost ComputeOpCost(OpKind kind, const std::vector<TensorType>& operands, const
     case OpFamily::kAttention: {
       const Shape& q = operands[0].shape;
       const Shape& k = operands[1].shape;
-      int64_t scores = q[0] * q[2] * q[1] * k[1];  // B * H * Lq * Lk
+      // B * H * the kept scores of one head (attention_mask.h: a causal
+      // kernel computes about half of Lq * Lk); an unreadable mask prices
+      // every score.
+      StatusOr<AttentionMask> read = ReadAttentionMask(attrs);
+      const AttentionMask mask = read.ok() ? *read : AttentionMask{};
+      int64_t scores = q[0] * q[2] * KeptScores(mask, q[1], k[1]);
       cost.attention = Flops(4 * scores * q[3]);
-      cost.other = Flops(5 * scores);
+      // A mask operand: one more add (or select) per score.
+      cost.other = Flops((operands.size() == 4 ? 6 : 5) * scores);
       break;
     }
     case OpFamily::kAttentionGrad: {

@@ -3,8 +3,13 @@
 //   einsum     matmul = 2 * prod(all factor sizes)   (2 FLOPs per multiply-add; a
 //              contraction-free einsum is an element-wise product: prod(sizes))
 //              other  = numel(result) when a bias is added
-//   attention  attention = 4 * B * H * Lq * Lk * Dh  (QK^T and PV, 2 per MAC; Dv = Dh)
-//              other     = 5 * B * H * Lq * Lk       (scale, max, exp, sum, divide)
+//   attention  attention = 4 * B * H * S * Dh  (QK^T and PV, 2 per MAC; Dv = Dh)
+//              other     = 5 * B * H * S       (scale, max, exp, sum, divide),
+//                          6 with a mask operand (its add or select)
+//              S = the kept scores of one head (attention_mask.h): Lq * Lk
+//              unmasked or with a mask tensor, L * (L + 1) / 2 causal, the
+//              window's band for a sliding window; H the query heads
+//              (grouped-query K/V change the bytes, not the FLOPs)
 //   attention_grad (FlashAttention-2's backward, rules/grad.cc)
 //              attention = 2 * B * H * Lq * Lk * (3 * Dh + 2 * Dv): five matmuls,
 //                          S = Q K^T and dQ = dS K and dK = dS^T Q over Dh,

@@ -1,0 +1,761 @@
+// The attention fold (fold.h): einsum(softmax(mask(einsum(q, k))), v) ->
+// attention, with the mask kind kept (none, causal, window, tensor) and
+// grouped-query K/V read through the framework's repeat of the K/V heads.
+//
+// Masks are read as the set of kept (query i, key j) pairs. A boolean built
+// from index arithmetic (the importer records compares of iota differences
+// as attributes iota_pos, iota_neg, iota_offset: iota(pos) - iota(neg) +
+// offset DIR 0) is a band lo <= i - j <= hi; not (compare EQ false)
+// complements a half-infinite band, and (min) intersects bands. [0, inf) is
+// causal, [0, W - 1] a window of W keys; any other mask stays a tensor
+// operand. Fills and additive biases are read from the splat constants the
+// importer knew: -inf (or below -1e9) drops, 0 keeps.
+#include <algorithm>
+#include <limits>
+
+#include "frontend/import/fold_internal.h"
+
+namespace az::frontend::fold_internal {
+
+namespace {
+
+// einsum letters of one operand or the output.
+struct Letters {
+  std::string a, b, out;
+};
+
+// Positions of `target`'s letters in `have` (a permutation), or empty.
+std::vector<int64_t> PermFor(const std::string& have, const std::string& target) {
+  std::vector<int64_t> perm;
+  for (char c : target) {
+    size_t at = have.find(c);
+    if (at == std::string::npos) return {};
+    perm.push_back(static_cast<int64_t>(at));
+  }
+  return perm;
+}
+
+// Transposes old value `v` by `perm` in the new graph, composing with the
+// single-use transposes that produced it (so a round trip disappears).
+StatusOr<ValueId> TransposeComposed(const Matcher& m, Rebuild& r, ValueId v, std::vector<int64_t> perm,
+                                    const std::string& name, const SourceLocation& loc) {
+  while (true) {
+    const Op* p = m.Producer(v);
+    if (!p || p->kind != OpKind::kTranspose || !m.SingleUse(v)) break;
+    auto inner = p->attrs.GetInts("perm");
+    if (!inner || inner->size() != perm.size()) break;
+    std::vector<int64_t> composed;
+    for (int64_t i : perm) composed.push_back((*inner)[static_cast<size_t>(i)]);
+    perm = composed;
+    v = p->operands[0];
+  }
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
+  if (identity) return r.Map(v);
+  pir::Attributes attrs;
+  attrs.Set("perm", perm);
+  return r.Add(OpKind::kTranspose, name, {r.Map(v)}, std::move(attrs), loc);
+}
+
+std::optional<Letters> EinsumLetters(const Op& op) {
+  if (op.kind != OpKind::kEinsum || op.operands.size() != 2) return std::nullopt;
+  auto eq = pir::ParseEinsumEquation(op.attrs.GetString("eq").value_or(""));
+  if (!eq.ok() || eq->inputs.size() != 2) return std::nullopt;
+  return Letters{eq->inputs[0], eq->inputs[1], eq->output};
+}
+
+
+constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
+
+// lo <= i - j <= hi over the query index i and the key index j.
+struct Band {
+  int64_t lo = -kInf, hi = kInf;
+};
+
+bool VeryNegative(std::optional<double> v) { return v && (*v <= -1e9); }
+
+// The band of keys a boolean `v` is true on, where v's dims qpos and kpos are
+// the query and key dims; nullopt when v is not index arithmetic over them.
+std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kpos, int depth = 0) {
+  if (depth > 12) return std::nullopt;
+  const Op* p = m.Producer(v);
+  if (!p) return std::nullopt;
+  const Graph& g = m.graph();
+  switch (p->kind) {
+    case OpKind::kBroadcast: {
+      auto dims = p->attrs.GetInts("dims");
+      if (!dims) return std::nullopt;
+      auto at = [&](int64_t pos) -> int64_t {
+        auto it = std::find(dims->begin(), dims->end(), pos);
+        return it == dims->end() ? -1 : it - dims->begin();
+      };
+      const int64_t q = at(qpos), k = at(kpos);
+      if (q < 0 || k < 0) return std::nullopt;
+      return BandOf(m, p->operands[0], q, k, depth + 1);
+    }
+    case OpKind::kReshape: {
+      // Only a reshape that adds or drops unit dims: the other dims keep their order.
+      const pir::Shape& in = g.type(p->operands[0]).shape;
+      const pir::Shape& out = g.type(v).shape;
+      std::vector<int64_t> in_dims, out_dims;
+      for (size_t d = 0; d < in.size(); ++d) {
+        if (in[d] != 1) in_dims.push_back(static_cast<int64_t>(d));
+      }
+      for (size_t d = 0; d < out.size(); ++d) {
+        if (out[d] != 1) out_dims.push_back(static_cast<int64_t>(d));
+      }
+      if (in_dims.size() != out_dims.size()) return std::nullopt;
+      int64_t q = -1, k = -1;
+      for (size_t n = 0; n < out_dims.size(); ++n) {
+        if (in[static_cast<size_t>(in_dims[n])] != out[static_cast<size_t>(out_dims[n])]) return std::nullopt;
+        if (out_dims[n] == qpos) q = in_dims[n];
+        if (out_dims[n] == kpos) k = in_dims[n];
+      }
+      if (q < 0 || k < 0) return std::nullopt;
+      return BandOf(m, p->operands[0], q, k, depth + 1);
+    }
+    case OpKind::kMin: {  // and
+      auto a = BandOf(m, p->operands[0], qpos, kpos, depth + 1);
+      auto b = BandOf(m, p->operands[1], qpos, kpos, depth + 1);
+      if (!a || !b) return std::nullopt;
+      return Band{std::max(a->lo, b->lo), std::min(a->hi, b->hi)};
+    }
+    case OpKind::kCompare: {
+      const std::string dir = p->attrs.GetString("direction").value_or("");
+      if (p->attrs.GetString("logical").value_or("") == "not" ||
+          (g.type(p->operands[0]).dtype == pir::DType::kBool && m.ScalarLike(p->operands[1]))) {
+        // x == false (not x), x != false (x); a constant of unknown value: nothing.
+        auto value = m.ScalarValue(p->operands[1]);
+        if (!value || *value != 0 || (dir != "EQ" && dir != "NE")) return std::nullopt;
+        auto inner = BandOf(m, p->operands[0], qpos, kpos, depth + 1);
+        if (!inner || dir == "NE") return inner;
+        if (inner->lo == -kInf) return Band{inner->hi + 1, kInf};
+        if (inner->hi == kInf) return Band{-kInf, inner->lo - 1};
+        return std::nullopt;
+      }
+      auto pos = p->attrs.GetInt("iota_pos"), neg = p->attrs.GetInt("iota_neg"), off = p->attrs.GetInt("iota_offset");
+      if (!pos || !neg || !off) return std::nullopt;
+      int sign;
+      if (*pos == qpos && *neg == kpos) {
+        sign = 1;  // (i - j) + off DIR 0
+      } else if (*pos == kpos && *neg == qpos) {
+        sign = -1;  // -(i - j) + off DIR 0
+      } else {
+        return std::nullopt;
+      }
+      // sign * d DIR' -off with DIR' flipped for sign -1.
+      std::string d = dir;
+      const int64_t c = sign > 0 ? -*off : *off;
+      if (sign < 0) d = dir == "GE" ? "LE" : dir == "GT" ? "LT" : dir == "LE" ? "GE" : dir == "LT" ? "GT" : dir;
+      if (d == "GE") return Band{c, kInf};
+      if (d == "GT") return Band{c + 1, kInf};
+      if (d == "LE") return Band{-kInf, c};
+      if (d == "LT") return Band{-kInf, c - 1};
+      if (d == "EQ") return Band{c, c};
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// The mask a band keeps: causal, a window, or nothing PIR names.
+std::optional<pir::Attributes> MaskOfBand(const Band& band) {
+  pir::Attributes attrs;
+  if (band.lo != 0) return std::nullopt;
+  if (band.hi >= kInf / 2) {
+    attrs.Set("mask", std::string("causal"));
+    return attrs;
+  }
+  if (band.hi < 0) return std::nullopt;
+  attrs.Set("mask", std::string("window"));
+  attrs.Set("window", band.hi + 1);
+  return attrs;
+}
+
+}  // namespace
+
+// Reads a boolean mask `cond` kept where it is `keep_when`: a band mask's
+// attributes, or nullopt.
+std::optional<pir::Attributes> Matcher::BandMask(ValueId cond, bool keep_when, int64_t qpos, int64_t kpos) const {
+  auto band = BandOf(*this, cond, qpos, kpos);
+  if (!band) return std::nullopt;
+  if (!keep_when) {
+    if (band->lo == -kInf) {
+      band = Band{band->hi + 1, kInf};
+    } else if (band->hi == kInf) {
+      band = Band{-kInf, band->lo - 1};
+    } else {
+      return std::nullopt;
+    }
+  }
+  return MaskOfBand(*band);
+}
+
+// A step of the score chain (from the softmax back to the QK einsum) that
+// applies a mask to `s`: fills in `mask` and returns the masked value's input.
+std::optional<ValueId> Matcher::MaskStep(ValueId s, int64_t qpos, int64_t kpos, MaskRead& mask,
+                                         std::vector<OpId>& interior) const {
+  const Op* p = Producer(s);
+  if (!p) return std::nullopt;
+  if (p->kind == OpKind::kWhere) {
+    // where(m, s, fill) keeps where m; where(m, fill, s) drops there.
+    ValueId cond = p->operands[0], a = p->operands[1], b = p->operands[2];
+    bool keep_when;
+    ValueId inner, fill;
+    if (ScalarLike(b) && !ScalarLike(a)) {
+      keep_when = true, inner = a, fill = b;
+    } else if (ScalarLike(a) && !ScalarLike(b)) {
+      keep_when = false, inner = b, fill = a;
+    } else {
+      return std::nullopt;
+    }
+    auto fill_value = ScalarValue(fill);
+    if (fill_value && !VeryNegative(fill_value)) return std::nullopt;  // not a mask: a clamp or a replacement
+    interior.push_back(ProducerId(s));
+    if (auto band = fill_value ? BandMask(cond, keep_when, qpos, kpos) : std::nullopt) {
+      mask.attrs = *band;
+      return inner;
+    }
+    mask.attrs.Set("mask", std::string("tensor"));
+    mask.attrs.Set("mask_operand", std::string(keep_when ? "keep" : "drop"));
+    mask.operand = cond;
+    return inner;
+  }
+  if (p->kind == OpKind::kAdd) {
+    for (int side = 0; side < 2; ++side) {
+      ValueId inner = p->operands[static_cast<size_t>(side)], bias = p->operands[static_cast<size_t>(1 - side)];
+      if (ScalarLike(bias) || !LeadsToEinsum(inner)) continue;
+      interior.push_back(ProducerId(s));
+      // bias = B(where(m, 0, -inf)) or B(where(m, -inf, 0)): a boolean mask.
+      ValueId w = bias;
+      while (const Op* q = Producer(w)) {
+        if ((q->kind != OpKind::kBroadcast && q->kind != OpKind::kReshape && q->kind != OpKind::kConvert) ||
+            !SingleUse(w)) {
+          break;
+        }
+        w = q->operands[0];
+      }
+      if (const Op* where = Producer(w); where && where->kind == OpKind::kWhere && ScalarLike(where->operands[1]) &&
+                                         ScalarLike(where->operands[2])) {
+        auto t = ScalarValue(where->operands[1]), f = ScalarValue(where->operands[2]);
+        std::optional<bool> keep_when;
+        if (t && f && *t == 0 && VeryNegative(f)) keep_when = true;
+        if (t && f && VeryNegative(t) && *f == 0) keep_when = false;
+        if (keep_when) {
+          if (auto band = BandMask(where->operands[0], *keep_when, qpos, kpos)) {
+            mask.attrs = *band;
+            return inner;
+          }
+        }
+      }
+      mask.attrs.Set("mask", std::string("tensor"));
+      mask.attrs.Set("mask_operand", std::string("add"));
+      mask.operand = bias;
+      return inner;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a chain of converts, scalar scales and masks from `v` reaches an einsum.
+bool Matcher::LeadsToEinsum(ValueId v) const {
+  for (int hops = 0; hops < 8; ++hops) {
+    const Op* p = Producer(v);
+    if (!p) return false;
+    if (p->kind == OpKind::kEinsum) return true;
+    if (p->kind == OpKind::kConvert || p->kind == OpKind::kMul || p->kind == OpKind::kDiv) {
+      v = ScalarLike(p->operands[0]) && p->operands.size() > 1 ? p->operands[1] : p->operands[0];
+    } else if (p->kind == OpKind::kWhere) {
+      v = ScalarLike(p->operands[1]) ? p->operands[2] : p->operands[1];
+    } else if (p->kind == OpKind::kAdd) {
+      v = ScalarLike(p->operands[0]) ? p->operands[1] : p->operands[0];
+      if (LeadsToEinsum(p->operands[1]) && !ScalarLike(p->operands[1])) return true;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+// A guard after the softmax: where(c, 0, p) (or where(c, p, 0)) whose c is
+// computed from `scores` and constants alone; its ops (c's cone), or nullopt.
+std::optional<std::vector<OpId>> Matcher::GuardCone(ValueId cond, ValueId scores, OpId guard) const {
+  std::vector<OpId> cone;
+  std::vector<ValueId> stack{cond};
+  std::set<ValueId> seen;
+  while (!stack.empty()) {
+    ValueId v = stack.back();
+    stack.pop_back();
+    if (v == scores || !seen.insert(v).second) continue;
+    if (ScalarLike(v) && graph_.value(v).producer == pir::kNoOp) continue;
+    const Op* p = Producer(v);
+    if (!p) return std::nullopt;  // reads another input: not a guard of these scores
+    if (ScalarLike(v) && p->kind == OpKind::kBroadcast) continue;  // a broadcast constant, left in place
+    if (p->kind == OpKind::kEinsum || cone.size() > 32) return std::nullopt;
+    cone.push_back(ProducerId(v));
+    for (ValueId operand : p->operands) stack.push_back(operand);
+  }
+  // The cone's values are used only inside it (and by the guard).
+  std::set<OpId> inside(cone.begin(), cone.end());
+  inside.insert(guard);
+  for (OpId id : cone) {
+    for (ValueId r : graph_.op(id).results) {
+      for (OpId user : UsersOf(r)) {
+        if (!inside.count(user)) return std::nullopt;
+      }
+    }
+  }
+  std::sort(cone.begin(), cone.end());
+  cone.erase(std::unique(cone.begin(), cone.end()), cone.end());
+  return cone;
+}
+
+// K or V as the framework repeated it for grouped-query attention:
+// reshape(broadcast(x)) that repeats each head G times, then converts,
+// transposes and scalar scales. Emits x with the chain's element-wise ops
+// applied (and its scalars broadcast to x's shape) and returns it with the
+// letters of its dims; nullopt when `v` is no such chain.
+std::optional<Matcher::Repeat> Matcher::RepeatedHeads(ValueId v, const std::string& letters) const {
+  Repeat out;
+  std::vector<int64_t> perm;  // v's dim i is the reshape output's dim perm[i]
+  for (size_t i = 0; i < letters.size(); ++i) perm.push_back(static_cast<int64_t>(i));
+  ValueId at = v;
+  for (int hops = 0; hops < 8; ++hops) {
+    const Op* p = Producer(at);
+    if (!p || !SingleUse(at)) return std::nullopt;
+    if (p->kind == OpKind::kTranspose) {
+      auto inner = p->attrs.GetInts("perm");
+      if (!inner || inner->size() != perm.size()) return std::nullopt;
+      std::vector<int64_t> composed;
+      for (int64_t i : perm) composed.push_back((*inner)[static_cast<size_t>(i)]);
+      perm = composed;
+      at = p->operands[0];
+      continue;
+    }
+    if (p->kind == OpKind::kConvert || ((p->kind == OpKind::kMul || p->kind == OpKind::kDiv) &&
+                                        ScalarLike(p->operands[1]) && !ScalarLike(p->operands[0]))) {
+      out.chain.push_back(ProducerId(at));
+      at = p->operands[0];
+      continue;
+    }
+    if (p->kind != OpKind::kReshape) return std::nullopt;
+    const ValueId repeated = p->operands[0];
+    const Op* broadcast = Producer(repeated);
+    if (!broadcast || broadcast->kind != OpKind::kBroadcast || !SingleUse(repeated)) return std::nullopt;
+    const pir::Shape& wide = graph_.type(repeated).shape;  // [.., Hkv, G, ..]
+    const pir::Shape& merged = graph_.type(at).shape;      // [.., Hkv * G, ..]
+    const ValueId x = broadcast->operands[0];
+    const pir::Shape& small = graph_.type(x).shape;
+    auto dims = broadcast->attrs.GetInts("dims");
+    if (!dims || wide.size() != merged.size() + 1 || small.size() != merged.size() || dims->size() != small.size()) {
+      return std::nullopt;
+    }
+    // The one inserted dim g sits right after the heads dim g - 1.
+    int64_t g = -1;
+    for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) {
+      if (std::find(dims->begin(), dims->end(), d) == dims->end()) g = g < 0 ? d : -2;
+    }
+    if (g < 1) return std::nullopt;
+    for (size_t d = 0; d < small.size(); ++d) {
+      const int64_t to = static_cast<int64_t>(d) < g ? static_cast<int64_t>(d) : static_cast<int64_t>(d) + 1;
+      if ((*dims)[d] != to || wide[static_cast<size_t>(to)] != small[d]) return std::nullopt;
+    }
+    for (int64_t d = 0; d < static_cast<int64_t>(merged.size()); ++d) {
+      const int64_t want = d < g - 1 ? wide[static_cast<size_t>(d)]
+                           : d == g - 1 ? wide[static_cast<size_t>(g - 1)] * wide[static_cast<size_t>(g)]
+                                        : wide[static_cast<size_t>(d + 1)];
+      if (merged[static_cast<size_t>(d)] != want) return std::nullopt;
+    }
+    if (wide[static_cast<size_t>(g)] < 2) return std::nullopt;
+    out.source = x;
+    out.heads_dim = g - 1;
+    // Letters of x's dims: v's letter i names the merged dim perm[i].
+    out.letters = std::string(letters.size(), '?');
+    for (size_t i = 0; i < perm.size(); ++i) out.letters[static_cast<size_t>(perm[i])] = letters[i];
+    std::reverse(out.chain.begin(), out.chain.end());
+    return out;
+  }
+  return std::nullopt;
+}
+
+StatusOr<ValueId> Matcher::EmitRepeatSource(Rebuild& r, const Repeat& repeat, const std::string& name,
+                                            const SourceLocation& loc) const {
+  ValueId x = r.Map(repeat.source);
+  for (OpId id : repeat.chain) {
+    const Op& op = graph_.op(id);
+    if (op.kind == OpKind::kConvert) {
+      AZ_ASSIGN_OR_RETURN(x, r.Add(OpKind::kConvert, name + ".kv_convert", {x}, op.attrs, loc));
+      continue;
+    }
+    // The scalar, broadcast to x's shape: from its one-element origin.
+    ValueId scalar = op.operands[1];
+    while (graph_.type(scalar).NumElements() != 1) scalar = Producer(scalar)->operands[0];
+    ValueId s = r.Map(scalar);
+    if (s < 0) return FailedPrecondition("the scale of a repeated K/V is computed inside the pattern");
+    if (r.graph().type(s).rank() != 0) {
+      pir::Attributes to_scalar;
+      to_scalar.Set("shape", std::vector<int64_t>{});
+      AZ_ASSIGN_OR_RETURN(s, r.Add(OpKind::kReshape, name + ".kv_scalar", {s}, std::move(to_scalar), loc));
+    }
+    pir::Attributes b;
+    b.Set("shape", r.graph().type(x).shape);
+    b.Set("dims", std::vector<int64_t>{});
+    AZ_ASSIGN_OR_RETURN(s, r.Add(OpKind::kBroadcast, name + ".kv_scale", {s}, std::move(b), loc));
+    if (r.graph().type(s).dtype != r.graph().type(x).dtype) {
+      AZ_ASSIGN_OR_RETURN(s, r.Convert(s, r.graph().type(x).dtype, name + ".kv_scale_cast", loc));
+    }
+    AZ_ASSIGN_OR_RETURN(x, r.Add(op.kind, name + ".kv_scaled", {x, s}, {}, loc));
+  }
+  return x;
+}
+
+// The mask operand in [b, h, q, kv] order ([1, B*H, q, kv] when the batch and
+// heads are one letter), broadcast dims left at 1: the source before its
+// broadcasts, reshaped and transposed.
+StatusOr<ValueId> Matcher::EmitMaskOperand(Rebuild& r, ValueId mask, const std::string& have,
+                                           const std::string& want, const std::string& name,
+                                           const SourceLocation& loc) const {
+  // Walk back through single-use converts and broadcasts to the smallest source.
+  ValueId source = mask;
+  std::vector<int64_t> positions;  // source dim d lands on mask dim positions[d]
+  for (size_t d = 0; d < have.size(); ++d) positions.push_back(static_cast<int64_t>(d));
+  while (const Op* p = Producer(source)) {
+    if (!SingleUse(source)) break;
+    if (p->kind == OpKind::kConvert) {
+      source = p->operands[0];
+      continue;
+    }
+    if (p->kind != OpKind::kBroadcast) break;
+    auto dims = p->attrs.GetInts("dims");
+    if (!dims || dims->size() != static_cast<size_t>(graph_.type(p->operands[0]).rank())) break;
+    std::vector<int64_t> next;
+    for (int64_t d : *dims) next.push_back(positions[static_cast<size_t>(d)]);
+    positions = next;
+    source = p->operands[0];
+  }
+  // The source at the mask's rank: its dims where they land, 1 elsewhere (a
+  // lower-rank source the add broadcast itself aligns with the trailing dims).
+  const pir::Shape& from = graph_.type(source).shape;
+  if (from.size() < positions.size()) positions.erase(positions.begin(), positions.end() - static_cast<long>(from.size()));
+  if (from.size() != positions.size()) return FailedPrecondition("the attention mask's rank exceeds the scores'");
+  pir::Shape full(have.size(), 1);
+  for (size_t d = 0; d < from.size(); ++d) full[static_cast<size_t>(positions[d])] = from[d];
+  ValueId m = r.Map(source);
+  if (m < 0) return FailedPrecondition("the attention mask is computed inside the pattern");
+  if (from != full) {
+    pir::Attributes attrs;
+    attrs.Set("shape", full);
+    AZ_ASSIGN_OR_RETURN(m, r.Add(OpKind::kReshape, name + ".mask_rank", {m}, std::move(attrs), loc));
+  }
+  std::vector<int64_t> perm = PermFor(have, want);
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
+  if (!identity) {
+    pir::Attributes attrs;
+    attrs.Set("perm", perm);
+    AZ_ASSIGN_OR_RETURN(m, r.Add(OpKind::kTranspose, name + ".mask_t", {m}, std::move(attrs), loc));
+  }
+  if (want.size() == 3) {
+    pir::Shape s = r.graph().type(m).shape;
+    pir::Attributes attrs;
+    attrs.Set("shape", std::vector<int64_t>{1, s[0], s[1], s[2]});
+    AZ_ASSIGN_OR_RETURN(m, r.Add(OpKind::kReshape, name + ".mask_batch", {m}, std::move(attrs), loc));
+  }
+  return m;
+}
+
+// einsum(guard(softmax(mask(einsum(q, k)))), v), with casts and scalar scales
+// around the softmax, a mask and a guard (fold.h).
+std::optional<Match> Matcher::Attention(OpId root) const {
+  const Op& pv = graph_.op(root);
+  auto second = EinsumLetters(pv);
+  if (!second) return std::nullopt;
+  Match m;
+  // The probabilities: operand 0 (or 1) of the second einsum, possibly behind
+  // a guard where(c, 0, p) that zeroes fully masked rows.
+  int p_index = -1;
+  const Op* softmax = nullptr;
+  ValueId probs = -1;
+  OpId guard = pir::kNoOp;
+  ValueId guard_cond = -1;
+  for (int k = 0; k < 2 && !softmax; ++k) {
+    std::vector<OpId> casts;
+    ValueId v = SkipCasts(pv.operands[static_cast<size_t>(k)], casts, false);
+    OpId where_id = pir::kNoOp;
+    ValueId cond = -1;
+    if (const Op* w = Producer(v); w && w->kind == OpKind::kWhere && SingleUse(v)) {
+      const bool zero_first = ScalarLike(w->operands[1]) && !ScalarLike(w->operands[2]);
+      const bool zero_last = ScalarLike(w->operands[2]) && !ScalarLike(w->operands[1]);
+      const ValueId fill = w->operands[zero_first ? 1 : 2];
+      if ((zero_first || zero_last) && ScalarValue(fill).value_or(1) == 0) {
+        where_id = ProducerId(v);
+        cond = w->operands[0];
+        v = SkipCasts(w->operands[zero_first ? 2 : 1], casts, false);
+      }
+    }
+    const Op* p = Producer(v);
+    if (p && p->kind == OpKind::kSoftmax && SingleUse(v)) {
+      softmax = p;
+      p_index = k;
+      probs = v;
+      m.interior = casts;
+      guard = where_id;
+      guard_cond = cond;
+    }
+  }
+  if (!softmax) return std::nullopt;
+  m.interior.push_back(ProducerId(probs));
+  const OpId softmax_id = ProducerId(probs);
+  const ValueId x = softmax->operands[0];
+  std::set<OpId> allowed{softmax_id};  // who may read the softmax's input
+  if (guard != pir::kNoOp) {
+    auto cone = GuardCone(guard_cond, x, guard);
+    if (!cone) return std::nullopt;
+    m.interior.push_back(guard);
+    m.interior.insert(m.interior.end(), cone->begin(), cone->end());
+    allowed.insert(cone->begin(), cone->end());
+  }
+  for (OpId user : UsersOf(x)) {
+    if (!allowed.count(user)) return std::nullopt;
+  }
+
+  // The score chain back to the first einsum: casts, scalar scales, one mask.
+  // The einsum's letters are needed to place the mask, so find it first.
+  ValueId scores = x;
+  MaskRead mask;
+  std::vector<OpId> chain;
+  const Op* qk = nullptr;
+  for (int hops = 0; hops < 12 && !qk; ++hops) {
+    const Op* p = Producer(scores);
+    if (!p) return std::nullopt;
+    if (scores != x && !SingleUse(scores)) return std::nullopt;
+    if (p->kind == OpKind::kEinsum) {
+      qk = p;
+      break;
+    }
+    std::vector<OpId> step;
+    ValueId next = SkipCasts(scores, step, true);
+    if (next == scores && scores == x && Producer(x) && (p->kind == OpKind::kConvert || p->kind == OpKind::kMul ||
+                                                         p->kind == OpKind::kDiv)) {
+      // x has the guard's users: SkipCasts stops at it; take one step by hand.
+      std::vector<OpId> one;
+      ValueId operand = p->operands[0];
+      if (p->kind == OpKind::kConvert) {
+        next = operand;
+      } else if (ScalarLike(p->operands[1]) && graph_.type(operand).shape == graph_.type(x).shape) {
+        next = operand;
+      } else if (p->kind == OpKind::kMul && ScalarLike(operand)) {
+        next = p->operands[1];
+      }
+      if (next != scores) step.push_back(ProducerId(scores));
+    }
+    if (next != scores) {
+      chain.insert(chain.end(), step.begin(), step.end());
+      scores = next;
+      continue;
+    }
+    // A mask: its letters are not known yet; remember where it is.
+    if (mask.operand >= 0 || mask.attrs.Find("mask")) return std::nullopt;  // one mask per attention
+    if (p->kind != OpKind::kWhere && p->kind != OpKind::kAdd) return std::nullopt;
+    // Find the einsum beyond the mask to learn the query and key dims.
+    ValueId probe = p->kind == OpKind::kWhere ? (ScalarLike(p->operands[1]) ? p->operands[2] : p->operands[1])
+                                              : (ScalarLike(p->operands[0]) || !LeadsToEinsum(p->operands[0])
+                                                     ? p->operands[1]
+                                                     : p->operands[0]);
+    const Op* beyond = nullptr;
+    for (int k = 0; k < 12 && !beyond; ++k) {
+      const Op* b = Producer(probe);
+      if (!b) break;
+      if (b->kind == OpKind::kEinsum) {
+        beyond = b;
+        break;
+      }
+      probe = b->kind == OpKind::kWhere ? (ScalarLike(b->operands[1]) ? b->operands[2] : b->operands[1])
+                                        : (b->operands.size() > 1 && ScalarLike(b->operands[0]) ? b->operands[1]
+                                                                                                : b->operands[0]);
+    }
+    auto letters = beyond ? EinsumLetters(*beyond) : std::nullopt;
+    if (!letters) return std::nullopt;
+    // The query dim: the first output letter only in a; the key: only in b.
+    int64_t qpos = -1, kpos = -1;
+    for (size_t i = 0; i < letters->out.size(); ++i) {
+      char c = letters->out[i];
+      bool in_a = letters->a.find(c) != std::string::npos, in_b = letters->b.find(c) != std::string::npos;
+      if (in_a && !in_b && qpos < 0) qpos = static_cast<int64_t>(i);
+      if (in_b && !in_a && kpos < 0) kpos = static_cast<int64_t>(i);
+    }
+    if (qpos < 0 || kpos < 0 || graph_.type(scores).rank() != static_cast<int64_t>(letters->out.size())) {
+      return std::nullopt;
+    }
+    auto inner = MaskStep(scores, qpos, kpos, mask, chain);
+    if (!inner) return std::nullopt;
+    scores = *inner;
+  }
+  if (!qk) return std::nullopt;
+  auto first = EinsumLetters(*qk);
+  if (!first || (scores != x && !SingleUse(scores))) return std::nullopt;
+  if (scores == x) {
+    for (OpId user : UsersOf(x)) {
+      if (!allowed.count(user)) return std::nullopt;
+    }
+  }
+  m.interior.insert(m.interior.end(), chain.begin(), chain.end());
+  m.interior.push_back(ProducerId(scores));
+
+  // First einsum: batch letters (in both and out), one query, one key, one head dim.
+  std::string batch;
+  char q = 0, key = 0, d = 0;
+  for (char c : first->a) {
+    bool in_b = first->b.find(c) != std::string::npos, in_out = first->out.find(c) != std::string::npos;
+    if (in_b && in_out) batch += c;
+    else if (in_out) q = q ? '!' : c;
+    else if (in_b) d = d ? '!' : c;
+    else return std::nullopt;
+  }
+  for (char c : first->b) {
+    if (first->a.find(c) == std::string::npos) {
+      if (first->out.find(c) == std::string::npos) return std::nullopt;
+      key = key ? '!' : c;
+    }
+  }
+  if (!q || !key || !d || q == '!' || key == '!' || d == '!' || batch.empty() || batch.size() > 2 ||
+      first->out.size() != batch.size() + 2) {
+    return std::nullopt;
+  }
+  const int64_t key_pos = static_cast<int64_t>(first->out.find(key));
+  const int64_t rank = static_cast<int64_t>(first->out.size());
+  if (pir::NormalizeAxis(softmax->attrs.GetInt("axis").value_or(-1), rank) != key_pos) return std::nullopt;
+
+  // Second einsum: the probabilities' letters stand for the first's output letters.
+  const std::string& p_letters = p_index == 0 ? second->a : second->b;
+  const std::string& v_letters = p_index == 0 ? second->b : second->a;
+  if (p_letters.size() != first->out.size()) return std::nullopt;
+  auto rename = [&](char c) { return p_letters[first->out.find(c)]; };
+  const char q2 = rename(q), key2 = rename(key);
+  std::string batch2;
+  for (char c : batch) batch2 += rename(c);
+  char e = 0;
+  for (char c : v_letters) {
+    if (c == key2 || batch2.find(c) != std::string::npos) continue;
+    if (e) return std::nullopt;
+    e = c;
+  }
+  if (!e || v_letters.size() != batch2.size() + 2 || v_letters.find(key2) == std::string::npos ||
+      second->out.size() != batch2.size() + 2 || second->out.find(key2) != std::string::npos ||
+      second->out.find(q2) == std::string::npos || second->out.find(e) == std::string::npos) {
+    return std::nullopt;
+  }
+  for (char c : batch2) {
+    if (second->out.find(c) == std::string::npos || v_letters.find(c) == std::string::npos) return std::nullopt;
+  }
+  m.interior.push_back(root);
+  m.fused = OpKind::kAttention;
+  // A transpose that alone reads the output (back to [B, L, H, D]) joins the
+  // match, so that the two transposes cancel.
+  std::string out_letters = second->out;
+  if (const auto& users = users_[static_cast<size_t>(pv.results[0])];
+      users.size() == 1 && users[0] >= 0 && graph_.op(users[0]).kind == OpKind::kTranspose) {
+    auto perm = graph_.op(users[0]).attrs.GetInts("perm");
+    if (perm && perm->size() == out_letters.size()) {
+      std::string permuted;
+      for (int64_t i : *perm) permuted += second->out[static_cast<size_t>(i)];
+      out_letters = permuted;
+      m.root = users[0];
+      m.interior.push_back(users[0]);
+    }
+  }
+  std::sort(m.interior.begin(), m.interior.end());
+
+  // [batch, seq, heads, dim] targets; with one batch letter (B*H merged), the
+  // heads are that letter and a unit batch is added by a reshape.
+  const bool merged = batch.size() == 1;
+  auto target = [&](const std::string& bl, char seq, char dim) {
+    return merged ? std::string{seq, bl[0], dim} : std::string{bl[0], seq, bl[1], dim};
+  };
+  const std::string tq = target(batch, q, d), tk = target(batch, key, d), tv = target(batch2, key2, e);
+  const std::string tout = target(batch2, q2, e);
+  const ValueId q_in = qk->operands[0], k_in = qk->operands[1], v_in = pv.operands[static_cast<size_t>(1 - p_index)];
+  const std::string a = first->a, b = first->b;
+  const int64_t lq = graph_.type(q_in).shape[a.find(q)], lk = graph_.type(k_in).shape[b.find(key)];
+  const pir::DType out_dtype = graph_.type(graph_.op(m.root == pir::kNoOp ? root : m.root).results[0]).dtype;
+  // Grouped-query K/V: both repeated alike, their heads on the heads letter.
+  std::optional<Repeat> k_repeat, v_repeat;
+  if (!merged) {
+    k_repeat = RepeatedHeads(k_in, b);
+    v_repeat = RepeatedHeads(v_in, v_letters);
+    auto heads_ok = [&](const std::optional<Repeat>& rep) {
+      return rep && rep->letters.find('?') == std::string::npos &&
+             rep->letters[static_cast<size_t>(rep->heads_dim)] == batch[1];
+    };
+    if (!heads_ok(k_repeat) || !heads_ok(v_repeat) ||
+        graph_.type(k_repeat->source).shape[static_cast<size_t>(k_repeat->heads_dim)] !=
+            graph_.type(v_repeat->source).shape[static_cast<size_t>(v_repeat->heads_dim)]) {
+      k_repeat.reset();
+      v_repeat.reset();
+    }
+  }
+  // The mask operand's letters: the first einsum's output, renamed nowhere
+  // (the mask sits on the scores); target [b, h, q, kv] or [bh, q, kv].
+  const std::string mask_want = merged ? std::string{batch[0], q, key} : std::string{batch[0], batch[1], q, key};
+  const std::string scores_letters = first->out;
+  const MaskRead mask_read = mask;
+  const Matcher* self = this;
+  m.emit = [=, &pv](Rebuild& r) -> StatusOr<ValueId> {
+    const std::string& name = pv.name;
+    auto operand = [&](ValueId v, const std::string& have, const std::string& want, const std::string& leaf,
+                       const std::optional<Repeat>& repeat) -> StatusOr<ValueId> {
+      ValueId t;
+      if (repeat) {
+        AZ_ASSIGN_OR_RETURN(t, self->EmitRepeatSource(r, *repeat, name + "." + leaf, pv.loc));
+        std::vector<int64_t> perm = PermFor(repeat->letters, want);
+        bool identity = true;
+        for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
+        if (!identity) {
+          pir::Attributes attrs;
+          attrs.Set("perm", perm);
+          AZ_ASSIGN_OR_RETURN(t, r.Add(OpKind::kTranspose, name + "." + leaf, {t}, std::move(attrs), pv.loc));
+        }
+      } else {
+        AZ_ASSIGN_OR_RETURN(t, TransposeComposed(*self, r, v, PermFor(have, want), name + "." + leaf, pv.loc));
+      }
+      if (!merged) return t;
+      pir::Shape s = r.graph().type(t).shape;
+      pir::Attributes attrs;
+      attrs.Set("shape", std::vector<int64_t>{1, s[0], s[1], s[2]});
+      return r.Add(OpKind::kReshape, name + "." + leaf + "_batch", {t}, std::move(attrs), pv.loc);
+    };
+    AZ_ASSIGN_OR_RETURN(ValueId q4, operand(q_in, a, tq, "q", std::nullopt));
+    AZ_ASSIGN_OR_RETURN(ValueId k4, operand(k_in, b, tk, "k", k_repeat));
+    AZ_ASSIGN_OR_RETURN(ValueId v4, operand(v_in, v_letters, tv, "v", v_repeat));
+    pir::DType dt = r.graph().type(q4).dtype;
+    AZ_ASSIGN_OR_RETURN(k4, r.Convert(k4, dt, name + ".k_cast", pv.loc));
+    AZ_ASSIGN_OR_RETURN(v4, r.Convert(v4, dt, name + ".v_cast", pv.loc));
+    pir::Attributes attrs = mask_read.attrs;
+    attrs.Set("mode", std::string(lq == lk ? "self" : "cross"));
+    std::vector<ValueId> operands{q4, k4, v4};
+    if (mask_read.operand >= 0) {
+      AZ_ASSIGN_OR_RETURN(ValueId mask4, self->EmitMaskOperand(r, mask_read.operand, scores_letters, mask_want,
+                                                               name, pv.loc));
+      operands.push_back(mask4);
+    }
+    AZ_ASSIGN_OR_RETURN(ValueId o, r.Add(OpKind::kAttention, name, std::move(operands), std::move(attrs), pv.loc));
+    if (merged) {
+      pir::Shape s = r.graph().type(o).shape;
+      pir::Attributes drop;
+      drop.Set("shape", std::vector<int64_t>{s[1], s[2], s[3]});
+      AZ_ASSIGN_OR_RETURN(o, r.Add(OpKind::kReshape, name + ".unbatch", {o}, std::move(drop), pv.loc));
+    }
+    std::vector<int64_t> perm = PermFor(tout, out_letters);
+    bool identity = true;
+    for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
+    if (!identity) {
+      pir::Attributes t;
+      t.Set("perm", perm);
+      AZ_ASSIGN_OR_RETURN(o, r.Add(OpKind::kTranspose, name + ".out", {o}, std::move(t), pv.loc));
+    }
+    return r.Convert(o, out_dtype, name + ".convert", pv.loc);
+  };
+  return m;
+}
+
+}  // namespace az::frontend::fold_internal
