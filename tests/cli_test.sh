@@ -425,6 +425,9 @@ run bench_scale_timeout 0 "$bin" bench --scale -m wan2.1-t2v-1.3b@832x480x17 -t 
 run bench_scale_fail 0 "$bin" bench --scale -m wan2.1-t2v-14b@1280x720x641 -t v5e:2x2 -q &&
   expect bench_scale_fail out "| not planned: wan2.1-t2v-14b at 1280x720x641 does not fit v5e:2x2: the most frugal"
 run bench_scale_train 2 "$bin" bench --scale --train && expect bench_scale_train err "--train excludes --scale"
+run bench_paper_model 1 "$bin" bench --paper -m wan2.1-t2v-1.3b &&
+  expect bench_paper_model err "bench --paper runs the paper's grid: it takes no --model"
+run bench_paper_train 2 "$bin" bench --paper --train && expect bench_paper_train err "--train excludes --paper"
 run bench_timeout 2 "$bin" bench --timeout 5 && expect bench_timeout err "--timeout requires --scale"
 
 # Software stacks (issue 23, docs/compute-model.md): Wan 2.2 runs FA3 on Hopper (its README), so

@@ -187,7 +187,7 @@ std::string Geomean(const std::vector<const BenchRow*>& rows, const std::string&
 // Three cells: the description, ms/step and the speedup; or "none: why" and two empty ones.
 std::string BaselineCell(const search::Plan& p, const std::string& label) {
   const search::Configuration* c = p.Find(label);
-  if (!c) return "none: " + MarkdownCell(p.NoteOf(label)) + " | | ";
+  if (!c) return "none: " + MarkdownCell(p.NoteOf(label)) + " | |";
   return MarkdownCell(c->description) + " | " + Fixed(c->step_latency.value() * 1e3, 1) + " | " +
          Fixed(Ratio(c->step_latency.value(), p.best.step_latency.value()), 3) + "x";
 }

@@ -39,8 +39,9 @@ int RecipeIndex(const SearchContext& ctx, Combo* combo, std::string* command, st
   }
   const hw::Topology& topology = *ctx.topology;
   const int64_t chips = topology.num_chips();
+  const int64_t per_node = topology.gpus_per_node > 0 ? topology.gpus_per_node : chips;
   StatusOr<workload::DeployedRecipe> recipe =
-      ctx.config.DeployedRecipeOn(chips, topology.chip.family == hw::ChipFamily::kTpu);
+      ctx.config.DeployedRecipeOn(chips, per_node, topology.chip.family == hw::ChipFamily::kTpu);
   if (!recipe.ok()) {
     *note = recipe.status().message();
     return -1;
@@ -126,7 +127,7 @@ class Deployed : public Source {
       return pick;
     }
     pick.evaluated = e;
-    pick.description = "the repository's " + what;
+    pick.description = what;
     return pick;
   }
 };

@@ -38,7 +38,7 @@ StatusOr<pir::Graph> WorkloadBuilder::TrainStep(const Workload& workload, const 
 
 Status WorkloadBuilder::DeployedSequenceSplit(const Workload&, int64_t) const { return Status::Ok(); }
 
-StatusOr<DeployedRecipe> WorkloadBuilder::DeployedRecipeOn(const Workload& workload, int64_t, bool) const {
+StatusOr<DeployedRecipe> WorkloadBuilder::DeployedRecipeOn(const Workload& workload, int64_t, int64_t, bool) const {
   return NotFound("none published: '" + workload.model + "' is an imported program, deployed by no repository");
 }
 

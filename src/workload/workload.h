@@ -156,10 +156,12 @@ class WorkloadBuilder {
   virtual Status DeployedSequenceSplit(const Workload& workload, int64_t sp) const;
   virtual DeployedDegrees DeployedParallelism() const { return {}; }
   virtual DeployedAttention DeployedAttentionLibrary() const { return {}; }
-  // The recipe the model's repository deploys on `chips` chips (TPU or GPU),
-  // or why there is none (NotFound: none published; FailedPrecondition: the
-  // recipe's own rule refuses this chip count). Default: none published.
-  virtual StatusOr<DeployedRecipe> DeployedRecipeOn(const Workload& workload, int64_t chips, bool tpu) const;
+  // The recipe the model's repository deploys on `chips` chips (TPU or GPU;
+  // `per_node` of them on one machine), or why there is none (NotFound: none
+  // published; FailedPrecondition: the recipe's own rule refuses this chip
+  // count). Default: none published.
+  virtual StatusOr<DeployedRecipe> DeployedRecipeOn(const Workload& workload, int64_t chips, int64_t per_node,
+                                                    bool tpu) const;
   // The stages the pipeline runs besides the DiT, in pipeline order.
   virtual std::vector<StageInfo> Stages(const Workload&) const { return {}; }
   virtual StatusOr<pir::Graph> Stage(const Workload& workload, std::string_view stage) const;
@@ -205,8 +207,8 @@ struct Workload {
   Status DeployedSequenceSplit(int64_t sp) const { return builder->DeployedSequenceSplit(*this, sp); }
   DeployedDegrees DeployedParallelism() const { return builder->DeployedParallelism(); }
   DeployedAttention DeployedAttentionLibrary() const { return builder->DeployedAttentionLibrary(); }
-  StatusOr<DeployedRecipe> DeployedRecipeOn(int64_t chips, bool tpu) const {
-    return builder->DeployedRecipeOn(*this, chips, tpu);
+  StatusOr<DeployedRecipe> DeployedRecipeOn(int64_t chips, int64_t per_node, bool tpu) const {
+    return builder->DeployedRecipeOn(*this, chips, per_node, tpu);
   }
   std::vector<StageInfo> Stages() const { return builder->Stages(*this); }
   StatusOr<pir::Graph> Stage(std::string_view stage) const { return builder->Stage(*this, stage); }

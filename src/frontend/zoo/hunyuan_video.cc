@@ -292,8 +292,8 @@ class HunyuanVideo final : public DitFamily {
                            " divide by ulysses x ring = " + std::to_string(sp));
   }
 
-  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, int64_t chips, bool tpu) const override {
-    return HunyuanVideoRecipe(config, kHeads, chips, tpu);
+  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const override {
+    return HunyuanVideoRecipe(config, kHeads, on);
   }
 
   TokenCounts Tokens(const ModelConfig& config) const override {

@@ -10,10 +10,11 @@
 namespace az::zoo {
 namespace {
 
-DeployedRecipe Recipe(const std::string& model, int64_t chips, bool tpu) {
+// `chips` in one machine, or over machines of `per_node` chips.
+DeployedRecipe Recipe(const std::string& model, int64_t chips, bool tpu, int64_t per_node = 0) {
   auto config = ResolveConfig(model, {});
   EXPECT_TRUE(config.ok()) << config.status().ToString();
-  auto recipe = DeployedRecipeOf(*config, chips, tpu);
+  auto recipe = DeployedRecipeOf(*config, {chips, per_node > 0 ? per_node : chips, tpu});
   EXPECT_TRUE(recipe.ok()) << model << " on " << chips << ": " << recipe.status().ToString();
   return recipe.ok() ? *recipe : DeployedRecipe{};
 }
@@ -21,14 +22,14 @@ DeployedRecipe Recipe(const std::string& model, int64_t chips, bool tpu) {
 Status Refused(const std::string& model, int64_t chips, bool tpu) {
   auto config = ResolveConfig(model, {});
   EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return DeployedRecipeOf(*config, chips, tpu).status();
+  return DeployedRecipeOf(*config, {chips, chips, tpu}).status();
 }
 
 // Wan's generate.py: ulysses_size x ring_size = world size, 40 heads %
 // ulysses_size = 0. 8 chips: 8 | 40, so Ulysses 8 (the README's command,
-// with --dit_fsdp). 16 chips: 16 does not divide 40, 8 does (40 = 5 x 8):
-// Ulysses 8 x Ring 2, as the maintainers advise for two 8-GPU machines.
-// 6 chips: 6 and 3 do not divide 40, 2 does: Ulysses 2 x Ring 3.
+// with --dit_fsdp). 16 chips on two machines of 8: 16 does not divide 40, 8
+// does (40 = 5 x 8): Ulysses 8 x Ring 2, as the maintainers advise. 16 in
+// one machine, or 6: the heads do not divide, Ring over all (the README).
 TEST(DeployedRecipe, Wan14BUlyssesOverTheChipsTheHeadsAllow) {
   for (const std::string model : {"wan2.1-t2v-14b", "wan2.1-i2v-14b", "wan2.2-t2v-a14b"}) {
     DeployedRecipe eight = Recipe(model, 8, false);
@@ -40,28 +41,37 @@ TEST(DeployedRecipe, Wan14BUlyssesOverTheChipsTheHeadsAllow) {
     EXPECT_EQ(eight.command, "--ulysses_size 8 --dit_fsdp") << model;
     EXPECT_NE(eight.source.find("generate.py @1fea12c3"), std::string::npos) << eight.source;
   }
-  DeployedRecipe sixteen = Recipe("wan2.1-t2v-14b", 16, false);
+  DeployedRecipe sixteen = Recipe("wan2.1-t2v-14b", 16, false, 8);
   EXPECT_EQ(sixteen.ulysses, 8);
   EXPECT_EQ(sixteen.ring, 2);
   EXPECT_EQ(sixteen.command, "--ulysses_size 8 --ring_size 2 --dit_fsdp");
+  DeployedRecipe one_machine = Recipe("wan2.1-t2v-14b", 16, false);
+  EXPECT_EQ(one_machine.ulysses, 1);
+  EXPECT_EQ(one_machine.ring, 16);
+  EXPECT_EQ(one_machine.command, "--ring_size 16 --dit_fsdp");
   DeployedRecipe six = Recipe("wan2.1-t2v-14b", 6, false);
-  EXPECT_EQ(six.ulysses, 2);
-  EXPECT_EQ(six.ring, 3);
+  EXPECT_EQ(six.ulysses, 1);
+  EXPECT_EQ(six.ring, 6);
   // One chip: no parallelism, nothing to shard.
   DeployedRecipe one = Recipe("wan2.1-t2v-14b", 1, false);
   EXPECT_EQ(one.ulysses * one.ring, 1);
   EXPECT_FALSE(one.fsdp);
+  EXPECT_EQ(one.command, "no parallel flags (one GPU)");
 }
 
-// Wan 1.3B, 12 heads, on 8 chips: 8 does not divide 12, 4 does: Ulysses 4 x
-// Ring 2. TI2V-5B, 24 heads: 8 | 24, Ulysses 8, and Wan 2.2's README runs it
-// without --dit_fsdp.
+// Wan 1.3B, 12 heads, on 8 chips: 8 does not divide 12, so Ring 8, as the
+// README recommends for it (and the published 8-GPU runs say: ring8). On two
+// machines of 8: 8 does not divide 12 either, Ring 16. TI2V-5B, 24 heads: 8
+// | 24, Ulysses 8, and Wan 2.2's README runs it without --dit_fsdp.
 TEST(DeployedRecipe, WanSmallModels) {
   DeployedRecipe small = Recipe("wan2.1-t2v-1.3b", 8, false);
-  EXPECT_EQ(small.ulysses, 4);
-  EXPECT_EQ(small.ring, 2);
+  EXPECT_EQ(small.ulysses, 1);
+  EXPECT_EQ(small.ring, 8);
   EXPECT_TRUE(small.fsdp);
-  EXPECT_EQ(small.command, "--ulysses_size 4 --ring_size 2 --dit_fsdp");
+  EXPECT_EQ(small.command, "--ring_size 8 --dit_fsdp");
+  DeployedRecipe two_machines = Recipe("wan2.1-t2v-1.3b", 16, false, 8);
+  EXPECT_EQ(two_machines.ulysses, 1);
+  EXPECT_EQ(two_machines.ring, 16);
   DeployedRecipe ti2v = Recipe("wan2.2-ti2v-5b", 8, false);
   EXPECT_EQ(ti2v.ulysses, 8);
   EXPECT_EQ(ti2v.ring, 1);
@@ -90,15 +100,16 @@ TEST(DeployedRecipe, WanOnTpusIsMaxDiffusionsDefault) {
 }
 
 // HunyuanVideo's README: --ulysses-degree 8 --ring-degree 1 on 8 GPUs (8 |
-// 24 heads). 16 chips: 16 does not divide 24, 8 does: Ulysses 8 x Ring 2. 5
-// chips: 5 does not divide 24: Ring 5 (the README's table: 1x5).
+// 24 heads). 16 chips on two machines of 8: 16 does not divide 24, 8 does:
+// Ulysses 8 x Ring 2. 5 chips: 5 does not divide 24: Ring 5 (the README's
+// table: 1x5).
 TEST(DeployedRecipe, HunyuanVideo) {
   DeployedRecipe eight = Recipe("hunyuanvideo-13b", 8, false);
   EXPECT_EQ(eight.ulysses, 8);
   EXPECT_EQ(eight.ring, 1);
   EXPECT_FALSE(eight.fsdp);
   EXPECT_EQ(eight.command, "--ulysses-degree 8 --ring-degree 1");
-  DeployedRecipe sixteen = Recipe("hunyuanvideo-13b", 16, false);
+  DeployedRecipe sixteen = Recipe("hunyuanvideo-13b", 16, false, 8);
   EXPECT_EQ(sixteen.ulysses, 8);
   EXPECT_EQ(sixteen.ring, 2);
   DeployedRecipe five = Recipe("hunyuanvideo-13b", 5, false);
@@ -128,13 +139,13 @@ TEST(DeployedRecipe, NonePublished) {
       ADD_FAILURE() << model << ": " << config.status().ToString();
       continue;
     }
-    Status none = DeployedRecipeOf(*config, 8, false).status();
+    Status none = DeployedRecipeOf(*config, {8, 8, false}).status();
     EXPECT_EQ(none.code(), StatusCode::kNotFound) << model;
     EXPECT_EQ(none.message().rfind("none published: " + model, 0), 0u) << none.message();
   }
   auto config = ResolveConfig("wan2.1-t2v-14b", {});
   ASSERT_TRUE(config.ok());
-  EXPECT_EQ(DeployedRecipeOf(*config, 0, false).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(DeployedRecipeOf(*config, {0, 8, false}).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

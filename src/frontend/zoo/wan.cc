@@ -58,8 +58,8 @@ class Wan final : public DitFamily {
  public:
   explicit Wan(WanShape shape, WanDeployment deployment = {}) : s_(shape), deployment_(deployment) {}
 
-  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, int64_t chips, bool tpu) const override {
-    return WanRecipe(config, s_.num_heads, chips, tpu, deployment_.dit_fsdp, deployment_.maxdiffusion_config);
+  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const override {
+    return WanRecipe(config, s_.num_heads, on, deployment_.dit_fsdp, deployment_.maxdiffusion_config);
   }
 
   Status Validate(const ModelConfig& c) const override {
