@@ -118,7 +118,7 @@ run cog2b_ulysses8 1 "$bin" plan --model cogvideox-2b --topology l40:8 --templat
 # on 8 GPUs no xDiT combination runs (sp 8, or 4 with cfg 2); the plan says so and pads its own split.
 if run cog5b_no_expert 0 "$bin" plan --model cogvideox-5b --topology l40:8 --template ring=4,cfg=2 --no-alpa -q \
     --out "$tmp/cog5b_plan"; then
-  expect cog5b_no_expert out "expert  no plan: xDiT splits every CogVideoX frame's latent rows"
+  expect cog5b_no_expert out "expert    no plan: xDiT splits every CogVideoX frame's latent rows"
   expect cog5b_no_expert out "at most 6 of the 8 chips (e.g. ring=3,cfg=2"
   grep -qF "so it would refuse to run" "$tmp/cog5b_plan/plan_torch.py" && passed=$((passed + 1)) ||
     { echo "FAIL cog5b_no_expert: plan_torch.py lacks the refusal"; failed=$((failed + 1)); }
@@ -176,7 +176,7 @@ run osora_ring8 0 "$bin" plan --model open-sora-2.0 --topology h100:8 --template
 run ltx_ulysses6 1 "$bin" plan --model ltx-video-2b --topology h100:6 --template ulysses=6 --no-alpa -q &&
   expect ltx_ulysses6 err "a Ulysses degree must divide the 32 attention heads of ltx-video-2b"
 run step_tp_ulysses 0 "$bin" plan --model step-video-t2v --topology h100:8 --template tp=2,ulysses=4 --no-alpa -q &&
-  expect step_tp_ulysses out "aoizora ulysses=4,tp=2"
+  expect step_tp_ulysses out "aoizora   ulysses=4,tp=2"
 
 # Determinism: the same command twice prints the same bytes.
 run det_a 0 "$bin" inspect --model hunyuanvideo-13b --json && run det_b 0 "$bin" inspect --model hunyuanvideo-13b --json
@@ -286,7 +286,7 @@ fi
 run compile_context_ring 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh c=4,r=2 -T context=c,ring=r &&
   expect compile_context_ring err "'context=c' combines with neither ring nor ulysses"
 run plan_context 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T context=4,fsdp=4 --no-alpa -q &&
-  expect plan_context out "aoizora context=4  context=context,fsdp=context"
+  expect plan_context out "aoizora   context=4  context=context,fsdp=context"
 run plan_context_degree 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T context=3 -q &&
   expect plan_context_degree err "the degrees of ulysses, ring, context, cfg, tp and dp multiply to 3"
 run plan_context_ring 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" -T context=4,ring=2 -q &&
@@ -425,6 +425,9 @@ run bench_scale_timeout 0 "$bin" bench --scale -m wan2.1-t2v-1.3b@832x480x17 -t 
 run bench_scale_fail 0 "$bin" bench --scale -m wan2.1-t2v-14b@1280x720x641 -t v5e:2x2 -q &&
   expect bench_scale_fail out "| not planned: wan2.1-t2v-14b at 1280x720x641 does not fit v5e:2x2: the most frugal"
 run bench_scale_train 2 "$bin" bench --scale --train && expect bench_scale_train err "--train excludes --scale"
+run bench_paper_model 1 "$bin" bench --paper -m wan2.1-t2v-1.3b &&
+  expect bench_paper_model err "bench --paper runs the paper's grid: it takes no --model"
+run bench_paper_train 2 "$bin" bench --paper --train && expect bench_paper_train err "--train excludes --paper"
 run bench_timeout 2 "$bin" bench --timeout 5 && expect bench_timeout err "--timeout requires --scale"
 
 # Software stacks (issue 23, docs/compute-model.md): Wan 2.2 runs FA3 on Hopper (its README), so
@@ -641,7 +644,7 @@ if run shlo_wan 0 "$bin" inspect --stablehlo "$wan_shlo" --json; then
 fi
 # Planned, the user's own Ulysses sharding is priced beside AoiZora's pick.
 if run shlo_wan_plan 0 "$bin" plan --stablehlo "$wan_shlo" --topology h100:8 --no-alpa -q; then
-  expect shlo_wan_plan out "yours   ulysses=8"
+  expect shlo_wan_plan out "yours     ulysses=8"
 fi
 shlo="$root/../shared/data/stablehlo"
 if [[ -d "$shlo" ]]; then

@@ -86,7 +86,7 @@ std::string ValueName(const pir::Graph& graph, pir::ValueId value, const std::st
   return name.empty() ? source : name;
 }
 
-// Where a label names a configuration of the plan: best, expert, alpa, annotated.
+// Where a label names a configuration of the plan: best, expert, deployed, alpa, annotated.
 const search::Configuration& FindConfiguration(const search::Plan& plan, const std::string& label) {
   if (label == "best") return plan.best;
   if (const search::Configuration* c = plan.Find(label)) return *c;

@@ -62,10 +62,11 @@ class Plan:
 
     best            the chosen Configuration (also mesh, device_order, shardings, ... below)
     baselines       {"expert": Configuration or None (None where the model's deployed code
-                    runs no xDiT configuration on these chips), "alpa": Configuration or
-                    None, and for an imported program "annotated": Configuration or None}
+                    runs no xDiT configuration on these chips), "deployed": the recipe the
+                    model's repository deploys, Configuration or None, "alpa": Configuration
+                    or None, and for an imported program "annotated": Configuration or None}
     baseline_notes  {label: why a baseline is missing}
-    speedups        {"over_expert": x or None, "over_alpa": x or None}
+    speedups        {"over_expert": x or None, "over_deployed": x or None, "over_alpa": x or None}
     inputs          what was planned (model, sizes, topology, chip, ...; "workload": "train"
                     for a training step)
     stack           the software stack it was priced with ("fa2", "fa3", ...; inputs["stack"]

@@ -28,8 +28,16 @@ struct BenchRow {
 // roofline bound and the plan time. Training rows (BenchRow::train) add the
 // micro-batch, remat, samples/s and peak memory; their expert is MaxDiffusion's.
 std::string BenchMarkdown(const std::vector<BenchRow>& rows);
-// Bars of AoiZora's speedup over the expert and over Alpa, one group per row.
+// Bars of AoiZora's speedup over the expert, Alpa and the repository's
+// recipe, one group per row.
 std::string BenchSvg(const std::vector<BenchRow>& rows);
+
+// `bench --paper`: the paper's grid (Wan 2.1 T2V-14B, one step, 480p and 720p
+// at 21, 41 and 81 frames, on v5e:2x2, 2x4 and 4x4) as docs/results.md: per
+// slice the geometric mean of AoiZora's speedup over the repository's recipe
+// (deployed), the best of the expert grid and Alpa, beside the paper's
+// figures, then every row. `command` is the line that produced it.
+std::string PaperMarkdown(const std::vector<BenchRow>& rows, const std::string& command);
 
 // One row of `bench --scale`: a plan run in its own process, so that its peak
 // resident memory is its own. `chips` is 0 when the topology did not load;

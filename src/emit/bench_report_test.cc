@@ -191,5 +191,52 @@ TEST(ScaleSvg, NothingPlanned) {
   EXPECT_EQ(svg.find("<polyline"), std::string::npos) << svg;
 }
 
+// The repository's recipe (the `deployed` baseline) has its two cells after
+// the expert's: 0.75 s against AoiZora's 0.25 s is 3.000x; without one,
+// "none" and an empty cell.
+TEST(BenchMarkdown, DeployedCells) {
+  BenchRow row = Row("h100:8", false);
+  search::Configuration deployed = row.plan.best;
+  deployed.description = "the repository's --ulysses_size 8 --dit_fsdp (ulysses=8,fsdp=8)";
+  deployed.step_latency = Seconds(0.75);
+  row.plan.baselines.insert(row.plan.baselines.begin() + 1, {"deployed", deployed, ""});
+  std::string table = BenchMarkdown({row});
+  EXPECT_NE(table.find("| vs expert | deployed ms/step | vs deployed | Alpa ms/step |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| xDiT ring=4,cfg=2 | 500.0 | 2.000x | 750.0 | 3.000x | none | |"), std::string::npos) << table;
+  BenchRow none = Row("h100:8", false);
+  EXPECT_NE(BenchMarkdown({none}).find("| 2.000x | none | | none | |"), std::string::npos) << BenchMarkdown({none});
+  EXPECT_NE(BenchSvg({row}).find("#59a14f"), std::string::npos);
+}
+
+// Per slice, the geometric mean over the rows that have the baseline: on
+// v5e:2x2 the deployed recipe at 2x and 8x AoiZora's step is sqrt(2 x 8) =
+// 4.000x; the expert (2x on both) 2.000x; Alpa absent from both. The
+// paper's figures stand beside them; a row without the baseline says why.
+TEST(PaperMarkdown, GeomeanPerSliceBesideThePaper) {
+  std::vector<BenchRow> rows;
+  for (double deployed_s : {0.5, 2.0}) {
+    BenchRow row = Row("v5e:2x2", false);
+    row.resolution = "832x480x21";
+    search::Configuration deployed = row.plan.best;
+    deployed.description = "the repository's ctx";
+    deployed.step_latency = Seconds(deployed_s);
+    row.plan.baselines.push_back({"deployed", deployed, ""});
+    rows.push_back(row);
+  }
+  BenchRow other = Row("v5e:4x4", false);
+  other.plan.baselines.push_back({"deployed", std::nullopt, "does not fit: 17.00 GiB"});
+  rows.push_back(other);
+  const std::string page = PaperMarkdown(rows, "./build/aoizora bench --paper -o docs");
+  EXPECT_NE(page.find("| v5e:2x2 | 4.000x (2 of 2) | 1.09x | 2.000x (2 of 2) | none (0 of 2) | 1.00-1.07x |"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("| v5e:4x4 | none (0 of 1) | 1.42x | 2.000x (1 of 1) | none (0 of 1) | 1.37x |"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("| none: does not fit: 17.00 GiB | | | xDiT ring=4,cfg=2 | 500.0 | 2.000x |"), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("`./build/aoizora bench --paper -o docs`"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace az::emit

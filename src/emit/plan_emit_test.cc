@@ -610,6 +610,7 @@ TEST(PlanJson, MissingAlpaIsNullWithItsNote) {
   const Json& alpa = doc["baselines"]["alpa"];
   EXPECT_TRUE(alpa["step_latency_s"].is_null());
   EXPECT_EQ(alpa["note"], plan.NoteOf("alpa"));
+  EXPECT_TRUE(doc["speedups"]["over_deployed"].is_null());  // no deployed baseline in this plan
   EXPECT_TRUE(doc["speedups"]["over_alpa"].is_null());
   EXPECT_EQ(doc["inputs"]["platform"], "tpu");
   // A TPU plan has no xDiT command.

@@ -280,8 +280,9 @@ std::string PlanJson(const Plan& plan, bool timing) {
     const Configuration* c = plan.Find(label);
     return c ? Speedup(c->step_latency.value(), plan.best.step_latency.value()) : std::nan("");
   };
-  double over_alpa = over("alpa"), over_expert = over("expert");
+  double over_alpa = over("alpa"), over_expert = over("expert"), over_deployed = over("deployed");
   doc["speedups"] = Json{{"over_expert", Number(over_expert)},
+                         {"over_deployed", Number(over_deployed)},
                          {"over_alpa", Number(over_alpa)}};
   if (plan.train) {
     doc["samples_per_s"] = Number(plan.samples_per_second);

@@ -72,6 +72,10 @@ void Summary(std::string& out, const Plan& plan) {
                 FormatRatio(Speedup(alpa->step_latency.value(), plan.best.step_latency.value())) + " as fast as Alpa's (" +
                 MarkdownCell(alpa->description) + ")";
   }
+  if (const Configuration* deployed = plan.Find("deployed")) {
+    sentence += "; it is " + FormatRatio(Speedup(deployed->step_latency.value(), plan.best.step_latency.value())) +
+                " as fast as the model repository's own recipe (" + MarkdownCell(deployed->description) + ")";
+  }
   Line(out, sentence + ". Speedup = the configuration's step latency / aoizora's.");
   Line(out);
   Line(out, "aoizora: " + MarkdownCell(plan.best.description) + "; peak memory " +
@@ -354,13 +358,15 @@ std::string PlanSummary(const Plan& plan) {
     return text;
   };
   size_t mesh_width = MeshText(plan.best).size(), sharding_width = plan.best.sharding.size();
+  size_t name_width = std::string("aoizora").size() + 1;  // the longest label and a space
   for (const search::Baseline& b : plan.baselines) {
+    name_width = std::max(name_width, b.label.size() + 1);
     if (!b.configuration) continue;
     mesh_width = std::max(mesh_width, MeshText(*b.configuration).size());
     sharding_width = std::max(sharding_width, b.configuration->sharding.size());
   }
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
-    std::string text = "  " + pad(name, 8) + pad(MeshText(config), mesh_width + 2) +
+    std::string text = "  " + pad(name, name_width) + pad(MeshText(config), mesh_width + 2) +
                        pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency.value()) + "/step  " +
                        ThroughputText(plan, config) + "  peak " +
                        FormatBytes(config.peak_memory.value()) + (plan.train ? "  remat " + config.remat : "");
@@ -372,7 +378,7 @@ std::string PlanSummary(const Plan& plan) {
     if (b.configuration) {
       line(b.label == "annotated" ? "yours" : b.label, *b.configuration, false);
     } else if (!b.note.empty()) {
-      Line(out, "  " + pad(b.label, 8) + "no plan: " + b.note);
+      Line(out, "  " + pad(b.label, name_width) + "no plan: " + b.note);
     }
   }
   Line(out, "  placement " + plan.best.placement_method + "; roofline " + FormatMs(plan.roofline_bound.value()) +

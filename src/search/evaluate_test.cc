@@ -118,10 +118,11 @@ TEST(Sources, ProposeByContract) {
   std::vector<int> top = GridSource()->Propose(ctx);
   EXPECT_EQ(top, std::vector<int>(ctx.feasible.begin(), ctx.feasible.begin() + 3));
   std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
-  ASSERT_EQ(baselines.size(), 3u);
+  ASSERT_EQ(baselines.size(), 4u);
   EXPECT_EQ(baselines[0]->label(), "expert");
-  EXPECT_EQ(baselines[1]->label(), "alpa");
-  EXPECT_EQ(baselines[2]->label(), "annotated");
+  EXPECT_EQ(baselines[1]->label(), "deployed");
+  EXPECT_EQ(baselines[2]->label(), "alpa");
+  EXPECT_EQ(baselines[3]->label(), "annotated");
   std::vector<int> experts = baselines[0]->Propose(ctx);
   EXPECT_FALSE(experts.empty());
   for (int i : experts) {
@@ -129,12 +130,17 @@ TEST(Sources, ProposeByContract) {
     EXPECT_TRUE(RunsAsExpert(ctx.config, c)) << c.ToString();
     EXPECT_EQ(c.fsdp, 0) << c.ToString();  // the 1.3B model fits v5e without FSDP
   }
+  // The deployed source proposes the one recipe (on a v5e slice
+  // MaxDiffusion's default: context=8,fsdp=8), which fits.
+  std::vector<int> deployed = baselines[1]->Propose(ctx);
+  ASSERT_EQ(deployed.size(), 1u);
+  EXPECT_EQ(ctx.combos[static_cast<size_t>(deployed[0])].ToString(), "context=8,fsdp=8");
   // Alpa and the annotated source propose nothing to the grid's ranking:
   // they evaluate their own candidates.
-  EXPECT_TRUE(baselines[1]->Propose(ctx).empty());
   EXPECT_TRUE(baselines[2]->Propose(ctx).empty());
+  EXPECT_TRUE(baselines[3]->Propose(ctx).empty());
   // A zoo model carries no shardings: the annotated source has none and no note.
-  auto annotated = baselines[2]->Choose(ctx);
+  auto annotated = baselines[3]->Choose(ctx);
   ASSERT_TRUE(annotated.ok());
   EXPECT_FALSE(annotated->evaluated.has_value());
   EXPECT_EQ(annotated->note, "");
@@ -152,7 +158,7 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
   ctx.options = Options(t);
   ctx.evaluate.calibration = ctx.options.calibration;
   std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
-  auto pick = baselines[1]->Choose(ctx);
+  auto pick = baselines[2]->Choose(ctx);  // alpa
   ASSERT_TRUE(pick.ok()) << pick.status().message();
   ASSERT_TRUE(pick->evaluated.has_value()) << pick->note;
   EXPECT_EQ(pick->sharding, "alpa");

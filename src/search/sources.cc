@@ -211,10 +211,12 @@ std::unique_ptr<Source> GridSource() { return std::make_unique<Grid>(); }
 
 std::unique_ptr<Source> AlpaSource();       // baseline_sources.cc
 std::unique_ptr<Source> AnnotatedSource();  // baseline_sources.cc
+std::unique_ptr<Source> DeployedSource();   // deployed_source.cc
 
 std::vector<std::unique_ptr<Source>> BaselineSources() {
   std::vector<std::unique_ptr<Source>> out;
   out.push_back(std::make_unique<Expert>());
+  out.push_back(DeployedSource());
   out.push_back(AlpaSource());
   out.push_back(AnnotatedSource());
   return out;

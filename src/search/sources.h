@@ -14,6 +14,13 @@
 //              recipes, TrainExpert), FSDP only where the plain combination
 //              does not fit; picks the fastest under the default placement
 //              (what a user running that code gets).
+//   deployed   the configuration the model's own repository deploys
+//              (Workload::DeployedRecipeOn: Wan's generate.py flags,
+//              HunyuanVideo's, Step-Video's; on TPUs MaxDiffusion's default
+//              mesh and attention), proposed as its combination of the grid
+//              and picked under the default placement; none, with why, when
+//              no recipe is published, it is not in the grid or it does not
+//              fit (deployed_source.cc).
 //   alpa       Alpa's ILP (alpa.h) on every 1D and 2D mesh; its lowest
 //              objective, evaluated under the default placement.
 //   annotated  an imported program's own shardings on the mesh it declares,

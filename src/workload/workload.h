@@ -93,6 +93,20 @@ struct DeployedAttention {
   std::string_view source = "no deployment source names another library: fa2, the library the shipped fits saw";
 };
 
+// The configuration the model's own repository deploys on `chips` chips
+// (the `deployed` baseline, search/sources.h), in the planner's degrees:
+// ulysses x ring x tp x context = chips, the weights sharded over every chip
+// or not. On GPUs it is the launch command of the model's repository (Wan's
+// generate.py, HunyuanVideo's sample_video.py, Step-Video's run_parallel.py);
+// on TPUs MaxDiffusion's default mesh and attention. CFG is never split:
+// those recipes run the passes one after the other or as one batch.
+struct DeployedRecipe {
+  int64_t ulysses = 1, ring = 1, tp = 1, context = 1;
+  bool fsdp = false;
+  std::string command;  // the flags as the recipe writes them: "--ulysses_size 8 --dit_fsdp"
+  std::string source;   // where the recipe is written (file and commit)
+};
+
 // ------------------------------------------------- the stages around the DiT
 enum class StageKind { kTextEncoder, kImageEncoder, kVaeEncoder, kVaeDecoder };
 std::string_view StageKindName(StageKind kind);  // "text-encoder", ...
@@ -142,6 +156,12 @@ class WorkloadBuilder {
   virtual Status DeployedSequenceSplit(const Workload& workload, int64_t sp) const;
   virtual DeployedDegrees DeployedParallelism() const { return {}; }
   virtual DeployedAttention DeployedAttentionLibrary() const { return {}; }
+  // The recipe the model's repository deploys on `chips` chips (TPU or GPU;
+  // `per_node` of them on one machine), or why there is none (NotFound: none
+  // published; FailedPrecondition: the recipe's own rule refuses this chip
+  // count). Default: none published.
+  virtual StatusOr<DeployedRecipe> DeployedRecipeOn(const Workload& workload, int64_t chips, int64_t per_node,
+                                                    bool tpu) const;
   // The stages the pipeline runs besides the DiT, in pipeline order.
   virtual std::vector<StageInfo> Stages(const Workload&) const { return {}; }
   virtual StatusOr<pir::Graph> Stage(const Workload& workload, std::string_view stage) const;
@@ -187,6 +207,9 @@ struct Workload {
   Status DeployedSequenceSplit(int64_t sp) const { return builder->DeployedSequenceSplit(*this, sp); }
   DeployedDegrees DeployedParallelism() const { return builder->DeployedParallelism(); }
   DeployedAttention DeployedAttentionLibrary() const { return builder->DeployedAttentionLibrary(); }
+  StatusOr<DeployedRecipe> DeployedRecipeOn(int64_t chips, int64_t per_node, bool tpu) const {
+    return builder->DeployedRecipeOn(*this, chips, per_node, tpu);
+  }
   std::vector<StageInfo> Stages() const { return builder->Stages(*this); }
   StatusOr<pir::Graph> Stage(std::string_view stage) const { return builder->Stage(*this, stage); }
   StatusOr<std::vector<DecoderTileRun>> StageTileRuns(std::string_view stage) const {

@@ -144,6 +144,12 @@ class ZooPlanTest(unittest.TestCase):
         self.assertGreaterEqual(p.speedups["over_expert"], 1.0)
         if p.baselines["alpa"] is not None:
             self.assertLessEqual(p.step_latency_s, p.baselines["alpa"].step_latency_s)
+        # The model repository's recipe (Wan on 8 GPUs: Ring 8, 12 heads; FSDP), under the default order.
+        deployed = p.baselines["deployed"]
+        self.assertIsInstance(deployed, aoizora.Configuration)
+        self.assertEqual(deployed.mesh, {"ring": 8})
+        self.assertLessEqual(p.step_latency_s, deployed.step_latency_s)
+        self.assertAlmostEqual(p.speedups["over_deployed"], deployed.step_latency_s / p.step_latency_s, places=9)
 
     def test_summary_and_code(self):
         self.assertIn("wan2.1-t2v-1.3b", self.plan.summary())

@@ -1,5 +1,6 @@
 // `aoizora bench`: the table of record. Plans a grid of models and slices and
-// reports AoiZora against the expert and Alpa baselines (emit/bench_report.h).
+// reports AoiZora against the expert, deployed and Alpa baselines
+// (emit/bench_report.h). `bench --paper`: the paper's grid as results.md.
 // `bench --scale`: the planner's own cost as the slice grows, each row a
 // `plan` in its own process (tools/aoizora/child_process.h).
 #include <fmt/core.h>
@@ -31,12 +32,14 @@ struct BenchArgs {
   bool train = false;
   int64_t micro_batch = 0;  // 0: one sample per chip
   bool scale = false;
+  bool paper = false;       // the paper's grid, written as results.md
   double timeout_s = 900;   // --scale: a plan running longer is killed
 };
 
 struct ModelCase {
   std::string model;
   int64_t width, height, frames;
+  int64_t steps = 0;  // 0: the model's default
 };
 
 StatusOr<ModelCase> ParseModelCase(const std::string& text) {
@@ -57,6 +60,7 @@ StatusOr<zoo::ModelConfig> ResolveCase(const ModelCase& m) {
     options.height = m.height;
     options.frames = m.frames;
   }
+  if (m.steps > 0) options.steps = m.steps;
   return zoo::ResolveConfig(m.model, options);
 }
 
@@ -216,7 +220,13 @@ int RunScale(const BenchArgs& args, const std::vector<ModelCase>& models) {
 
 int RunBench(const BenchArgs& args) {
   std::vector<ModelCase> models;
-  if (args.models.empty() && args.scale) {
+  if (args.paper) {
+    // The paper's grid (issue 26): Wan 2.1 T2V-14B, one denoising step, 480p
+    // and 720p at 21, 41 and 81 frames.
+    for (auto [width, height] : {std::pair<int64_t, int64_t>{832, 480}, std::pair<int64_t, int64_t>{1280, 720}}) {
+      for (int64_t frames : {21, 41, 81}) models.push_back({"wan2.1-t2v-14b", width, height, frames, 1});
+    }
+  } else if (args.models.empty() && args.scale) {
     // Issue 28's cases: the two large models at 720p.
     models = {{"wan2.1-t2v-14b", 1280, 720, 81}, {"hunyuanvideo-13b", 1280, 720, 129}};
   } else if (args.models.empty() && args.train) {
@@ -241,6 +251,7 @@ int RunBench(const BenchArgs& args) {
   }
   if (args.scale) return RunScale(args, models);
   std::vector<std::string> topologies = args.topologies;
+  if (args.paper) topologies = {"v5e:2x2", "v5e:2x4", "v5e:4x4"};
   if (topologies.empty() && args.train) topologies = {"v5p:2x2x1", "v5p:2x2x2", "h100:8"};
   if (topologies.empty()) topologies = {"v5e:2x2", "v5e:2x4", "v5e:4x4", "h100:8"};
   std::vector<emit::BenchRow> rows;
@@ -280,6 +291,17 @@ int RunBench(const BenchArgs& args) {
       }
       rows.push_back(std::move(row));
     }
+  }
+  if (args.paper) {
+    const std::string page = emit::PaperMarkdown(rows, "./build/aoizora bench --paper -o " + args.out);
+    fmt::print("{}", page);
+    std::error_code ec;
+    std::filesystem::create_directories(args.out, ec);
+    if (ec) return Fail(InvalidArgument("cannot create '" + args.out + "': " + ec.message()));
+    std::ofstream file(args.out + "/results.md");
+    file << page;
+    if (!file) return Fail(InvalidArgument("cannot write '" + args.out + "/results.md'"));
+    return 0;
   }
   std::string markdown = emit::BenchMarkdown(rows);
   fmt::print("{}", markdown);
@@ -325,10 +347,27 @@ void RegisterBench(CLI::App& app, CommandContext& ctx) {
       "Plan time and peak memory as the slice grows, each row a plan in its own process (default cases: Wan 2.1 "
       "T2V-14B 1280x720x81 and HunyuanVideo 1280x720x129 on v5e 8 to 256 chips, v5p 64 to 1024, h100 8 to 64)");
   scale->excludes(train)->excludes(micro_batch);
+  CLI::Option* paper = cmd->add_flag(
+      "--paper", args->paper,
+      "The paper's grid (Wan 2.1 T2V-14B, one step, 832x480 and 1280x720 at 21, 41 and 81 frames, on v5e:2x2, 2x4 "
+      "and 4x4): speedup per slice over the repository's recipe, the expert grid and Alpa beside the paper's "
+      "figures, written to results.md in --out (default: docs)");
+  paper->excludes(train)->excludes(micro_batch)->excludes(scale);
   cmd->add_option("--timeout", args->timeout_s, "With --scale: seconds before a row's plan is killed (default 900)")
       ->check(CLI::Range(0.01, 86400.0))
       ->needs(scale);
-  cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });
+  cmd->callback([args, &ctx] {
+    if (args->paper && !args->models.empty()) {
+      ctx.exit_code = Fail(InvalidArgument("bench --paper runs the paper's grid: it takes no --model"));
+      return;
+    }
+    if (args->paper && !args->topologies.empty()) {
+      ctx.exit_code = Fail(InvalidArgument("bench --paper runs the paper's grid: it takes no --topology"));
+      return;
+    }
+    if (args->paper && args->out.empty()) args->out = "docs";
+    ctx.exit_code = RunBench(*args);
+  });
 }
 
 }  // namespace az::cli

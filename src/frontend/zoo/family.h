@@ -49,6 +49,9 @@ class DitFamily {
   // The degrees that code offers besides Ulysses and Ring (zoo.h:
   // DeployedDegrees); default xDiT's: CFG parallelism, no tensor parallelism.
   virtual DeployedDegrees deployed_degrees() const { return {}; }
+  // The recipe the model's own repository deploys on `chips` chips (zoo.h:
+  // DeployedRecipeOf; recipes.cc cites each). Default: none published.
+  virtual StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const;
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
   // The default declares the family's text_inputs(), in order.
@@ -99,6 +102,15 @@ class DitFamily {
 // prompt's encoding): "" in the conditional pass, ".uncond" in the
 // unconditional one (DitFamily::DeclareConditioning).
 inline std::string PassSuffix(const std::string& pass) { return pass == "uncond" ? ".uncond" : ""; }
+
+// recipes.cc: the recipes the families' repositories publish (recipes.cc
+// cites the files): Wan's generate.py (or, on TPUs, MaxDiffusion's
+// `maxdiffusion_config`; null: none), HunyuanVideo's sample_video.py,
+// Step-Video's run_parallel.py.
+StatusOr<DeployedRecipe> WanRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on, bool dit_fsdp,
+                                   const char* maxdiffusion_config);
+StatusOr<DeployedRecipe> HunyuanVideoRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on);
+StatusOr<DeployedRecipe> StepVideoRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on);
 
 // zoo.cc: the family that builds `model`, looked up in the registry (the one
 // table of models, zoo.cc), and the configuration attributes every zoo graph

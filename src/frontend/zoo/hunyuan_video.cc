@@ -292,6 +292,10 @@ class HunyuanVideo final : public DitFamily {
                            " divide by ulysses x ring = " + std::to_string(sp));
   }
 
+  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const override {
+    return HunyuanVideoRecipe(config, kHeads, on);
+  }
+
   TokenCounts Tokens(const ModelConfig& config) const override {
     return {LatentPatches(config, kPatchT).tokens(), kTextTokens};
   }

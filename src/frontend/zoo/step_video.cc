@@ -210,6 +210,9 @@ class StepVideo final : public DitFamily {
   // tp_degree x ulysses_degree (x ring) = GPUs; CFG runs as one batch-2
   // forward, never split (models.md §4.6; xDiT's table: CFG NA, TP yes).
   DeployedDegrees deployed_degrees() const override { return {.cfg = false, .tp = true}; }
+  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const override {
+    return StepVideoRecipe(config, kHeads, on);
+  }
 
   TokenCounts Tokens(const ModelConfig& config) const override { return {LatentPatches(config).tokens(), kTextTokens}; }
 

@@ -47,9 +47,20 @@ constexpr int64_t kClipTokens = 257;  // 16 x 16 patches + class token
 constexpr int64_t kTrainTimesteps = 1000;  // shared_config.py num_train_timesteps
 constexpr double kEps = 1e-6;
 
+// How the repository deploys a variant (recipes.cc): --dit_fsdp or not, and
+// MaxDiffusion's config on TPUs (null: none).
+struct WanDeployment {
+  bool dit_fsdp = true;
+  const char* maxdiffusion_config = nullptr;
+};
+
 class Wan final : public DitFamily {
  public:
-  explicit Wan(WanShape shape) : s_(shape) {}
+  explicit Wan(WanShape shape, WanDeployment deployment = {}) : s_(shape), deployment_(deployment) {}
+
+  StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const override {
+    return WanRecipe(config, s_.num_heads, on, deployment_.dit_fsdp, deployment_.maxdiffusion_config);
+  }
 
   Status Validate(const ModelConfig& c) const override {
     const int64_t multiple = 2 * s_.vae_stride;  // VAE stride x patch 2
@@ -117,6 +128,7 @@ class Wan final : public DitFamily {
     return blocks::SplitHeads(b, name, x, s_.num_heads, kHeadDim);
   }
   WanShape s_;
+  WanDeployment deployment_;
 };
 
 // x * (1 + scale) + shift, written as x + x*scale + shift.
@@ -299,11 +311,11 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
 
 // [Wan2.1: wan/configs/wan_t2v_1_3B.py, wan_t2v_14B.py, wan_i2v_14B.py]
 const DitFamily& Wan21T2V1_3B() {
-  static const Wan kFamily({1536, 8960, 30, 12, 16, false});
+  static const Wan kFamily({1536, 8960, 30, 12, 16, false}, {true, "configs/base_wan_1_3b.yml"});
   return kFamily;
 }
 const DitFamily& Wan21T2V14B() {
-  static const Wan kFamily({5120, 13824, 40, 40, 16, false});
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false}, {true, "configs/base_wan_14b.yml"});
   return kFamily;
 }
 const DitFamily& Wan21I2V14B() {
@@ -314,7 +326,8 @@ const DitFamily& Wan21I2V14B() {
 // A14B experts have the Wan 2.1 14B shape; I2V concatenates y (36 in) and
 // has no CLIP branch; TI2V-5B: d 3072 = 24 x 128, VAE (4, 16, 16) z_dim 48.
 const DitFamily& Wan22T2VA14B() {
-  static const Wan kFamily({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875});
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false, 16, 8, true, 2, 12.0, 0.875},
+                           {true, "configs/base_wan_27b.yml"});
   return kFamily;
 }
 const DitFamily& Wan22I2VA14B() {
@@ -322,7 +335,7 @@ const DitFamily& Wan22I2VA14B() {
   return kFamily;
 }
 const DitFamily& Wan22TI2V5B() {
-  static const Wan kFamily({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0});
+  static const Wan kFamily({3072, 14336, 30, 24, 48, false, 48, 16, true, 1, 5.0, 0}, {false, nullptr});
   return kFamily;
 }
 

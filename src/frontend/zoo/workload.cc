@@ -28,6 +28,10 @@ class ZooBuilder final : public workload::WorkloadBuilder {
   }
   DeployedDegrees DeployedParallelism() const override { return zoo::DeployedParallelism(config_); }
   DeployedAttention DeployedAttentionLibrary() const override { return zoo::DeployedAttentionLibrary(config_); }
+  StatusOr<DeployedRecipe> DeployedRecipeOn(const workload::Workload& w, int64_t chips, int64_t per_node,
+                                            bool tpu) const override {
+    return zoo::DeployedRecipeOf(At(w), {chips, per_node, tpu});
+  }
   std::vector<StageInfo> Stages(const workload::Workload& w) const override { return StagesOf(At(w)); }
   StatusOr<pir::Graph> Stage(const workload::Workload& w, std::string_view stage) const override {
     return BuildStage(At(w), stage);

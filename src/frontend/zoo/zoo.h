@@ -33,6 +33,7 @@ using workload::CfgMode;
 using workload::CfgModeName;
 using workload::DeployedAttention;
 using workload::DeployedDegrees;
+using workload::DeployedRecipe;
 using workload::ModelOptions;
 using workload::ParseCfgMode;
 using workload::TokenCounts;
@@ -128,6 +129,27 @@ StatusOr<pir::Graph> BuildTrainStep(const ModelConfig& config, const TrainOption
 Status DeployedSequenceSplit(const ModelConfig& config, int64_t sp);
 DeployedDegrees DeployedParallelism(const ModelConfig& config);
 DeployedAttention DeployedAttentionLibrary(const ModelConfig& config);
+// The configuration the model's own repository deploys on `chips` chips
+// (workload.h: DeployedRecipe; the `deployed` baseline), or why there is
+// none. recipes.cc cites every recipe (file and commit):
+//   Wan 2.1 / 2.2 (GPUs)  generate.py --ulysses_size U --ring_size R
+//                         --dit_fsdp: Ulysses over the chips when the heads
+//                         divide by their count, else Ulysses over each
+//                         machine's GPUs and Ring over the machines when the
+//                         heads divide by those, else Ring over the chips
+//                         (TI2V-5B without --dit_fsdp);
+//   Wan T2V (TPUs)        MaxDiffusion's base_wan_*.yml defaults: sequence
+//                         and weights over every chip, flash attention
+//                         (context=N,fsdp=N);
+//   HunyuanVideo (GPUs)   --ulysses-degree U --ring-degree R, the same rule;
+//   Step-Video (GPUs)     --tensor_parallel_degree 2 --ulysses_degree N/2;
+//   the others            none published.
+struct RecipeChips {
+  int64_t chips = 1;
+  int64_t per_node = 1;  // of them in one machine (a TPU slice, a GPU node)
+  bool tpu = false;
+};
+StatusOr<DeployedRecipe> DeployedRecipeOf(const ModelConfig& config, const RecipeChips& on);
 
 // The workload of a configuration: what the planner sees of it
 // (workload/workload.h); its graphs are this file's builders.
