@@ -37,9 +37,7 @@ void CountNodes(glp_tree* tree, void* info) {
   glp_ios_terminate(tree);
 }
 
-}  // namespace
-
-StatusOr<IlpOutcome> SolveWithGlpk(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s) {
+StatusOr<IlpOutcome> Solve(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s) {
   // Owned for the solve: deleted on every return.
   const std::unique_ptr<glp_prob, decltype(&glp_delete_prob)> holder(glp_create_prob(), &glp_delete_prob);
   glp_prob* lp = holder.get();
@@ -109,6 +107,18 @@ StatusOr<IlpOutcome> SolveWithGlpk(const IlpMatrix& matrix, int64_t node_budget,
   for (int column = 0; column < matrix.binary_columns; ++column) {
     outcome.values[static_cast<size_t>(column)] = glp_mip_col_val(lp, column + 1);
   }
+  return outcome;
+}
+
+}  // namespace
+
+StatusOr<IlpOutcome> SolveWithGlpk(const IlpMatrix& matrix, int64_t node_budget, double time_limit_s) {
+  StatusOr<IlpOutcome> outcome = Solve(matrix, node_budget, time_limit_s);
+  // GLPK keeps an environment per thread (TLS), made by its first call on
+  // that thread and freed only by glp_free_env: the planner solves meshes on
+  // worker threads that then end, so it is freed here (the problem is
+  // deleted already; the next solve makes a new one).
+  glp_free_env();
   return outcome;
 }
 
