@@ -19,7 +19,8 @@ import types
 import unittest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-IN_CI = os.environ.get("CI", "").lower() == "true"
+
+from torch_support import IN_CI, require_torch, torch  # noqa: E402,F401
 
 try:
     import aoizora
@@ -204,22 +205,6 @@ class PlanFunctionTest(unittest.TestCase):
             with self.assertRaisesRegex(aoizora.Error, "arguments, the example arguments 1 leaves"):
                 aoizora.jax.plan_function(lambda x: x, ["x"], topology="v5e:2x2", alpa=False, progress=False)
 
-
-try:
-    import torch
-except ImportError:
-    torch = None
-if torch is not None and not hasattr(torch, "nn"):  # tests/torch found as a namespace package
-    torch = None
-
-
-def require_torch():
-    if torch is not None:
-        return
-    message = "torch is not importable by " + sys.executable + " (scripts/install-deps --torch; /usr/bin/python3)"
-    if IN_CI:
-        raise RuntimeError("CI=true: " + message)
-    raise unittest.SkipTest(message)
 
 
 class TorchAdapterTest(unittest.TestCase):

@@ -16,23 +16,9 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 from aoizora_torch import runtime  # noqa: E402
 
-try:
-    import torch
-except ImportError:
-    torch = None
-if torch is not None and not hasattr(torch, "nn"):  # tests/torch as a namespace package
-    torch = None
-
-IN_CI = os.environ.get("CI", "").lower() == "true"
+from torch_support import IN_CI, require_torch, torch  # noqa: E402,F401
 
 
-def require_torch():
-    if torch is not None:
-        return
-    message = "torch is not importable by " + sys.executable + " (scripts/install-deps --torch; /usr/bin/python3)"
-    if IN_CI:
-        raise RuntimeError("CI=true: " + message)
-    raise unittest.SkipTest(message)
 
 
 def wan_block():

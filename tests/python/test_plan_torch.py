@@ -26,16 +26,8 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 from aoizora_torch import export as ex  # noqa: E402
 
-try:
-    import torch
-except ImportError:
-    torch = None
-# With tests/ on sys.path and no PyTorch installed, "import torch" finds tests/torch as a
-# namespace package: that is no torch.
-if torch is not None and not hasattr(torch, "nn"):
-    torch = None
+from torch_support import IN_CI, require_torch, torch  # noqa: E402,F401
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
 # Megatron's split of the zoo's Wan block (shard/templates.cc): q/k/v and ffn.0 by columns,
 # o and ffn.2 by rows.
 COLWISE = ("self_attn.q", "self_attn.k", "self_attn.v", "cross_attn.q", "cross_attn.k", "cross_attn.v", "ffn.0")
@@ -49,14 +41,6 @@ def aoizora_binary():
     path = os.environ.get("AOIZORA", "")
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
-
-def require_torch():
-    if torch is not None:
-        return
-    message = "torch is not importable by " + sys.executable + " (scripts/install-deps --torch; /usr/bin/python3)"
-    if IN_CI:
-        raise RuntimeError("CI=true: " + message)
-    raise unittest.SkipTest(message)
 
 
 _state = {}

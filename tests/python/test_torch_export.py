@@ -28,29 +28,12 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 from aoizora_torch import export as ex  # noqa: E402  (imports no torch)
 
-try:
-    import torch
-except ImportError:
-    torch = None
-# With tests/ on sys.path and no PyTorch installed, "import torch" finds tests/torch as a
-# namespace package: that is no torch.
-if torch is not None and not hasattr(torch, "nn"):
-    torch = None
+from torch_support import IN_CI, require_torch, torch  # noqa: E402,F401
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
 TORCH_DIR = os.path.join(REPO, "tests", "torch")
 # Tracing sizes: small; the token dims are symbolic in the files.
 SIZES = {"video_tokens": 16, "text_tokens": 8}
 
-
-def require_torch():
-    if torch is not None:
-        return
-    message = ("torch is not importable by " + sys.executable + ": install Debian's python3-torch "
-               "(scripts/install-deps --torch) and run with /usr/bin/python3")
-    if IN_CI:
-        raise RuntimeError("CI=true: " + message)
-    raise unittest.SkipTest(message)
 
 
 # ---- A protobuf decoder: just the wire format, and the ONNX fields we read (formats.md §4.1). ----
