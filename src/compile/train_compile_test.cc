@@ -8,6 +8,53 @@
 namespace az::compile {
 namespace {
 
+// ScheduleAsync by hand: a collective's start goes right after the later of
+// its operands' last writer and the previous collective's done, its done
+// where the collective was; a pair already async keeps its start. Program:
+//   0 k0 -> b0; 1 k1 -> b1; 2 c0(b0) -> b2; 3 k2(b1) -> b3; 4 c1(b3) -> b4;
+//   5 s2(b4) -> b5 (already a start); 6 d2 (its done, start = 5)
+// c0's start follows k0 (b0's writer); c1's follows k2 (after c0's done);
+// the old pair stays after c1's done. Expected order and done.start indices:
+//   k0, c0.start, k1, c0.done(1), k2, c1.start, c1.done(5), s2, d2(7).
+TEST(ScheduleAsync, StartsFollowTheirOperandsAndThePreviousDone) {
+  cir::Program p;
+  for (int b = 0; b < 6; ++b) p.AddBuffer(cir::Buffer{});
+  auto kernel = [](std::string name, std::vector<int> operands, std::vector<int> results) {
+    cir::Instruction in;
+    in.name = std::move(name);
+    in.operands = std::move(operands);
+    in.results = std::move(results);
+    return in;
+  };
+  auto collective = [&](std::string name, int operand, int result, cir::InstrKind kind) {
+    cir::Instruction in = kernel(std::move(name), {operand}, {result});
+    in.kind = kind;
+    in.collective = cir::CollectiveKind::kAllGather;
+    return in;
+  };
+  p.AddInstruction(kernel("k0", {}, {0}));
+  p.AddInstruction(kernel("k1", {}, {1}));
+  p.AddInstruction(collective("c0", 0, 2, cir::InstrKind::kCollective));
+  p.AddInstruction(kernel("k2", {1}, {3}));
+  p.AddInstruction(collective("c1", 3, 4, cir::InstrKind::kCollective));
+  p.AddInstruction(collective("s2", 4, 5, cir::InstrKind::kCollectiveStart));
+  cir::Instruction d2;
+  d2.kind = cir::InstrKind::kCollectiveDone;
+  d2.name = "d2";
+  d2.collective = cir::CollectiveKind::kAllGather;
+  d2.start = 5;
+  p.AddInstruction(d2);
+  ASSERT_TRUE(ScheduleAsync(p));
+  std::vector<std::string> names;
+  for (const cir::Instruction& in : p.instructions) names.push_back(in.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"k0", "c0", "k1", "c0.done", "k2", "c1", "c1.done", "s2", "d2"}));
+  EXPECT_EQ(p.instructions[1].kind, cir::InstrKind::kCollectiveStart);
+  EXPECT_EQ(p.instructions[3].start, 1);
+  EXPECT_EQ(p.instructions[5].kind, cir::InstrKind::kCollectiveStart);
+  EXPECT_EQ(p.instructions[6].start, 5);
+  EXPECT_EQ(p.instructions[8].start, 7);
+}
+
 TEST(TrainCompile, DataParallelWanStepAllReducesEveryGradientOnce) {
   // Wan 2.1 1.3B, one block, 256x256x5 (512 tokens), micro-batch 2 split over
   // "dp" = 2. Under data parallelism nothing but the reductions over the batch

@@ -1,6 +1,7 @@
 #include "compile/spmd/schedule.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace az::compile {
@@ -99,44 +100,72 @@ bool CombineCollectives(cir::Program& program, Bytes threshold) {
 }
 
 bool ScheduleAsync(cir::Program& program) {
+  // One pass, linear in the program. A new start goes right after the later
+  // of the previous collective's done (no start goes above it) and the last
+  // writer of its operands, both instructions kept in order ("anchors"), so
+  // it is recorded against its anchor and placed when the program is
+  // rebuilt. Two starts never share an anchor: each anchors at or after the
+  // previous collective's done, which follows the previous start.
   std::vector<cir::Instruction>& ins = program.instructions;
-  // Where each buffer was last written so far, as we rebuild the schedule.
-  std::vector<cir::Instruction> out;
-  std::vector<int> writer(program.buffers.size(), -1);
-  int fence = -1;  // the previous collective's done: no start goes above it
+  std::vector<cir::Instruction> kept;                   // every instruction but the new starts, in order
+  std::vector<std::optional<cir::Instruction>> after;  // per kept instruction, the start placed after it
+  std::optional<cir::Instruction> first;                // a start above every instruction
+  std::vector<int> kept_of_input(ins.size(), -1);       // an input index -> its kept index
+  std::vector<bool> new_done;                           // per kept instruction: a done this pass made
+  kept.reserve(ins.size() * 2);
+  std::vector<int> writer(program.buffers.size(), -1);  // kept index of each buffer's last writer
+  int fence = -1;  // the previous collective's done
   bool changed = false;
-  for (cir::Instruction& in : ins) {
+  for (size_t j = 0; j < ins.size(); ++j) {
+    cir::Instruction& in = ins[j];
+    const int id = static_cast<int>(kept.size());
     if (in.kind != cir::InstrKind::kCollective || IsGradientReduction(program, in)) {
-      for (int b : in.results) writer[static_cast<size_t>(b)] = static_cast<int>(out.size());
-      if (in.kind == cir::InstrKind::kCollectiveDone) fence = static_cast<int>(out.size());
-      out.push_back(std::move(in));
+      for (int b : in.results) writer[static_cast<size_t>(b)] = id;
+      if (in.kind == cir::InstrKind::kCollectiveDone) fence = id;
+      kept_of_input[j] = id;
+      kept.push_back(std::move(in));
+      after.emplace_back();
+      new_done.push_back(false);
       continue;
     }
     int ready = fence;
     for (int b : in.operands) ready = std::max(ready, writer[static_cast<size_t>(b)]);
-    int position = ready + 1;  // right after the operand's writer
-    cir::Instruction start = in;
-    start.kind = cir::InstrKind::kCollectiveStart;
     cir::Instruction done;
     done.kind = cir::InstrKind::kCollectiveDone;
     done.name = in.name + ".done";
     done.origin = in.origin;
     done.collective = in.collective;
-    out.insert(out.begin() + position, std::move(start));
-    // Indices at or after `position` moved by one.
-    for (int& w : writer) {
-      if (w >= position) ++w;
-    }
-    if (fence >= position) ++fence;
-    done.start = position;
-    // Starts already recorded by later dones shift too.
-    for (size_t i = static_cast<size_t>(position) + 1; i < out.size(); ++i) {
-      if (out[i].kind == cir::InstrKind::kCollectiveDone && out[i].start >= position) ++out[i].start;
-    }
-    for (int b : in.results) writer[static_cast<size_t>(b)] = static_cast<int>(out.size());
-    fence = static_cast<int>(out.size());
-    out.push_back(std::move(done));
+    done.start = ready;  // the anchor, until the final indices are known
+    cir::Instruction start = std::move(in);
+    start.kind = cir::InstrKind::kCollectiveStart;
+    for (int b : start.results) writer[static_cast<size_t>(b)] = id;
+    (ready < 0 ? first : after[static_cast<size_t>(ready)]) = std::move(start);
+    fence = id;
+    kept.push_back(std::move(done));
+    after.emplace_back();
+    new_done.push_back(true);
     changed = true;
+  }
+  std::vector<int> final_of_kept(kept.size()), final_of_start(kept.size(), -1);
+  int first_index = -1, n = 0;
+  if (first) first_index = n++;
+  for (size_t k = 0; k < kept.size(); ++k) {
+    final_of_kept[k] = n++;
+    if (after[k]) final_of_start[k] = n++;
+  }
+  std::vector<cir::Instruction> out(static_cast<size_t>(n));
+  if (first) out[static_cast<size_t>(first_index)] = std::move(*first);
+  for (size_t k = 0; k < kept.size(); ++k) {
+    cir::Instruction& in = kept[k];
+    if (in.kind == cir::InstrKind::kCollectiveDone) {
+      if (new_done[k]) {
+        in.start = in.start < 0 ? first_index : final_of_start[static_cast<size_t>(in.start)];
+      } else {
+        in.start = final_of_kept[static_cast<size_t>(kept_of_input[static_cast<size_t>(in.start)])];
+      }
+    }
+    out[static_cast<size_t>(final_of_kept[k])] = std::move(in);
+    if (after[k]) out[static_cast<size_t>(final_of_start[k])] = std::move(*after[k]);
   }
   ins = std::move(out);
   return changed;

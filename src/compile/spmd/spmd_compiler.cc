@@ -156,6 +156,11 @@ class Lowering {
       }
     }
     const std::vector<pir::ValueId>& outputs = graph_.outputs();
+    // Each donated output's buffer -> its leaf's, renamed in one pass at the
+    // end (an output is written once, so no instruction before its writer
+    // names it; a leaf is never an output's buffer: it is written by none).
+    std::vector<int> renamed(program_.buffers.size(), -1);
+    bool any = false;
     for (size_t o = 0; o < outputs.size(); ++o) {
       auto it = updates_.find(outputs[o]);
       if (it == updates_.end()) continue;
@@ -168,13 +173,18 @@ class Lowering {
           std::count(program_.outputs.begin(), program_.outputs.end(), out) != 1) {
         continue;
       }
-      for (size_t i = static_cast<size_t>(writer[w]); i < program_.instructions.size(); ++i) {
-        cir::Instruction& in = program_.instructions[i];
-        std::replace(in.results.begin(), in.results.end(), out, leaf);
-        std::replace(in.operands.begin(), in.operands.end(), out, leaf);
-      }
+      renamed[w] = leaf;
+      any = true;
       program_.outputs[o] = leaf;
       last_read[static_cast<size_t>(leaf)] = static_cast<int>(program_.instructions.size());  // donated once
+    }
+    if (!any) return;
+    auto rename = [&](int& b) {
+      if (renamed[static_cast<size_t>(b)] >= 0) b = renamed[static_cast<size_t>(b)];
+    };
+    for (cir::Instruction& in : program_.instructions) {
+      std::for_each(in.results.begin(), in.results.end(), rename);
+      std::for_each(in.operands.begin(), in.operands.end(), rename);
     }
   }
 
