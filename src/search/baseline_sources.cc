@@ -89,8 +89,7 @@ StatusOr<std::optional<Evaluated>> RunAlpaOnce(const SearchContext& ctx, const C
     meshes.push_back(mesh);
   }
   const size_t count = meshes.size();
-  AZ_ASSIGN_OR_RETURN(pir::Graph built, BuildProgram(ctx.config, combo, options));
-  auto graph = std::make_shared<const pir::Graph>(std::move(built));
+  AZ_ASSIGN_OR_RETURN(std::shared_ptr<const pir::Graph> graph, ctx.programs->Get(ctx.config, combo, options));
   AZ_ASSIGN_OR_RETURN(price::ComputeModel compute,
                       price::ComputeModel::Create(topology.chip, options.calibration.compute));
   const double hbm = static_cast<double>(topology.chip.hbm.value());

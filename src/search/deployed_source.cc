@@ -105,7 +105,7 @@ class Deployed : public Source {
       if (!ctx.pruned) {
         pick.note = what + " has no HLO dump in " + ctx.options.hlo_dir;
       } else {
-        StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options);
+        StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options, ctx.programs.get());
         StatusOr<Compiled> compiled =
             candidate.ok() ? Compile(*candidate, ctx.evaluate) : StatusOr<Compiled>(candidate.status());
         pick.note = compiled.ok() ? what + " does not fit: its compiled peak is " +

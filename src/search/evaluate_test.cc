@@ -177,5 +177,66 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
   EXPECT_EQ(plan->Find("alpa")->placement, again.default_placement);
 }
 
+// The plan's programs are built once per workload a combination runs, not
+// per combination: ring=4 and ulysses=2,ring=2 (both the model's CFG mode) get
+// the same graph, cfg=2,ring=2 the batch-2 forward (ConfigFor), a truncated
+// depth another; a training step's remat policies are different programs.
+// The shared graph is the one a combination would build alone.
+TEST(ProgramCache, CombinationsShareTheProgramTheyRun) {
+  hw::Topology t = Topo("v5e:2x2");
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  PlanOptions options = Options(t);
+  ProgramCache programs;
+  auto candidate = [&](const std::string& text, int64_t depth, const PlanOptions& o) {
+    auto combo = ParseCombo(text, t.num_chips());
+    EXPECT_TRUE(combo.ok()) << combo.status().message();
+    auto c = ComboCandidate(config, *combo, depth, o, &programs);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c->program;
+  };
+  auto ring = candidate("ring=4", 0, options);
+  EXPECT_EQ(candidate("ulysses=2,ring=2", 0, options), ring);
+  auto cfg = candidate("cfg=2,ring=2", 0, options);
+  EXPECT_NE(cfg, ring);
+  EXPECT_EQ(candidate("cfg=2,ulysses=2", 0, options), cfg);
+  EXPECT_NE(candidate("ring=4", 2, options), ring);
+  auto alone = ComboCandidate(config, *ParseCombo("ulysses=2,ring=2", 4), 0, options);
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->program->num_ops(), ring->num_ops());
+  EXPECT_EQ(alone->program->num_values(), ring->num_values());
+
+  PlanOptions train = options;
+  train.train = TrainPlanOptions{4, std::nullopt, {}};
+  auto none = candidate("dp=4,remat=none", 1, train);
+  EXPECT_EQ(candidate("dp=2,fsdp=4,ulysses=2,remat=none", 1, train), none);
+  EXPECT_NE(candidate("dp=4,remat=full", 1, train), none);
+}
+
+// The grid's survivors come from the spread of the stage-1 scores (planner.h):
+// every combination within the margin of the best, at least kMinSurvivors (2),
+// at most top K. Scores 10, 10.5, 10.9, 11.5, 20 (feasible, best first):
+// margin 10% keeps the first three (<= 11), margin 0 the first two (the
+// least), margin 1 (<= 20) all five, capped at top K = 4; top K = 1 caps
+// even the least.
+TEST(GridSource, SurvivorsAreThoseWithinTheMarginOfTheBest) {
+  SearchContext ctx;
+  ctx.combos.resize(6);
+  ctx.prune_scores = {10.9, 20, 10, 11.5, std::numeric_limits<double>::infinity(), 10.5};
+  ctx.feasible = {2, 5, 0, 3, 1};
+  ctx.options.top_k = 4;
+  std::unique_ptr<Source> grid = GridSource();
+  ctx.options.survivor_margin = 0.10;
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{2, 5, 0}));
+  ctx.options.survivor_margin = 0;
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{2, 5}));
+  ctx.options.survivor_margin = 1;
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{2, 5, 0, 3}));
+  ctx.options.top_k = 1;
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{2}));
+  // With XLA's programs (not pruned): every one it compiled.
+  ctx.pruned = false;
+  EXPECT_EQ(grid->Propose(ctx), ctx.feasible);
+}
+
 }  // namespace
 }  // namespace az::search

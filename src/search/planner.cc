@@ -226,7 +226,7 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
   ParallelFor(static_cast<int>(ctx.survivors.size()), ctx.options.threads, [&](int k) {
     const Combo& combo = ctx.combos[static_cast<size_t>(ctx.survivors[static_cast<size_t>(k)])];
     Evaluated& e = ctx.ranked[static_cast<size_t>(k)];
-    StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options);
+    StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options, ctx.programs.get());
     if (!candidate.ok()) {
       e.status = candidate.status();
       e.compiled.candidate.strategy.combo = combo;

@@ -82,7 +82,14 @@ struct PlanOptions {
   std::optional<price::SoftwareStack> stack;
   int threads = 2;
   uint64_t seed = 1;
-  int top_k = 6;                 // pruning's survivors (besides the baselines' proposals)
+  // Pruning's survivors (besides the baselines' proposals), from the spread
+  // of the stage-1 scores: every combination within `survivor_margin` of the
+  // best score, at least kMinSurvivors and at most top_k. The margin is about
+  // twice the widest gap measured between stage 1's best and the eventual
+  // pick (5.8%, over 58 inference plans: docs/architecture.md, "Survivors");
+  // a large margin keeps exactly the top K.
+  int top_k = 6;
+  double survivor_margin = 0.10;
   // Moves per restart of the winner's longer placement search (3 restarts);
   // 0: LongerSearchMoves(chips).
   int64_t placement_moves = 0;
@@ -127,6 +134,10 @@ StatusOr<Plan> MakePlan(const workload::Workload& config, const hw::Topology& to
 // budget); planner_test.cc checks that the bounded search picks what the
 // unbounded one picks on 8, 16 and 64 chips.
 int64_t LongerSearchMoves(int chips);
+// The fewest survivors the grid compiles in full whatever the spread (the
+// pick was stage 1's first, second or third in every measured plan).
+inline constexpr int kMinSurvivors = 2;
+
 // The quick placement search of every survivor prices at most this many
 // structured candidates (place::PlaceOptions::max_structured): all of them up
 // to 256 chips on the bench's meshes (v5e:16x16 with four mesh axes has

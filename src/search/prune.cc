@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "support/parallel.h"
 
@@ -13,6 +14,9 @@ struct Score {
   Status status = Status::Ok();
   double score = 0;        // per step, seconds
   double peak_memory = 0;  // bytes, extrapolated
+  // Bytes every remat policy keeps at its peak, extrapolated: the parameters
+  // and optimizer states as stored (leaves, live through the whole step).
+  double state_memory = 0;
 };
 
 // The placement-oblivious score of a combination from two truncated evaluations.
@@ -20,7 +24,7 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   const workload::Workload& config = ctx.config;
   Score out;
   const int64_t units = config.DepthUnits();
-  double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0};
+  double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0}, state[2] = {0, 0};
   // Units 2 and 3, not 1 and 2: a value made before the blocks and read by
   // every block (Wan 2.2's per-token modulation e0, [B, L, 6, d] f32) dies
   // inside the first block of a 1-unit model but lives through the second
@@ -28,7 +32,7 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   const int64_t first = units >= 3 ? 2 : 1;
   for (int k = 0; k < 2; ++k) {
     int64_t depth = std::min<int64_t>(first + k, units);
-    StatusOr<Candidate> candidate = ComboCandidate(config, combo, depth, ctx.options);
+    StatusOr<Candidate> candidate = ComboCandidate(config, combo, depth, ctx.options, ctx.programs.get());
     if (!candidate.ok()) {
       out.status = candidate.status();
       return out;
@@ -41,11 +45,14 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
     score[k] = e.forward_s;
     peak[k] = static_cast<double>(e.compiled.evidence.peak_memory.value());
     params[k] = static_cast<double>(e.compiled.evidence.parameter_bytes.value());
+    const evidence::MemoryBreakdown& m = e.compiled.evidence.memory;
+    state[k] = static_cast<double>((m.parameters + m.optimizer_state).value());
   }
   double scale = static_cast<double>(units - first);
   double forwards = static_cast<double>(ConfigFor(config, combo).forwards_per_step());
   out.score = forwards * (score[0] + scale * (score[1] - score[0]));
   out.peak_memory = peak[0] + scale * (peak[1] - peak[0]);
+  out.state_memory = state[0] + scale * (state[1] - state[0]);
   // The noise experts' swap, when they do not all fit, is part of the step.
   out.score += ChooseNoiseExperts(config, out.peak_memory, params[0] + scale * (params[1] - params[0]), ctx.topology->chip)
                    .swap_per_step_s;
@@ -80,7 +87,13 @@ Status Prune(SearchContext& ctx) {
     options.progress("prune: scoring " + std::to_string(combos.size()) + " configurations on truncated " +
                      (options.train ? "training steps" : "models"));
   }
-  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) {
+  // A training combination tries the remat policies from the fastest to the
+  // most frugal. The parameters and optimizer states do not depend on the
+  // policy, so when they alone exceed the chip under remat none, no policy
+  // fits and the others are not compiled (`cut_short`), unless nothing fits
+  // at all: then every policy is scored, for the most frugal peak.
+  std::vector<char> cut_short(combos.size(), 0);
+  auto score_one = [&](int i, bool shortcut) {
     Combo& combo = combos[static_cast<size_t>(i)];
     Score& score = scores[static_cast<size_t>(i)];
     if (!options.train || combo.remat) {
@@ -93,6 +106,10 @@ Status Prune(SearchContext& ctx) {
       score = ScoreCombo(ctx, trial);
       combo.remat = remat;
       if (!score.status.ok() || score.peak_memory <= hbm) return;
+      if (shortcut && score.state_memory > hbm) {
+        cut_short[static_cast<size_t>(i)] = 1;
+        return;
+      }
     }
     Combo offload = combo, full = combo;
     offload.remat = pir::RematPolicy::kOffload;
@@ -108,10 +125,27 @@ Status Prune(SearchContext& ctx) {
     const bool take_offload = better(offloaded, recomputed);
     score = take_offload ? offloaded : recomputed;
     combo.remat = take_offload ? pir::RematPolicy::kOffload : pir::RematPolicy::kFull;
+  };
+  ParallelFor(static_cast<int>(combos.size()), options.threads, [&](int i) { score_one(i, true); });
+  const bool any_fits = std::any_of(scores.begin(), scores.end(), [&](const Score& s) {
+    return s.status.ok() && s.peak_memory <= hbm;
   });
+  if (!any_fits) {
+    std::vector<int> again;
+    for (size_t i = 0; i < combos.size(); ++i) {
+      if (cut_short[i]) {
+        combos[i].remat.reset();
+        again.push_back(static_cast<int>(i));
+      }
+    }
+    ParallelFor(static_cast<int>(again.size()), options.threads,
+                [&](int k) { score_one(again[static_cast<size_t>(k)], false); });
+  }
   std::vector<int>& feasible = ctx.feasible;
+  ctx.prune_scores.assign(combos.size(), std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < combos.size(); ++i) {
     const Score& s = scores[i];
+    if (s.status.ok()) ctx.prune_scores[i] = s.score;
     if (!s.status.ok()) {
       if (ctx.first_error.ok()) ctx.first_error = s.status;
       continue;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "search/prune.h"
 #include "search/targets.h"
@@ -23,15 +24,53 @@ StepShape StepOf(const workload::Workload& config) {
   return {config.forwards_per_step(), std::max<int64_t>(1, config.noise_experts), config.steps};
 }
 
+StatusOr<std::shared_ptr<const pir::Graph>> ProgramCache::Get(const workload::Workload& run, const Combo& combo,
+                                                              const PlanOptions& options) {
+  // Everything BuildProgram reads: the workload's plain fields, its
+  // builder and imported program, and a training step's options.
+  std::ostringstream key;
+  key.precision(17);
+  key << run.model << '|' << run.width << 'x' << run.height << 'x' << run.frames << '|' << run.steps << '|'
+      << run.batch << '|' << static_cast<int>(run.cfg) << '|' << static_cast<int>(run.dtype) << '|'
+      << run.noise_experts << '|' << run.noise_switch_step << '|' << run.depth_units << '|'
+      << static_cast<const void*>(run.program.get()) << '|' << static_cast<const void*>(run.builder.get());
+  if (options.train) {
+    const pir::AdamWOptions& a = options.train->adamw;
+    key << "|train " << options.train->micro_batch << ' '
+        << static_cast<int>(combo.remat.value_or(pir::RematPolicy::kNone)) << ' ' << a.beta1 << ' ' << a.beta2 << ' '
+        << a.eps << ' ' << a.weight_decay;
+  }
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::shared_ptr<Entry>& slot = entries_[key.str()];
+    if (!slot) slot = std::make_shared<Entry>();
+    entry = slot;
+  }
+  std::call_once(entry->built, [&] {
+    StatusOr<pir::Graph> graph = BuildProgram(run, combo, options);
+    if (graph.ok()) {
+      entry->program = std::shared_ptr<const pir::Graph>(std::make_shared<const pir::Graph>(std::move(*graph)));
+    } else {
+      entry->program = graph.status();
+    }
+  });
+  return entry->program;
+}
+
 StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,
-                                   const PlanOptions& options) {
+                                   const PlanOptions& options, ProgramCache* programs) {
   workload::Workload run = ConfigFor(config, combo);
   run.depth_units = depth_units;
   Candidate c;
   c.step = StepOf(run);
   AZ_ASSIGN_OR_RETURN(c.mesh, shard::Mesh::Parse(combo.MeshText()));
-  AZ_ASSIGN_OR_RETURN(pir::Graph graph, BuildProgram(run, combo, options));
-  c.program = std::make_shared<const pir::Graph>(std::move(graph));
+  if (programs) {
+    AZ_ASSIGN_OR_RETURN(c.program, programs->Get(run, combo, options));
+  } else {
+    AZ_ASSIGN_OR_RETURN(pir::Graph graph, BuildProgram(run, combo, options));
+    c.program = std::make_shared<const pir::Graph>(std::move(graph));
+  }
   c.strategy.combo = combo;
   return c;
 }
@@ -52,12 +91,21 @@ class Grid : public Source {
  public:
   std::string label() const override { return "aoizora"; }
 
-  // The top K of the pruned grid (of what the target runs); with XLA's
-  // programs every one it compiled.
+  // The pruned grid's best (of what the target runs) within the survivor
+  // margin of the best stage-1 score, at least kMinSurvivors and at most
+  // top K (planner.h); with XLA's programs every one it compiled.
   std::vector<int> Propose(const SearchContext& ctx) const override {
     if (!ctx.pruned) return ctx.feasible;
-    std::vector<int> top(ctx.feasible.begin(),
-                         ctx.feasible.begin() + std::min<size_t>(ctx.feasible.size(), std::max(1, ctx.options.top_k)));
+    const size_t most = std::min<size_t>(ctx.feasible.size(), static_cast<size_t>(std::max(1, ctx.options.top_k)));
+    const size_t least = std::min<size_t>(most, kMinSurvivors);
+    std::vector<int> top;
+    for (int i : ctx.feasible) {
+      if (top.size() == most) break;
+      const double score = ctx.prune_scores[static_cast<size_t>(i)];
+      const double best = ctx.prune_scores[static_cast<size_t>(ctx.feasible.front())];
+      if (top.size() >= least && score > best * (1 + ctx.options.survivor_margin)) break;
+      top.push_back(i);
+    }
     return top;
   }
 

@@ -28,7 +28,9 @@
 #pragma once
 
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +39,26 @@
 #include "search/planner.h"
 
 namespace az::search {
+
+// The programs a plan compiles, each built once and shared by every candidate
+// that runs it: a program depends on the workload the combination runs
+// (ConfigFor: its CFG mode; the depth) and, for a training step, its remat
+// and optimizer, not on the combination's degrees, so the grid's
+// combinations (and the baselines' proposals) share a handful of builds.
+// Thread-safe; a program is built by the first thread to ask for it.
+class ProgramCache {
+ public:
+  StatusOr<std::shared_ptr<const pir::Graph>> Get(const workload::Workload& run, const Combo& combo,
+                                                  const PlanOptions& options);
+
+ private:
+  struct Entry {
+    std::once_flag built;
+    StatusOr<std::shared_ptr<const pir::Graph>> program = InternalError("not built");
+  };
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Entry>> entries_;
+};
 
 // What every source sees: the workload, the chips, the options (the
 // calibration already carries the chosen software stack), the grid of
@@ -53,6 +75,9 @@ struct SearchContext {
   // Indices into combos whose pruned peak fits, fastest first (prune.h);
   // with XLA's programs (`pruned` false) those it compiled, in grid order.
   std::vector<int> feasible;
+  // Per combination, its pruned score (seconds per step, placement-free);
+  // infinite where it failed to score. Empty with XLA's programs.
+  std::vector<double> prune_scores;
   bool pruned = true;
   // The lowest pruned peak, bytes (infinite: none scored).
   double frugal_peak = std::numeric_limits<double>::infinity();
@@ -60,6 +85,8 @@ struct SearchContext {
   // The survivors (indices into combos) and their evaluations, in the same order.
   std::vector<int> survivors;
   std::vector<Evaluated> ranked;
+  // Shared by the grid and the baselines (a pointer: sources see a const context).
+  std::shared_ptr<ProgramCache> programs = std::make_shared<ProgramCache>();
 };
 
 // A source's configuration: the evaluation it picked and how the plan
@@ -95,7 +122,7 @@ std::vector<std::unique_ptr<Source>> BaselineSources();
 // combination's remat, at `depth_units` block units (0: the full model), on
 // the combination's mesh.
 StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,
-                                   const PlanOptions& options);
+                                   const PlanOptions& options, ProgramCache* programs = nullptr);
 
 // The step of a model configuration (evaluate.h).
 StepShape StepOf(const workload::Workload& config);

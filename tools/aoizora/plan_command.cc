@@ -32,6 +32,7 @@ struct PlanArgs : ModelFlags {
   int threads = 2;
   uint64_t seed = 1;
   int top_k = 6;
+  double survivor_margin = 0.10;
   bool no_alpa = false;
   bool quiet = false;
   std::string compiler = "builtin";
@@ -84,6 +85,7 @@ int RunPlan(const PlanArgs& args) {
   options.threads = args.threads;
   options.seed = args.seed;
   options.top_k = args.top_k;
+  options.survivor_margin = args.survivor_margin;
   options.alpa = !args.no_alpa;
   auto target = search::ParseTarget(args.target);
   if (!target.ok()) return Fail(InvalidArgument("--target: " + target.status().message()));
@@ -148,7 +150,13 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->add_option("--threads", args->threads, "Worker threads")->check(CLI::Range(1, 256));
   cmd->add_option("--seed", args->seed, "Seed of the placement search");
-  cmd->add_option("--top-k", args->top_k, "Stage-1 survivors compiled in full")->check(CLI::Range(1, 1000));
+  cmd->add_option("--top-k", args->top_k,
+                  "At most this many stage-1 survivors compiled in full (those within --survivor-margin of the best)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--survivor-margin", args->survivor_margin,
+                  "Stage-1 survivors: every configuration within this fraction of the best score (default 0.10; "
+                  "large: exactly the top K)")
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_flag("--no-alpa", args->no_alpa, "Skip the Alpa baseline");
   cmd->add_option("--compiler", args->compiler,
                   "builtin (AoiZora's SPMD compiler) or xla (price XLA's compiled programs from --hlo-dir)")
