@@ -387,6 +387,22 @@ if run plan_slices 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --f
   grep -q "^dcn_.*_parallelism: 2$" "$tmp/plan_slices/maxdiffusion.yml" && passed=$((passed + 1)) \
     || { echo "FAIL plan_slices: maxdiffusion.yml sets no DCN degree"; failed=$((failed + 1)); }
 fi
+# Multi-node GPUs (issue 28): 64 H100s in 8 nodes over EFA, Wan 2.1 14B at a
+# small video, the degrees pinned (ulysses=8 fills a node, ring=8 spans the
+# nodes under the rank order). report.md, plan.json and plan_jax.py name the
+# axis crossing nodes and the one inside them.
+if run plan_nodes 0 "$bin" plan -m wan2.1-t2v-14b --width 832 --height 480 --frames 17 -t h100:8x8:efa \
+    -T ulysses=8,ring=8 --placement default --no-alpa --no-stages --out "$tmp/plan_nodes" -q; then
+  grep -q "Scale-out (aoizora): inter-node: ring=8 across 8 nodes; intra-node: ulysses=8 inside each node" \
+    "$tmp/plan_nodes/report.md" && passed=$((passed + 1)) \
+    || { echo "FAIL plan_nodes: report.md names no inter-node axis"; failed=$((failed + 1)); }
+  python3 -c "import json; s=json.load(open('$tmp/plan_nodes/plan.json'))['best']['placement']['scale_out']; assert s['network']=='inter-node' and s['domains']==8 and s['hybrid'], s" \
+    && passed=$((passed + 1)) || { echo "FAIL plan_nodes: plan.json scale_out"; failed=$((failed + 1)); }
+  grep -q "^# Multi-node: inter-node: ring=8 across 8 nodes; intra-node: ulysses=8 inside each node" \
+    "$tmp/plan_nodes/plan_jax.py" && grep -q "^INTER_NODE_MESH_SHAPE = (8, 1)$" "$tmp/plan_nodes/plan_jax.py" \
+    && passed=$((passed + 1)) || { echo "FAIL plan_nodes: plan_jax.py names no inter-node axis"; failed=$((failed + 1)); }
+  python3 -m py_compile "$tmp/plan_nodes/plan_jax.py" && passed=$((passed + 1)) || { echo "FAIL plan_nodes: plan_jax.py"; failed=$((failed + 1)); }
+fi
 # The default placement of several slices is JAX's hybrid mesh, and says so.
 run plan_slices_default 0 "$bin" plan -m wan2.1-t2v-1.3b --width 832 --height 480 --frames 17 -t 'v5e:2x2*2' \
     --placement default --no-alpa --no-stages && expect plan_slices_default out "placement jax create_hybrid_device_mesh;"

@@ -191,6 +191,19 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
   if (ScaleOut scale_out = ScaleOutOf(plan, config); scale_out.multi && plan.tpu) {
     MultiSliceMesh(out, plan, config, scale_out);
   } else {
+    if (scale_out.multi) {
+      // Several GPU nodes: DEVICE_ORDER is the placement; say which axes
+      // cross the inter-node network and, for a hybrid split, the shape of
+      // the mesh across nodes and inside each (as ICI/DCN shapes are given).
+      Line(out, "# Multi-node: " + ScaleOutText(scale_out) + ".");
+      if (scale_out.split.hybrid) {
+        Line(out, "# Per mesh axis, its extent across nodes and inside each node (their product is MESH_SHAPE).");
+        Line(out, "INTER_NODE_MESH_SHAPE = " + IntList(scale_out.split.outer, "(", ")", true));
+        Line(out, "INTRA_NODE_MESH_SHAPE = " + IntList(scale_out.split.inner, "(", ")", true));
+      }
+      Line(out);
+      Line(out);
+    }
     Line(out, "def make_mesh(devices=None):");
     Line(out, "    \"\"\"The plan's jax.sharding.Mesh over `devices` (default: jax.devices()).\"\"\"");
     Line(out, "    import jax");
