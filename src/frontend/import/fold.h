@@ -54,6 +54,7 @@
 #include <map>
 #include <vector>
 
+#include "frontend/import/constant_band.h"
 #include "pir/ir/graph.h"
 #include "support/status.h"
 
@@ -69,8 +70,10 @@ struct FoldStats {
 // `splats`: the values of splat constant leaves where the importer knew them
 // (PIR constants carry none): a mask's fill (-inf) and its polarity are read
 // from them; without them a mask's polarity is unknown and it is kept whole.
+// `bands`: the constant leaves the importer read as band masks (constant_band.h).
 StatusOr<FoldStats> FoldPatterns(pir::Graph& graph, std::vector<pir::ValueId>& value_map,
-                                 std::map<pir::ValueId, double> splats = {});
+                                 std::map<pir::ValueId, double> splats = {},
+                                 std::map<pir::ValueId, ConstantBand> bands = {});
 
 // Removes ops no graph output depends on (leaves are kept). `value_map` as above.
 int PruneDeadOps(pir::Graph& graph, std::vector<pir::ValueId>& value_map);

@@ -74,13 +74,60 @@ struct Band {
 
 bool VeryNegative(std::optional<double> v) { return v && (*v <= -1e9); }
 
-// The band of keys a boolean `v` is true on, where v's dims qpos and kpos are
-// the query and key dims; nullopt when v is not index arithmetic over them.
-std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kpos, int depth = 0) {
+// The complement of a half-infinite band; nullopt for a bounded one (its
+// complement is two bands).
+std::optional<Band> Complement(const Band& band) {
+  if (band.lo == -kInf) return Band{band.hi + 1, kInf};
+  if (band.hi == kInf) return Band{-kInf, band.lo - 1};
+  return std::nullopt;
+}
+
+// How a mask value is read: a boolean (or 0/1) keeps where it is nonzero; an
+// additive bias keeps where it is 0 and drops where it is -inf (or below -1e9).
+enum class Reading { kNonzero, kAdditive };
+
+// Whether a known value `v` is kept under `reading`; nullopt when it is
+// neither kept nor dropped (an additive 0.5).
+std::optional<bool> Kept(double v, Reading reading) {
+  if (reading == Reading::kNonzero) return v != 0;
+  if (v == 0) return true;
+  if (VeryNegative(v)) return false;
+  return std::nullopt;
+}
+
+// The band of (query, key) pairs a mask value `v` keeps under `reading`, where
+// v's dims qpos and kpos are the query and key dims; nullopt when v is not
+// index arithmetic over them (iota compares, the importer's band constants,
+// and where/not/and/convert over them).
+std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kpos, Reading reading, int depth = 0);
+
+// BandOf of an operand `v` of an element-wise op whose result has rank
+// `rank`: a lower-rank operand is broadcast NumPy-style (trailing dims aligned).
+std::optional<Band> BandOfOperand(const Matcher& m, ValueId v, int64_t rank, int64_t qpos, int64_t kpos,
+                                  Reading reading, int depth) {
+  const int64_t missing = rank - m.graph().type(v).rank();
+  if (missing < 0 || qpos < missing || kpos < missing) return std::nullopt;
+  return BandOf(m, v, qpos - missing, kpos - missing, reading, depth);
+}
+
+std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kpos, Reading reading, int depth) {
   if (depth > 12) return std::nullopt;
   const Op* p = m.Producer(v);
-  if (!p) return std::nullopt;
   const Graph& g = m.graph();
+  if (!p) {
+    // A constant the importer read as a band of i - j over two of its dims.
+    const ConstantBand* c = m.ConstantBandOf(v);
+    if (!c) return std::nullopt;
+    auto in = Kept(c->inside, reading), out = Kept(c->outside, reading);
+    if (!in || !out || *in == *out) return std::nullopt;
+    Band band{c->lo == -ConstantBand::kNoBandLimit ? -kInf : c->lo, c->hi == ConstantBand::kNoBandLimit ? kInf : c->hi};
+    if (c->row_dim == kpos && c->col_dim == qpos) {  // lo <= j - i <= hi
+      band = Band{band.hi == kInf ? -kInf : -band.hi, band.lo == -kInf ? kInf : -band.lo};
+    } else if (c->row_dim != qpos || c->col_dim != kpos) {
+      return std::nullopt;
+    }
+    return *in ? std::optional<Band>(band) : Complement(band);
+  }
   switch (p->kind) {
     case OpKind::kBroadcast: {
       auto dims = p->attrs.GetInts("dims");
@@ -91,7 +138,7 @@ std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kp
       };
       const int64_t q = at(qpos), k = at(kpos);
       if (q < 0 || k < 0) return std::nullopt;
-      return BandOf(m, p->operands[0], q, k, depth + 1);
+      return BandOf(m, p->operands[0], q, k, reading, depth + 1);
     }
     case OpKind::kReshape: {
       // Only a reshape that adds or drops unit dims: the other dims keep their order.
@@ -112,29 +159,46 @@ std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kp
         if (out_dims[n] == kpos) k = in_dims[n];
       }
       if (q < 0 || k < 0) return std::nullopt;
-      return BandOf(m, p->operands[0], q, k, depth + 1);
+      return BandOf(m, p->operands[0], q, k, reading, depth + 1);
+    }
+    case OpKind::kConvert: {
+      // bool <-> float keeps nonzero-ness; an additive bias keeps its values.
+      const bool to_bool = g.type(v).dtype == pir::DType::kBool;
+      if (reading == Reading::kAdditive && to_bool) return std::nullopt;
+      return BandOf(m, p->operands[0], qpos, kpos, reading, depth + 1);
+    }
+    case OpKind::kWhere: {
+      // where(c, a, b) with known a and b: kept where c picks the kept one.
+      if (!m.SplatLike(p->operands[1]) || !m.SplatLike(p->operands[2])) return std::nullopt;
+      auto a = m.ScalarValue(p->operands[1]), b = m.ScalarValue(p->operands[2]);
+      if (!a || !b) return std::nullopt;
+      auto ka = Kept(*a, reading), kb = Kept(*b, reading);
+      if (!ka || !kb || *ka == *kb) return std::nullopt;
+      auto cond = BandOfOperand(m, p->operands[0], g.type(v).rank(), qpos, kpos, Reading::kNonzero, depth + 1);
+      if (!cond) return std::nullopt;
+      return *ka ? cond : Complement(*cond);
     }
     case OpKind::kMin: {  // and
-      auto a = BandOf(m, p->operands[0], qpos, kpos, depth + 1);
-      auto b = BandOf(m, p->operands[1], qpos, kpos, depth + 1);
+      if (reading != Reading::kNonzero || g.type(v).dtype != pir::DType::kBool) return std::nullopt;
+      auto a = BandOfOperand(m, p->operands[0], g.type(v).rank(), qpos, kpos, reading, depth + 1);
+      auto b = BandOfOperand(m, p->operands[1], g.type(v).rank(), qpos, kpos, reading, depth + 1);
       if (!a || !b) return std::nullopt;
       return Band{std::max(a->lo, b->lo), std::min(a->hi, b->hi)};
     }
     case OpKind::kCompare: {
+      if (reading != Reading::kNonzero) return std::nullopt;
       const std::string dir = p->attrs.GetString("direction").value_or("");
-      if (p->attrs.GetString("logical").value_or("") == "not" ||
-          (g.type(p->operands[0]).dtype == pir::DType::kBool && m.ScalarLike(p->operands[1]))) {
-        // x == false (not x), x != false (x); a constant of unknown value: nothing.
+      auto pos = p->attrs.GetInt("iota_pos"), neg = p->attrs.GetInt("iota_neg"), off = p->attrs.GetInt("iota_offset");
+      if (!pos || !neg || !off) {
+        // x == 0 (not x), x != 0 (x): x's band, complemented for EQ; a
+        // constant of unknown value: nothing.
+        if (!m.SplatLike(p->operands[1])) return std::nullopt;
         auto value = m.ScalarValue(p->operands[1]);
         if (!value || *value != 0 || (dir != "EQ" && dir != "NE")) return std::nullopt;
-        auto inner = BandOf(m, p->operands[0], qpos, kpos, depth + 1);
+        auto inner = BandOfOperand(m, p->operands[0], g.type(v).rank(), qpos, kpos, Reading::kNonzero, depth + 1);
         if (!inner || dir == "NE") return inner;
-        if (inner->lo == -kInf) return Band{inner->hi + 1, kInf};
-        if (inner->hi == kInf) return Band{-kInf, inner->lo - 1};
-        return std::nullopt;
+        return Complement(*inner);
       }
-      auto pos = p->attrs.GetInt("iota_pos"), neg = p->attrs.GetInt("iota_neg"), off = p->attrs.GetInt("iota_offset");
-      if (!pos || !neg || !off) return std::nullopt;
       int sign;
       if (*pos == qpos && *neg == kpos) {
         sign = 1;  // (i - j) + off DIR 0
@@ -177,17 +241,9 @@ std::optional<pir::Attributes> MaskOfBand(const Band& band) {
 // Reads a boolean mask `cond` kept where it is `keep_when`: a band mask's
 // attributes, or nullopt.
 std::optional<pir::Attributes> Matcher::BandMask(ValueId cond, bool keep_when, int64_t qpos, int64_t kpos) const {
-  auto band = BandOf(*this, cond, qpos, kpos);
+  auto band = BandOf(*this, cond, qpos, kpos, Reading::kNonzero);
+  if (band && !keep_when) band = Complement(*band);
   if (!band) return std::nullopt;
-  if (!keep_when) {
-    if (band->lo == -kInf) {
-      band = Band{band->hi + 1, kInf};
-    } else if (band->hi == kInf) {
-      band = Band{-kInf, band->lo - 1};
-    } else {
-      return std::nullopt;
-    }
-  }
   return MaskOfBand(*band);
 }
 
@@ -202,9 +258,9 @@ std::optional<ValueId> Matcher::MaskStep(ValueId s, int64_t qpos, int64_t kpos, 
     ValueId cond = p->operands[0], a = p->operands[1], b = p->operands[2];
     bool keep_when;
     ValueId inner, fill;
-    if (ScalarLike(b) && !ScalarLike(a)) {
+    if (SplatLike(b) && !SplatLike(a)) {
       keep_when = true, inner = a, fill = b;
-    } else if (ScalarLike(a) && !ScalarLike(b)) {
+    } else if (SplatLike(a) && !SplatLike(b)) {
       keep_when = false, inner = b, fill = a;
     } else {
       return std::nullopt;
@@ -212,7 +268,10 @@ std::optional<ValueId> Matcher::MaskStep(ValueId s, int64_t qpos, int64_t kpos, 
     auto fill_value = ScalarValue(fill);
     if (fill_value && !VeryNegative(fill_value)) return std::nullopt;  // not a mask: a clamp or a replacement
     interior.push_back(ProducerId(s));
-    if (auto band = fill_value ? BandMask(cond, keep_when, qpos, kpos) : std::nullopt) {
+    const int64_t missing = graph_.type(s).rank() - graph_.type(cond).rank();
+    if (auto band = fill_value && missing >= 0 && qpos >= missing && kpos >= missing
+                        ? BandMask(cond, keep_when, qpos - missing, kpos - missing)
+                        : std::nullopt) {
       mask.attrs = *band;
       return inner;
     }
@@ -226,26 +285,12 @@ std::optional<ValueId> Matcher::MaskStep(ValueId s, int64_t qpos, int64_t kpos, 
       ValueId inner = p->operands[static_cast<size_t>(side)], bias = p->operands[static_cast<size_t>(1 - side)];
       if (ScalarLike(bias) || !LeadsToEinsum(inner)) continue;
       interior.push_back(ProducerId(s));
-      // bias = B(where(m, 0, -inf)) or B(where(m, -inf, 0)): a boolean mask.
-      ValueId w = bias;
-      while (const Op* q = Producer(w)) {
-        if ((q->kind != OpKind::kBroadcast && q->kind != OpKind::kReshape && q->kind != OpKind::kConvert) ||
-            !SingleUse(w)) {
-          break;
-        }
-        w = q->operands[0];
-      }
-      if (const Op* where = Producer(w); where && where->kind == OpKind::kWhere && ScalarLike(where->operands[1]) &&
-                                         ScalarLike(where->operands[2])) {
-        auto t = ScalarValue(where->operands[1]), f = ScalarValue(where->operands[2]);
-        std::optional<bool> keep_when;
-        if (t && f && *t == 0 && VeryNegative(f)) keep_when = true;
-        if (t && f && VeryNegative(t) && *f == 0) keep_when = false;
-        if (keep_when) {
-          if (auto band = BandMask(where->operands[0], *keep_when, qpos, kpos)) {
-            mask.attrs = *band;
-            return inner;
-          }
+      // bias = B(where(m, 0, -inf)), B(where(m, -inf, 0)), a band constant of
+      // 0 and -inf, or index arithmetic over them: a band of kept keys.
+      if (auto band = BandOfOperand(*this, bias, graph_.type(s).rank(), qpos, kpos, Reading::kAdditive, 0)) {
+        if (auto attrs = MaskOfBand(*band)) {
+          mask.attrs = *attrs;
+          return inner;
         }
       }
       mask.attrs.Set("mask", std::string("tensor"));
@@ -310,8 +355,110 @@ std::optional<std::vector<OpId>> Matcher::GuardCone(ValueId cond, ValueId scores
   return cone;
 }
 
+namespace {
+
+// `merged` = reshape(broadcast(x')) repeating each head G >= 2 times along a
+// dim h: [.., H, ..] -> [.., H, G, ..] -> [.., H * G, ..]. The broadcast
+// either inserts the G dim (JAX's broadcast_in_dim, x' = x) or expands a unit
+// dim an unsqueeze put there (ONNX's Unsqueeze -> Expand, x' = reshape(x)).
+// Returns x and h.
+std::optional<std::pair<ValueId, int64_t>> RepeatOfHeads(const Matcher& m, ValueId merged_value) {
+  const Graph& graph = m.graph();
+  const Op* reshape = m.Producer(merged_value);
+  if (!reshape || reshape->kind != OpKind::kReshape) return std::nullopt;
+  const ValueId repeated = reshape->operands[0];
+  const Op* broadcast = m.Producer(repeated);
+  if (!broadcast || broadcast->kind != OpKind::kBroadcast || !m.SingleUse(repeated)) return std::nullopt;
+  const pir::Shape& wide = graph.type(repeated).shape;       // [.., H, G, ..]
+  const pir::Shape& merged = graph.type(merged_value).shape;  // [.., H * G, ..]
+  ValueId x = broadcast->operands[0];
+  auto dims = broadcast->attrs.GetInts("dims");
+  if (!dims || wide.size() != merged.size() + 1) return std::nullopt;
+  int64_t g = -1;
+  if (graph.type(x).rank() == static_cast<int64_t>(wide.size())) {
+    // Same rank: the broadcast expands one unit dim g, which a reshape inserted.
+    const pir::Shape& unit = graph.type(x).shape;
+    for (size_t d = 0; d < wide.size(); ++d) {
+      if ((*dims)[d] != static_cast<int64_t>(d)) return std::nullopt;
+      if (unit[d] != wide[d]) {
+        if (unit[d] != 1 || g >= 0) return std::nullopt;
+        g = static_cast<int64_t>(d);
+      }
+    }
+    const Op* unsqueeze = m.Producer(x);
+    if (g < 1 || !unsqueeze || unsqueeze->kind != OpKind::kReshape || !m.SingleUse(x)) return std::nullopt;
+    x = unsqueeze->operands[0];
+    pir::Shape without = unit;
+    without.erase(without.begin() + g);
+    if (graph.type(x).shape != without) return std::nullopt;
+  } else {
+    const pir::Shape& small = graph.type(x).shape;
+    if (small.size() != merged.size() || dims->size() != small.size()) return std::nullopt;
+    // The one inserted dim g sits right after the heads dim g - 1.
+    for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) {
+      if (std::find(dims->begin(), dims->end(), d) == dims->end()) g = g < 0 ? d : -2;
+    }
+    if (g < 1) return std::nullopt;
+    for (size_t d = 0; d < small.size(); ++d) {
+      const int64_t to = static_cast<int64_t>(d) < g ? static_cast<int64_t>(d) : static_cast<int64_t>(d) + 1;
+      if ((*dims)[d] != to || wide[static_cast<size_t>(to)] != small[d]) return std::nullopt;
+    }
+  }
+  for (int64_t d = 0; d < static_cast<int64_t>(merged.size()); ++d) {
+    const int64_t want = d < g - 1 ? wide[static_cast<size_t>(d)]
+                         : d == g - 1 ? wide[static_cast<size_t>(g - 1)] * wide[static_cast<size_t>(g)]
+                                      : wide[static_cast<size_t>(d + 1)];
+    if (merged[static_cast<size_t>(d)] != want) return std::nullopt;
+  }
+  if (wide[static_cast<size_t>(g)] < 2) return std::nullopt;
+  return std::make_pair(x, g - 1);
+}
+
+// PyTorch's repeat_interleave as torch.onnx.export writes it: the K/V heads
+// split one by one (Split -> slices), each repeated G times (RepeatOfHeads on
+// a single head), concatenated along the heads dim in order. Returns the
+// split tensor and its heads dim.
+std::optional<std::pair<ValueId, int64_t>> ConcatOfRepeatedHeads(const Matcher& m, ValueId merged_value) {
+  const Graph& graph = m.graph();
+  const Op* concat = m.Producer(merged_value);
+  if (!concat || concat->kind != OpKind::kConcat || concat->operands.size() < 2) return std::nullopt;
+  auto axis = pir::NormalizeAxis(concat->attrs.GetInt("axis").value_or(0), graph.type(merged_value).rank());
+  if (!axis) return std::nullopt;
+  ValueId source = -1;
+  for (size_t piece = 0; piece < concat->operands.size(); ++piece) {
+    const ValueId v = concat->operands[piece];
+    if (!m.SingleUse(v)) return std::nullopt;
+    auto one = RepeatOfHeads(m, v);
+    if (!one || one->second != *axis) return std::nullopt;
+    // One head: slice [piece, piece + 1) of the source along the axis, the whole of every other dim.
+    const Op* slice = m.Producer(one->first);
+    if (!slice || slice->kind != OpKind::kSlice || !m.SingleUse(one->first) || slice->attrs.Find("stride")) {
+      return std::nullopt;
+    }
+    const ValueId from = slice->operands[0];
+    if (source >= 0 && from != source) return std::nullopt;
+    source = from;
+    auto start = slice->attrs.GetInts("start"), limit = slice->attrs.GetInts("limit");
+    const pir::Shape& full = graph.type(from).shape;
+    if (!start || !limit || start->size() != full.size() || limit->size() != full.size()) return std::nullopt;
+    for (size_t d = 0; d < full.size(); ++d) {
+      const bool heads = static_cast<int64_t>(d) == *axis;
+      const int64_t want_start = heads ? static_cast<int64_t>(piece) : 0;
+      const int64_t want_limit = heads ? static_cast<int64_t>(piece) + 1 : full[d];
+      if ((*start)[d] != want_start || (*limit)[d] != want_limit) return std::nullopt;
+    }
+  }
+  if (graph.type(source).shape[static_cast<size_t>(*axis)] != static_cast<int64_t>(concat->operands.size())) {
+    return std::nullopt;
+  }
+  return std::make_pair(source, *axis);
+}
+
+}  // namespace
+
 // K or V as the framework repeated it for grouped-query attention:
-// reshape(broadcast(x)) that repeats each head G times, then converts,
+// reshape(broadcast(x)) that repeats each head G times (RepeatOfHeads) or the
+// concat of single heads so repeated (ConcatOfRepeatedHeads), then converts,
 // transposes and scalar scales. Emits x with the chain's element-wise ops
 // applied (and its scalars broadcast to x's shape) and returns it with the
 // letters of its dims; nullopt when `v` is no such chain.
@@ -338,37 +485,16 @@ std::optional<Matcher::Repeat> Matcher::RepeatedHeads(ValueId v, const std::stri
       at = p->operands[0];
       continue;
     }
-    if (p->kind != OpKind::kReshape) return std::nullopt;
-    const ValueId repeated = p->operands[0];
-    const Op* broadcast = Producer(repeated);
-    if (!broadcast || broadcast->kind != OpKind::kBroadcast || !SingleUse(repeated)) return std::nullopt;
-    const pir::Shape& wide = graph_.type(repeated).shape;  // [.., Hkv, G, ..]
-    const pir::Shape& merged = graph_.type(at).shape;      // [.., Hkv * G, ..]
-    const ValueId x = broadcast->operands[0];
-    const pir::Shape& small = graph_.type(x).shape;
-    auto dims = broadcast->attrs.GetInts("dims");
-    if (!dims || wide.size() != merged.size() + 1 || small.size() != merged.size() || dims->size() != small.size()) {
-      return std::nullopt;
+    std::optional<std::pair<ValueId, int64_t>> source;
+    if (p->kind == OpKind::kReshape) {
+      source = RepeatOfHeads(*this, at);
+    } else if (p->kind == OpKind::kConcat) {
+      source = ConcatOfRepeatedHeads(*this, at);
     }
-    // The one inserted dim g sits right after the heads dim g - 1.
-    int64_t g = -1;
-    for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) {
-      if (std::find(dims->begin(), dims->end(), d) == dims->end()) g = g < 0 ? d : -2;
-    }
-    if (g < 1) return std::nullopt;
-    for (size_t d = 0; d < small.size(); ++d) {
-      const int64_t to = static_cast<int64_t>(d) < g ? static_cast<int64_t>(d) : static_cast<int64_t>(d) + 1;
-      if ((*dims)[d] != to || wide[static_cast<size_t>(to)] != small[d]) return std::nullopt;
-    }
-    for (int64_t d = 0; d < static_cast<int64_t>(merged.size()); ++d) {
-      const int64_t want = d < g - 1 ? wide[static_cast<size_t>(d)]
-                           : d == g - 1 ? wide[static_cast<size_t>(g - 1)] * wide[static_cast<size_t>(g)]
-                                        : wide[static_cast<size_t>(d + 1)];
-      if (merged[static_cast<size_t>(d)] != want) return std::nullopt;
-    }
-    if (wide[static_cast<size_t>(g)] < 2) return std::nullopt;
+    if (!source) return std::nullopt;
+    const auto [x, heads_dim] = *source;
     out.source = x;
-    out.heads_dim = g - 1;
+    out.heads_dim = heads_dim;
     // Letters of x's dims: v's letter i names the merged dim perm[i].
     out.letters = std::string(letters.size(), '?');
     for (size_t i = 0; i < perm.size(); ++i) out.letters[static_cast<size_t>(perm[i])] = letters[i];

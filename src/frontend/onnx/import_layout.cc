@@ -51,7 +51,7 @@ Status Reshaped(Importer& im, const NodeContext& ctx, size_t i, Slot* in, const 
   if (in->data) return im.DefineConstant(ctx, i, {in->type.dtype, shape}, *in->data);
   if (shape == in->type.shape) return Alias(im, ctx, i, in);
   if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) {
-    return DefineOpaqueConstant(im, ctx, i, {in->type.dtype, shape});
+    return DefineOpaqueConstant(im, ctx, i, {in->type.dtype, shape}, in);
   }
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
   pir::Attributes attrs;
@@ -60,10 +60,47 @@ Status Reshaped(Importer& im, const NodeContext& ctx, size_t i, Slot* in, const 
   return im.DefineValue(ctx, i, r);
 }
 
-Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, TensorType type) {
+namespace {
+
+// A value of `from` converted to `to` as Cast does (bool: nonzero; integers truncate).
+double CastValue(double v, pir::DType to) {
+  if (to == pir::DType::kBool) return v != 0 ? 1 : 0;
+  if (!pir::IsFloat(to) && std::isfinite(v)) return std::trunc(v);
+  return v;
+}
+
+}  // namespace
+
+Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, TensorType type, const Slot* from) {
   if (!CheckedNumElements(type.shape) || type.rank() > 64)
     return im.Error(ctx, "constant " + type.ToString() + " is too large");
   Slot slot;
+  if (from) {
+    std::optional<double> splat = from->splat;
+    std::optional<ConstantBand> band = from->band;
+    if (from->data && from->data->size() > 0) {
+      const TensorData& d = *from->data;
+      bool same = true;
+      for (size_t k = 1; k < d.size() && same; ++k) same = d.AsDouble(k) == d.AsDouble(0);
+      if (same) {
+        splat = d.AsDouble(0);
+      } else {
+        std::vector<double> values(d.size());
+        for (size_t k = 0; k < d.size(); ++k) values[k] = d.AsDouble(k);
+        band = ConstantBandOf(values, from->type.shape);
+      }
+    }
+    if (splat && !std::isnan(*splat)) slot.splat = CastValue(*splat, type.dtype);
+    const Shape& was = from->type.shape;
+    if (band && type.rank() >= 2 && was.size() >= 2 && type.shape[type.shape.size() - 2] == was[was.size() - 2] &&
+        type.shape.back() == was.back()) {
+      band->row_dim = type.rank() - 2;
+      band->col_dim = type.rank() - 1;
+      band->inside = CastValue(band->inside, type.dtype);
+      band->outside = CastValue(band->outside, type.dtype);
+      if (band->inside != band->outside) slot.band = band;
+    }
+  }
   slot.type = std::move(type);
   slot.pending_leaf = true;
   slot.leaf_role = pir::ValueRole::kConstant;
@@ -141,7 +178,12 @@ Status ConvertConstantOfShape(Importer& im, const NodeContext& ctx) {
     dtype = *t;
     if (auto values = TensorValues(a->t()); values && values->size() == 1) value = std::move(*values);
   }
-  if (*n > kMaxFoldElements || value.size() != 1) return DefineOpaqueConstant(im, ctx, 0, {dtype, shape});
+  if (*n > kMaxFoldElements || value.size() != 1) {
+    Slot one;  // the fill value, a splat of the result
+    one.type = {dtype, {}};
+    if (value.size() == 1) one.data = value;
+    return DefineOpaqueConstant(im, ctx, 0, {dtype, shape}, value.size() == 1 ? &one : nullptr);
+  }
   return im.DefineConstant(ctx, 0, {dtype, shape}, FoldBroadcast(value, {}, shape));
 }
 
@@ -198,7 +240,7 @@ Status ConvertCast(Importer& im, const NodeContext& ctx) {
   }
   if (*to == in->type.dtype) return Alias(im, ctx, 0, in);
   if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) {
-    return DefineOpaqueConstant(im, ctx, 0, {*to, in->type.shape});
+    return DefineOpaqueConstant(im, ctx, 0, {*to, in->type.shape}, in);
   }
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
   pir::Attributes attrs;
@@ -342,6 +384,20 @@ StatusOr<Slot> SliceSlot(Importer& im, const NodeContext& ctx, Slot* in, const s
     out.pending_leaf = true;
     out.leaf_role = pir::ValueRole::kConstant;
     out.leaf_name = in->leaf_name + ".slice";
+    out.splat = in->splat;
+    // A band over the last two dims, sliced with unit steps there: element
+    // (i', j') is (i' + start_i, j' + start_j), so the band shifts by
+    // start_i - start_j; a limit past the slice's edge is no limit.
+    const size_t rank = sizes.size();
+    if (in->band && rank >= 2 && steps[rank - 2] == 1 && steps[rank - 1] == 1 && sizes[rank - 2] > 0 &&
+        sizes[rank - 1] > 0) {
+      ConstantBand band = *in->band;
+      const int64_t shift = starts[rank - 2] - starts[rank - 1];
+      constexpr int64_t kNone = ConstantBand::kNoBandLimit;
+      if (band.lo != -kNone) band.lo = band.lo - shift <= -(sizes[rank - 1] - 1) ? -kNone : band.lo - shift;
+      if (band.hi != kNone) band.hi = band.hi - shift >= sizes[rank - 2] - 1 ? kNone : band.hi - shift;
+      out.band = band;
+    }
     return out;
   }
   std::vector<int64_t> limits;
@@ -550,9 +606,9 @@ Status ConvertExpand(Importer& im, const NodeContext& ctx) {
     if (*CheckedNumElements(*shape) <= kMaxFoldElements) {
       return im.DefineConstant(ctx, 0, type, FoldBroadcast(*in->data, in->type.shape, *shape));
     }
-    return DefineOpaqueConstant(im, ctx, 0, type);
+    return DefineOpaqueConstant(im, ctx, 0, type, in);
   }
-  if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) return DefineOpaqueConstant(im, ctx, 0, type);
+  if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) return DefineOpaqueConstant(im, ctx, 0, type, in);
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < in->type.rank(); ++d)
