@@ -555,6 +555,82 @@ Status ConvertConcat(Importer& im, const NodeContext& ctx) {
   return im.DefineValue(ctx, 0, r);
 }
 
+// Output 0 is `in` with every position of dim `axis` repeated `times` times in
+// place (repeat_interleave): [.., n, ..] -> [.., n, 1, ..] -> [.., n, times, ..]
+// -> [.., n * times, ..].
+Status RepeatEach(Importer& im, const NodeContext& ctx, Slot* in, int64_t axis, int64_t times) {
+  AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
+  Shape unit = in->type.shape;
+  unit.insert(unit.begin() + axis + 1, 1);
+  Shape wide = unit;
+  wide[static_cast<size_t>(axis) + 1] = times;
+  Shape merged = in->type.shape;
+  merged[static_cast<size_t>(axis)] *= times;
+  if (!CheckedNumElements(wide)) return im.Error(ctx, "the repeated tensor is too large");
+  pir::Attributes to_unit, to_wide, to_merged;
+  to_unit.Set("shape", unit);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId u, im.Emit(ctx, OpKind::kReshape, {x}, to_unit, {}, ".unsqueeze"));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) dims.push_back(d);
+  to_wide.Set("shape", wide);
+  to_wide.Set("dims", dims);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId w, im.Emit(ctx, OpKind::kBroadcast, {u}, to_wide, {}, ".repeat"));
+  to_merged.Set("shape", merged);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kReshape, {w}, to_merged));
+  return im.DefineValue(ctx, 0, r);
+}
+
+// Tile(x, repeats): where every repeated dim has size 1, a broadcast (x[:, :,
+// None].repeat(1, 1, G, 1, 1), repeat_kv's Tile form); otherwise each repeated
+// dim d gets a copy dim before it: [.., s_d, ..] -> [.., 1, s_d, ..] ->
+// [.., r_d, s_d, ..] -> [.., r_d * s_d, ..] (the whole tensor r_d times).
+Status ConvertTile(Importer& im, const NodeContext& ctx) {
+  AZ_ASSIGN_OR_RETURN(Slot * in, im.Input(ctx, 0));
+  AZ_ASSIGN_OR_RETURN(auto repeats, ConstantInts(im, ctx, 1));
+  const Shape& from = in->type.shape;
+  if (!repeats || repeats->size() != from.size()) return im.Error(ctx, "Tile needs constant repeats, one per dim");
+  Shape out = from, unit, wide;
+  std::vector<int64_t> dims;
+  bool units_only = true;
+  for (size_t d = 0; d < from.size(); ++d) {
+    const int64_t r = (*repeats)[d];
+    if (r < 0) return im.Error(ctx, "Tile with a negative repeat");
+    if (r != 1) {
+      units_only = units_only && from[d] == 1;
+      unit.push_back(1);
+      wide.push_back(r);
+    }
+    out[d] = from[d] * r;
+    unit.push_back(from[d]);
+    wide.push_back(from[d]);
+  }
+  if (!CheckedNumElements(out) || !CheckedNumElements(wide)) return im.Error(ctx, "Tile result is too large");
+  if (out == from) return Alias(im, ctx, 0, in);
+  if (in->data || (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant)) {
+    return DefineOpaqueConstant(im, ctx, 0, {in->type.dtype, out}, units_only ? in : nullptr);
+  }
+  AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
+  pir::Attributes attrs;
+  if (units_only) {
+    for (int64_t d = 0; d < static_cast<int64_t>(out.size()); ++d) dims.push_back(d);
+    attrs.Set("shape", out);
+    attrs.Set("dims", dims);
+    AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kBroadcast, {x}, attrs));
+    return im.DefineValue(ctx, 0, r);
+  }
+  pir::Attributes to_unit;
+  to_unit.Set("shape", unit);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId u, im.Emit(ctx, OpKind::kReshape, {x}, to_unit, {}, ".copies"));
+  for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) dims.push_back(d);
+  attrs.Set("shape", wide);
+  attrs.Set("dims", dims);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId w, im.Emit(ctx, OpKind::kBroadcast, {u}, attrs, {}, ".repeat"));
+  pir::Attributes to_out;
+  to_out.Set("shape", out);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kReshape, {w}, to_out));
+  return im.DefineValue(ctx, 0, r);
+}
+
 Status ConvertGather(Importer& im, const NodeContext& ctx) {
   AZ_ASSIGN_OR_RETURN(Slot * data, im.Input(ctx, 0));
   AZ_ASSIGN_OR_RETURN(Slot * indices, im.Input(ctx, 1));
@@ -580,6 +656,18 @@ Status ConvertGather(Importer& im, const NodeContext& ctx) {
     sliced[axis] = 1;
     AZ_ASSIGN_OR_RETURN(Slot slot, SliceSlot(im, ctx, data, starts, steps, sliced, ".slice"));
     return Reshaped(im, ctx, 0, &slot, shape);
+  }
+  // Constant indices [0 x G, 1 x G, .., n-1 x G] along a dim of size n:
+  // repeat_interleave(G) (grouped-query K/V heads), a reshape -> broadcast ->
+  // reshape that the attention fold reads as K/V heads shared by G queries.
+  if (indices->data && indices->type.rank() == 1 && !data->data) {
+    const int64_t n = data->type.shape[axis], total = static_cast<int64_t>(indices->data->size());
+    bool interleave = n > 0 && total > n && total % n == 0;
+    for (int64_t at = 0; interleave && at < total; ++at) {
+      auto index = indices->data->AsInt(static_cast<size_t>(at));
+      interleave = index && (*index < 0 ? *index + n : *index) == at / (total / n);
+    }
+    if (interleave) return RepeatEach(im, ctx, data, axis, total / n);
   }
   if (axis == 0 && !pir::IsFloat(indices->type.dtype)) {
     AZ_ASSIGN_OR_RETURN(pir::ValueId table, im.Materialize(ctx, *data));
@@ -643,6 +731,7 @@ Status ConvertLayoutNode(Importer& im, const NodeContext& ctx, bool* handled) {
       {"Concat", ConvertConcat},
       {"Gather", ConvertGather},
       {"Expand", ConvertExpand},
+      {"Tile", ConvertTile},
   };
   *handled = false;
   for (const auto& [name, fn] : kTable) {
