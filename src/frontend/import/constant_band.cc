@@ -1,62 +1,77 @@
-// ConstantBandOf (constant_band.h): one pass over the values.
+// ConstantBandOf and ConstantBandReader (constant_band.h): one pass over the values.
 #include "frontend/import/constant_band.h"
 
-#include <algorithm>
 #include <cmath>
+
+#include "support/checked_math.h"
 
 namespace az::frontend {
 
-std::optional<ConstantBand> ConstantBandOf(const std::vector<double>& values, const pir::Shape& shape) {
-  if (shape.size() < 2) return std::nullopt;
-  const int64_t rows = shape[shape.size() - 2], cols = shape[shape.size() - 1];
-  if (rows <= 0 || cols <= 0) return std::nullopt;
-  const size_t plane = static_cast<size_t>(rows * cols);
-  if (values.empty() || values.size() % plane != 0) return std::nullopt;
-  for (double v : values) {
-    if (std::isnan(v)) return std::nullopt;
+ConstantBandReader::ConstantBandReader(const pir::Shape& shape) {
+  auto total = CheckedProduct(shape);
+  if (shape.size() < 2 || !total || shape[shape.size() - 2] <= 0 || shape.back() <= 0) {
+    failed_ = true;
+    return;
   }
-  // Every plane over the last two dims is the first one.
-  for (size_t at = plane; at < values.size(); at += plane) {
-    if (!std::equal(values.begin(), values.begin() + static_cast<long>(plane), values.begin() + static_cast<long>(at))) {
-      return std::nullopt;
-    }
+  rank_ = static_cast<int64_t>(shape.size());
+  rows_ = shape[shape.size() - 2];
+  cols_ = shape.back();
+  total_ = *total;
+  holds_.assign(static_cast<size_t>(rows_ + cols_ - 1), -1);
+}
+
+bool ConstantBandReader::Add(double value) {
+  if (failed_) return false;
+  if (std::isnan(value) || seen_ >= total_) return !(failed_ = true);
+  const int64_t at = seen_++ % (rows_ * cols_);
+  const int64_t i = at / cols_, j = at % cols_;
+  if (!first_) first_ = value;
+  signed char is_first = value == *first_ ? 1 : 0;
+  if (!is_first) {
+    if (!second_) second_ = value;
+    if (value != *second_) return !(failed_ = true);  // a third value
   }
-  // The two values: `inside` is the one on the main diagonal's first element
-  // (i - j = 0 at (0, 0)); the band is the set of differences holding it.
+  // Within each plane over the last two dims, the value is a function of
+  // i - j (every plane then repeats the first: the same function).
+  signed char& h = holds_[static_cast<size_t>(i - j + cols_ - 1)];
+  if (h < 0) h = is_first;
+  if (h != is_first) return !(failed_ = true);
+  return true;
+}
+
+std::optional<double> ConstantBandReader::Splat() const {
+  if (failed_ || seen_ != total_ || second_) return std::nullopt;
+  return first_;
+}
+
+std::optional<ConstantBand> ConstantBandReader::Band() const {
+  if (failed_ || seen_ != total_ || !second_) return std::nullopt;
+  // `inside` is the value at i - j = 0 (the first element); the differences
+  // holding it must be one interval containing 0.
   ConstantBand band;
-  band.row_dim = static_cast<int64_t>(shape.size()) - 2;
-  band.col_dim = static_cast<int64_t>(shape.size()) - 1;
-  band.inside = values[0];
-  bool has_outside = false;
-  // Per difference d = i - j in [-(cols - 1), rows - 1]: does it hold `inside`
-  // everywhere (1), nowhere (0), or mixed (-1)?
-  const int64_t span = rows + cols - 1;
-  std::vector<int> holds(static_cast<size_t>(span), 2);  // 2: not seen yet
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) {
-      const double v = values[static_cast<size_t>(i * cols + j)];
-      int in = v == band.inside ? 1 : 0;
-      if (!in) {
-        if (!has_outside) band.outside = v, has_outside = true;
-        if (v != band.outside) return std::nullopt;  // a third value
-      }
-      int& h = holds[static_cast<size_t>(i - j + cols - 1)];
-      if (h == 2) h = in;
-      if (h != in) return std::nullopt;  // not a function of i - j
-    }
-  }
-  if (!has_outside) return std::nullopt;  // a splat
-  // The differences holding `inside` must be one interval containing 0.
+  band.row_dim = rank_ - 2;
+  band.col_dim = rank_ - 1;
+  band.inside = *first_;
+  band.outside = *second_;
+  auto holds = [&](int64_t d) { return holds_[static_cast<size_t>(d + cols_ - 1)] == 1; };
   int64_t lo = 0, hi = 0;
-  while (lo - 1 >= -(cols - 1) && holds[static_cast<size_t>(lo - 1 + cols - 1)] == 1) --lo;
-  while (hi + 1 <= rows - 1 && holds[static_cast<size_t>(hi + 1 + cols - 1)] == 1) ++hi;
-  for (int64_t d = -(cols - 1); d <= rows - 1; ++d) {
-    if ((d >= lo && d <= hi) != (holds[static_cast<size_t>(d + cols - 1)] == 1)) return std::nullopt;
+  while (lo - 1 >= -(cols_ - 1) && holds(lo - 1)) --lo;
+  while (hi + 1 <= rows_ - 1 && holds(hi + 1)) ++hi;
+  for (int64_t d = -(cols_ - 1); d <= rows_ - 1; ++d) {
+    if ((d >= lo && d <= hi) != holds(d)) return std::nullopt;
   }
   // A band reaching the matrix's edge is unbounded on that side.
-  band.lo = lo == -(cols - 1) ? -ConstantBand::kNoBandLimit : lo;
-  band.hi = hi == rows - 1 ? ConstantBand::kNoBandLimit : hi;
+  band.lo = lo == -(cols_ - 1) ? -ConstantBand::kNoBandLimit : lo;
+  band.hi = hi == rows_ - 1 ? ConstantBand::kNoBandLimit : hi;
   return band;
+}
+
+std::optional<ConstantBand> ConstantBandOf(const std::vector<double>& values, const pir::Shape& shape) {
+  ConstantBandReader reader(shape);
+  for (double v : values) {
+    if (!reader.Add(v)) return std::nullopt;
+  }
+  return reader.Band();
 }
 
 }  // namespace az::frontend

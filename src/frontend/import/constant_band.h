@@ -36,4 +36,24 @@ struct ConstantBand {
 // that is no band of i - j. NaN is no value of a band.
 std::optional<ConstantBand> ConstantBandOf(const std::vector<double>& values, const pir::Shape& shape);
 
+// The same read one value at a time (row-major over `shape`), in memory
+// O(rows + cols), so that a large tensor (a mask buffer of a million
+// elements) is read without being copied and a weight is given up on at its
+// third distinct value: Add returns false once the values can be neither a
+// splat nor a band.
+class ConstantBandReader {
+ public:
+  explicit ConstantBandReader(const pir::Shape& shape);
+  bool Add(double value);
+  // After every value: one value everywhere, else the band, else nothing.
+  std::optional<double> Splat() const;
+  std::optional<ConstantBand> Band() const;
+
+ private:
+  int64_t rank_ = 0, rows_ = 0, cols_ = 0, seen_ = 0, total_ = 0;
+  bool failed_ = false;
+  std::optional<double> first_, second_;  // the first value, and the other one
+  std::vector<signed char> holds_;        // per i - j + cols - 1: 1 first value, 0 the other, -1 unseen
+};
+
 }  // namespace az::frontend

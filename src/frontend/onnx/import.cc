@@ -389,12 +389,21 @@ Status Importer::DeclareInputs() {
     slot.leaf_role =
         pir::IsFloat(*dtype) && !dims.empty() && listed ? pir::ValueRole::kParameter : pir::ValueRole::kConstant;
     if (!sparse) slot.data = TensorValues(t);
+    if (!sparse && !slot.data && slot.type.rank() >= 2) {
+      ConstantPattern pattern = ReadConstantPattern(t);
+      slot.splat = pattern.splat;
+      slot.band = pattern.band;
+    }
     // A tensor of two values on a band of its last two dims is a mask (a
     // causal buffer such as torch.tril(torch.ones(L, L))), never a weight.
-    if (slot.leaf_role == pir::ValueRole::kParameter && slot.data && slot.type.rank() >= 2) {
-      std::vector<double> values(slot.data->size());
-      for (size_t k = 0; k < values.size(); ++k) values[k] = slot.data->AsDouble(k);
-      if (ConstantBandOf(values, slot.type.shape)) slot.leaf_role = pir::ValueRole::kConstant;
+    if (slot.leaf_role == pir::ValueRole::kParameter && slot.type.rank() >= 2) {
+      bool band = slot.band.has_value();
+      if (slot.data) {
+        std::vector<double> values(slot.data->size());
+        for (size_t k = 0; k < values.size(); ++k) values[k] = slot.data->AsDouble(k);
+        band = ConstantBandOf(values, slot.type.shape).has_value();
+      }
+      if (band) slot.leaf_role = pir::ValueRole::kConstant;
     }
     if (!values_.emplace(t.name(), std::move(slot)).second) {
       return InvalidArgument(where + ": two initializers have this name");

@@ -119,7 +119,15 @@ Status ConvertConstant(Importer& im, const NodeContext& ctx) {
     if (auto error = TensorDimsError(t)) return im.Error(ctx, *error);
     TensorType type{*dtype, Shape(t.dims().begin(), t.dims().end())};
     auto values = TensorValues(t);
-    if (!values) return DefineOpaqueConstant(im, ctx, 0, type);
+    if (!values) {
+      // Too large to fold: what its values are (one value, a band mask) is still read.
+      ConstantPattern pattern = ReadConstantPattern(t);
+      Slot known;
+      known.type = type;
+      known.splat = pattern.splat;
+      known.band = pattern.band;
+      return DefineOpaqueConstant(im, ctx, 0, type, &known);
+    }
     return im.DefineConstant(ctx, 0, type, std::move(*values));
   }
   if (const ox::AttributeProto* a = FindAttribute(node, "value_float")) {
