@@ -1,5 +1,5 @@
 // What an importer knows of a constant mask's values, in a form both
-// importers share and the attention fold (fold_attention.cc) reads.
+// importers share and the attention fold (fold_mask.cc) reads.
 //
 // PIR constants carry no values. A mask a framework writes as a tensor (a
 // causal or sliding-window mask stored as an initializer or a Constant node,

@@ -1,7 +1,7 @@
 // Internal to frontend/import's folds (fold.h): the rebuild of a graph with
 // matched patterns replaced, and the matcher's use lists and chain helpers,
 // shared by fold.cc (softmax, norms, activations, the pass driver) and
-// fold_attention.cc (attention with its masks and grouped-query K/V).
+// fold_attention.cc (attention and grouped-query K/V) and fold_mask.cc (its masks).
 #pragma once
 
 #include <functional>
@@ -258,7 +258,7 @@ class Matcher {
   std::optional<Match> ActivationCluster(OpId root) const;
   std::optional<Match> Attention(OpId root) const;
 
-  // The attention fold's parts (fold_attention.cc).
+  // The attention fold's parts (fold_attention.cc, fold_mask.cc).
   struct MaskRead {
     pir::Attributes attrs;  // mask (and window, mask_operand)
     ValueId operand = -1;   // a tensor mask's value (old graph), in the scores' layout
