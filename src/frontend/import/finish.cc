@@ -35,7 +35,7 @@ Status FinishImport(ImportedProgram& program, const ImportOptions& options) {
   AZ_RETURN_IF_ERROR(pir::VerifyGraph(graph));
   std::vector<pir::ValueId> map;
   // `map` composes both rebuilds: original id -> final id.
-  AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map, program.splats));
+  AZ_ASSIGN_OR_RETURN(FoldStats folded, FoldPatterns(graph, map, program.splats, program.bands));
   PruneDeadOps(graph, map);
   Remap(program, map);
   // Results carry their names into the plan's tensor list (jax.result_info,

@@ -265,8 +265,9 @@ namespace {
 
 // One pass: find non-overlapping matches with `find`, rebuild.
 StatusOr<std::vector<OpKind>> RunPass(Graph& graph, std::vector<ValueId>& value_map, std::map<ValueId, double>& splats,
+                                      std::map<ValueId, ConstantBand>& bands,
                                       const std::function<std::optional<Match>(const Matcher&, OpId)>& find) {
-  Matcher matcher(graph, splats);
+  Matcher matcher(graph, splats, bands);
   std::vector<char> claimed(static_cast<size_t>(graph.num_ops()), 0);
   std::map<OpId, Emitter> roots;
   std::vector<OpKind> applied;
@@ -308,12 +309,18 @@ StatusOr<std::vector<OpKind>> RunPass(Graph& graph, std::vector<ValueId>& value_
     if (pass_map[static_cast<size_t>(v)] >= 0) remapped[pass_map[static_cast<size_t>(v)]] = value;
   }
   splats = std::move(remapped);
+  std::map<ValueId, ConstantBand> remapped_bands;
+  for (const auto& [v, band] : bands) {
+    if (pass_map[static_cast<size_t>(v)] >= 0) remapped_bands[pass_map[static_cast<size_t>(v)]] = band;
+  }
+  bands = std::move(remapped_bands);
   return applied;
 }
 
 }  // namespace
 
-StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map, std::map<ValueId, double> splats) {
+StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map, std::map<ValueId, double> splats,
+                                 std::map<ValueId, ConstantBand> bands) {
   value_map.resize(static_cast<size_t>(graph.num_values()));
   for (ValueId v = 0; v < graph.num_values(); ++v) value_map[static_cast<size_t>(v)] = v;
   FoldStats stats;
@@ -334,7 +341,7 @@ StatusOr<FoldStats> FoldPatterns(Graph& graph, std::vector<ValueId>& value_map, 
       [](const Matcher& m, OpId id) { return m.Attention(id); },
   };
   for (const Find& find : passes) {
-    AZ_ASSIGN_OR_RETURN(std::vector<OpKind> applied, RunPass(graph, value_map, splats, find));
+    AZ_ASSIGN_OR_RETURN(std::vector<OpKind> applied, RunPass(graph, value_map, splats, bands, find));
     count(applied);
   }
   return stats;

@@ -19,11 +19,13 @@
 //              [B, L, H, D] -> [B, H, L, D] round trip disappears) into
 //              attention's [batch, seq, heads, head_dim] layout; mode "self"
 //              when the query and key lengths match, else "cross".
-//              Masks between the scores and the softmax (fold_attention.cc):
+//              Masks between the scores and the softmax (fold_mask.cc):
 //              where(m, s, fill) or where(m, fill, s) with a scalar fill, and
 //              s + bias, where bias may be where(m, 0, -inf); a boolean m
 //              built from iotas (compare of iota differences, the importer's
-//              `iota_*` attributes, through broadcasts, not and and) whose
+//              `iota_*` attributes, through broadcasts, not and and) or a
+//              constant the importer read as a band (`bands`, a 0 / -inf or
+//              0 / 1 mask tensor), whose
 //              kept keys are j <= i becomes mask "causal", i - W < j <= i
 //              mask "window" (window W); any other mask or bias becomes mask
 //              "tensor" with it as the 4th operand ([B|1, H|1, Lq|1, Lk]).
@@ -31,9 +33,12 @@
 //              masked scores alone (PyTorch's zeroing of fully masked rows),
 //              joins the match. Grouped-query K/V: a K or V that is
 //              reshape(broadcast(x)) repeating each head G times (repeat_kv,
-//              [.., Hkv, L, D] -> [.., Hkv, G, L, D] -> [.., Hkv*G, L, D]),
-//              through converts, transposes and scalar scales, is read as x:
-//              the attention gets Hkv K/V heads.
+//              [.., Hkv, L, D] -> [.., Hkv, G, L, D] -> [.., Hkv*G, L, D];
+//              the broadcast may expand a unit dim a reshape inserted), or the
+//              concat of x's heads sliced one by one and so repeated
+//              (repeat_interleave as ONNX writes it), through converts,
+//              transposes and scalar scales, is read as x: the attention
+//              gets Hkv K/V heads.
 //   norms      x' * B(rsqrt(mean(sq(x')) + eps)) (or * 1/sqrt, or / sqrt)
 //              over the last dim, mean = reduce_mean or reduce_sum scaled by
 //              a scalar: x' = x -> rms_norm(x); x' = x - B(mean(x)) (the
@@ -54,6 +59,7 @@
 #include <map>
 #include <vector>
 
+#include "frontend/import/constant_band.h"
 #include "pir/ir/graph.h"
 #include "support/status.h"
 
@@ -69,8 +75,10 @@ struct FoldStats {
 // `splats`: the values of splat constant leaves where the importer knew them
 // (PIR constants carry none): a mask's fill (-inf) and its polarity are read
 // from them; without them a mask's polarity is unknown and it is kept whole.
+// `bands`: the constant leaves the importer read as band masks (constant_band.h).
 StatusOr<FoldStats> FoldPatterns(pir::Graph& graph, std::vector<pir::ValueId>& value_map,
-                                 std::map<pir::ValueId, double> splats = {});
+                                 std::map<pir::ValueId, double> splats = {},
+                                 std::map<pir::ValueId, ConstantBand> bands = {});
 
 // Removes ops no graph output depends on (leaves are kept). `value_map` as above.
 int PruneDeadOps(pir::Graph& graph, std::vector<pir::ValueId>& value_map);

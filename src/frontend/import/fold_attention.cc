@@ -1,17 +1,8 @@
 // The attention fold (fold.h): einsum(softmax(mask(einsum(q, k))), v) ->
-// attention, with the mask kind kept (none, causal, window, tensor) and
-// grouped-query K/V read through the framework's repeat of the K/V heads.
-//
-// Masks are read as the set of kept (query i, key j) pairs. A boolean built
-// from index arithmetic (the importer records compares of iota differences
-// as attributes iota_pos, iota_neg, iota_offset: iota(pos) - iota(neg) +
-// offset DIR 0) is a band lo <= i - j <= hi; not (compare EQ false)
-// complements a half-infinite band, and (min) intersects bands. [0, inf) is
-// causal, [0, W - 1] a window of W keys; any other mask stays a tensor
-// operand. Fills and additive biases are read from the splat constants the
-// importer knew: -inf (or below -1e9) drops, 0 keeps.
+// attention, with the mask kind kept (none, causal, window, tensor; read by
+// fold_mask.cc) and grouped-query K/V read through the framework's repeat of
+// the K/V heads.
 #include <algorithm>
-#include <limits>
 
 #include "frontend/import/fold_internal.h"
 
@@ -64,254 +55,108 @@ std::optional<Letters> EinsumLetters(const Op& op) {
   return Letters{eq->inputs[0], eq->inputs[1], eq->output};
 }
 
-
-constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
-
-// lo <= i - j <= hi over the query index i and the key index j.
-struct Band {
-  int64_t lo = -kInf, hi = kInf;
-};
-
-bool VeryNegative(std::optional<double> v) { return v && (*v <= -1e9); }
-
-// The band of keys a boolean `v` is true on, where v's dims qpos and kpos are
-// the query and key dims; nullopt when v is not index arithmetic over them.
-std::optional<Band> BandOf(const Matcher& m, ValueId v, int64_t qpos, int64_t kpos, int depth = 0) {
-  if (depth > 12) return std::nullopt;
-  const Op* p = m.Producer(v);
-  if (!p) return std::nullopt;
-  const Graph& g = m.graph();
-  switch (p->kind) {
-    case OpKind::kBroadcast: {
-      auto dims = p->attrs.GetInts("dims");
-      if (!dims) return std::nullopt;
-      auto at = [&](int64_t pos) -> int64_t {
-        auto it = std::find(dims->begin(), dims->end(), pos);
-        return it == dims->end() ? -1 : it - dims->begin();
-      };
-      const int64_t q = at(qpos), k = at(kpos);
-      if (q < 0 || k < 0) return std::nullopt;
-      return BandOf(m, p->operands[0], q, k, depth + 1);
+// `merged` = reshape(broadcast(x')) repeating each head G >= 2 times along a
+// dim h: [.., H, ..] -> [.., H, G, ..] -> [.., H * G, ..]. The broadcast
+// either inserts the G dim (JAX's broadcast_in_dim, x' = x) or expands a unit
+// dim an unsqueeze put there (ONNX's Unsqueeze -> Expand, x' = reshape(x)).
+// Returns x and h.
+std::optional<std::pair<ValueId, int64_t>> RepeatOfHeads(const Matcher& m, ValueId merged_value) {
+  const Graph& graph = m.graph();
+  const Op* reshape = m.Producer(merged_value);
+  if (!reshape || reshape->kind != OpKind::kReshape) return std::nullopt;
+  const ValueId repeated = reshape->operands[0];
+  const Op* broadcast = m.Producer(repeated);
+  if (!broadcast || broadcast->kind != OpKind::kBroadcast || !m.SingleUse(repeated)) return std::nullopt;
+  const pir::Shape& wide = graph.type(repeated).shape;       // [.., H, G, ..]
+  const pir::Shape& merged = graph.type(merged_value).shape;  // [.., H * G, ..]
+  ValueId x = broadcast->operands[0];
+  auto dims = broadcast->attrs.GetInts("dims");
+  if (!dims || wide.size() != merged.size() + 1) return std::nullopt;
+  int64_t g = -1;
+  if (graph.type(x).rank() == static_cast<int64_t>(wide.size())) {
+    // Same rank: the broadcast expands one unit dim g, which a reshape inserted.
+    const pir::Shape& unit = graph.type(x).shape;
+    for (size_t d = 0; d < wide.size(); ++d) {
+      if ((*dims)[d] != static_cast<int64_t>(d)) return std::nullopt;
+      if (unit[d] != wide[d]) {
+        if (unit[d] != 1 || g >= 0) return std::nullopt;
+        g = static_cast<int64_t>(d);
+      }
     }
-    case OpKind::kReshape: {
-      // Only a reshape that adds or drops unit dims: the other dims keep their order.
-      const pir::Shape& in = g.type(p->operands[0]).shape;
-      const pir::Shape& out = g.type(v).shape;
-      std::vector<int64_t> in_dims, out_dims;
-      for (size_t d = 0; d < in.size(); ++d) {
-        if (in[d] != 1) in_dims.push_back(static_cast<int64_t>(d));
-      }
-      for (size_t d = 0; d < out.size(); ++d) {
-        if (out[d] != 1) out_dims.push_back(static_cast<int64_t>(d));
-      }
-      if (in_dims.size() != out_dims.size()) return std::nullopt;
-      int64_t q = -1, k = -1;
-      for (size_t n = 0; n < out_dims.size(); ++n) {
-        if (in[static_cast<size_t>(in_dims[n])] != out[static_cast<size_t>(out_dims[n])]) return std::nullopt;
-        if (out_dims[n] == qpos) q = in_dims[n];
-        if (out_dims[n] == kpos) k = in_dims[n];
-      }
-      if (q < 0 || k < 0) return std::nullopt;
-      return BandOf(m, p->operands[0], q, k, depth + 1);
+    const Op* unsqueeze = m.Producer(x);
+    if (g < 1 || !unsqueeze || unsqueeze->kind != OpKind::kReshape || !m.SingleUse(x)) return std::nullopt;
+    x = unsqueeze->operands[0];
+    pir::Shape without = unit;
+    without.erase(without.begin() + g);
+    if (graph.type(x).shape != without) return std::nullopt;
+  } else {
+    const pir::Shape& small = graph.type(x).shape;
+    if (small.size() != merged.size() || dims->size() != small.size()) return std::nullopt;
+    // The one inserted dim g sits right after the heads dim g - 1.
+    for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) {
+      if (std::find(dims->begin(), dims->end(), d) == dims->end()) g = g < 0 ? d : -2;
     }
-    case OpKind::kMin: {  // and
-      auto a = BandOf(m, p->operands[0], qpos, kpos, depth + 1);
-      auto b = BandOf(m, p->operands[1], qpos, kpos, depth + 1);
-      if (!a || !b) return std::nullopt;
-      return Band{std::max(a->lo, b->lo), std::min(a->hi, b->hi)};
+    if (g < 1) return std::nullopt;
+    for (size_t d = 0; d < small.size(); ++d) {
+      const int64_t to = static_cast<int64_t>(d) < g ? static_cast<int64_t>(d) : static_cast<int64_t>(d) + 1;
+      if ((*dims)[d] != to || wide[static_cast<size_t>(to)] != small[d]) return std::nullopt;
     }
-    case OpKind::kCompare: {
-      const std::string dir = p->attrs.GetString("direction").value_or("");
-      if (p->attrs.GetString("logical").value_or("") == "not" ||
-          (g.type(p->operands[0]).dtype == pir::DType::kBool && m.ScalarLike(p->operands[1]))) {
-        // x == false (not x), x != false (x); a constant of unknown value: nothing.
-        auto value = m.ScalarValue(p->operands[1]);
-        if (!value || *value != 0 || (dir != "EQ" && dir != "NE")) return std::nullopt;
-        auto inner = BandOf(m, p->operands[0], qpos, kpos, depth + 1);
-        if (!inner || dir == "NE") return inner;
-        if (inner->lo == -kInf) return Band{inner->hi + 1, kInf};
-        if (inner->hi == kInf) return Band{-kInf, inner->lo - 1};
-        return std::nullopt;
-      }
-      auto pos = p->attrs.GetInt("iota_pos"), neg = p->attrs.GetInt("iota_neg"), off = p->attrs.GetInt("iota_offset");
-      if (!pos || !neg || !off) return std::nullopt;
-      int sign;
-      if (*pos == qpos && *neg == kpos) {
-        sign = 1;  // (i - j) + off DIR 0
-      } else if (*pos == kpos && *neg == qpos) {
-        sign = -1;  // -(i - j) + off DIR 0
-      } else {
-        return std::nullopt;
-      }
-      // sign * d DIR' -off with DIR' flipped for sign -1.
-      std::string d = dir;
-      const int64_t c = sign > 0 ? -*off : *off;
-      if (sign < 0) d = dir == "GE" ? "LE" : dir == "GT" ? "LT" : dir == "LE" ? "GE" : dir == "LT" ? "GT" : dir;
-      if (d == "GE") return Band{c, kInf};
-      if (d == "GT") return Band{c + 1, kInf};
-      if (d == "LE") return Band{-kInf, c};
-      if (d == "LT") return Band{-kInf, c - 1};
-      if (d == "EQ") return Band{c, c};
-      return std::nullopt;
-    }
-    default: return std::nullopt;
   }
+  for (int64_t d = 0; d < static_cast<int64_t>(merged.size()); ++d) {
+    const int64_t want = d < g - 1 ? wide[static_cast<size_t>(d)]
+                         : d == g - 1 ? wide[static_cast<size_t>(g - 1)] * wide[static_cast<size_t>(g)]
+                                      : wide[static_cast<size_t>(d + 1)];
+    if (merged[static_cast<size_t>(d)] != want) return std::nullopt;
+  }
+  if (wide[static_cast<size_t>(g)] < 2) return std::nullopt;
+  return std::make_pair(x, g - 1);
 }
 
-// The mask a band keeps: causal, a window, or nothing PIR names.
-std::optional<pir::Attributes> MaskOfBand(const Band& band) {
-  pir::Attributes attrs;
-  if (band.lo != 0) return std::nullopt;
-  if (band.hi >= kInf / 2) {
-    attrs.Set("mask", std::string("causal"));
-    return attrs;
+// PyTorch's repeat_interleave as torch.onnx.export writes it: the K/V heads
+// split one by one (Split -> slices), each repeated G times (RepeatOfHeads on
+// a single head), concatenated along the heads dim in order. Returns the
+// split tensor and its heads dim.
+std::optional<std::pair<ValueId, int64_t>> ConcatOfRepeatedHeads(const Matcher& m, ValueId merged_value) {
+  const Graph& graph = m.graph();
+  const Op* concat = m.Producer(merged_value);
+  if (!concat || concat->kind != OpKind::kConcat || concat->operands.size() < 2) return std::nullopt;
+  auto axis = pir::NormalizeAxis(concat->attrs.GetInt("axis").value_or(0), graph.type(merged_value).rank());
+  if (!axis) return std::nullopt;
+  ValueId source = -1;
+  for (size_t piece = 0; piece < concat->operands.size(); ++piece) {
+    const ValueId v = concat->operands[piece];
+    if (!m.SingleUse(v)) return std::nullopt;
+    auto one = RepeatOfHeads(m, v);
+    if (!one || one->second != *axis) return std::nullopt;
+    // One head: slice [piece, piece + 1) of the source along the axis, the whole of every other dim.
+    const Op* slice = m.Producer(one->first);
+    if (!slice || slice->kind != OpKind::kSlice || !m.SingleUse(one->first) || slice->attrs.Find("stride")) {
+      return std::nullopt;
+    }
+    const ValueId from = slice->operands[0];
+    if (source >= 0 && from != source) return std::nullopt;
+    source = from;
+    auto start = slice->attrs.GetInts("start"), limit = slice->attrs.GetInts("limit");
+    const pir::Shape& full = graph.type(from).shape;
+    if (!start || !limit || start->size() != full.size() || limit->size() != full.size()) return std::nullopt;
+    for (size_t d = 0; d < full.size(); ++d) {
+      const bool heads = static_cast<int64_t>(d) == *axis;
+      const int64_t want_start = heads ? static_cast<int64_t>(piece) : 0;
+      const int64_t want_limit = heads ? static_cast<int64_t>(piece) + 1 : full[d];
+      if ((*start)[d] != want_start || (*limit)[d] != want_limit) return std::nullopt;
+    }
   }
-  if (band.hi < 0) return std::nullopt;
-  attrs.Set("mask", std::string("window"));
-  attrs.Set("window", band.hi + 1);
-  return attrs;
+  if (graph.type(source).shape[static_cast<size_t>(*axis)] != static_cast<int64_t>(concat->operands.size())) {
+    return std::nullopt;
+  }
+  return std::make_pair(source, *axis);
 }
 
 }  // namespace
 
-// Reads a boolean mask `cond` kept where it is `keep_when`: a band mask's
-// attributes, or nullopt.
-std::optional<pir::Attributes> Matcher::BandMask(ValueId cond, bool keep_when, int64_t qpos, int64_t kpos) const {
-  auto band = BandOf(*this, cond, qpos, kpos);
-  if (!band) return std::nullopt;
-  if (!keep_when) {
-    if (band->lo == -kInf) {
-      band = Band{band->hi + 1, kInf};
-    } else if (band->hi == kInf) {
-      band = Band{-kInf, band->lo - 1};
-    } else {
-      return std::nullopt;
-    }
-  }
-  return MaskOfBand(*band);
-}
-
-// A step of the score chain (from the softmax back to the QK einsum) that
-// applies a mask to `s`: fills in `mask` and returns the masked value's input.
-std::optional<ValueId> Matcher::MaskStep(ValueId s, int64_t qpos, int64_t kpos, MaskRead& mask,
-                                         std::vector<OpId>& interior) const {
-  const Op* p = Producer(s);
-  if (!p) return std::nullopt;
-  if (p->kind == OpKind::kWhere) {
-    // where(m, s, fill) keeps where m; where(m, fill, s) drops there.
-    ValueId cond = p->operands[0], a = p->operands[1], b = p->operands[2];
-    bool keep_when;
-    ValueId inner, fill;
-    if (ScalarLike(b) && !ScalarLike(a)) {
-      keep_when = true, inner = a, fill = b;
-    } else if (ScalarLike(a) && !ScalarLike(b)) {
-      keep_when = false, inner = b, fill = a;
-    } else {
-      return std::nullopt;
-    }
-    auto fill_value = ScalarValue(fill);
-    if (fill_value && !VeryNegative(fill_value)) return std::nullopt;  // not a mask: a clamp or a replacement
-    interior.push_back(ProducerId(s));
-    if (auto band = fill_value ? BandMask(cond, keep_when, qpos, kpos) : std::nullopt) {
-      mask.attrs = *band;
-      return inner;
-    }
-    mask.attrs.Set("mask", std::string("tensor"));
-    mask.attrs.Set("mask_operand", std::string(keep_when ? "keep" : "drop"));
-    mask.operand = cond;
-    return inner;
-  }
-  if (p->kind == OpKind::kAdd) {
-    for (int side = 0; side < 2; ++side) {
-      ValueId inner = p->operands[static_cast<size_t>(side)], bias = p->operands[static_cast<size_t>(1 - side)];
-      if (ScalarLike(bias) || !LeadsToEinsum(inner)) continue;
-      interior.push_back(ProducerId(s));
-      // bias = B(where(m, 0, -inf)) or B(where(m, -inf, 0)): a boolean mask.
-      ValueId w = bias;
-      while (const Op* q = Producer(w)) {
-        if ((q->kind != OpKind::kBroadcast && q->kind != OpKind::kReshape && q->kind != OpKind::kConvert) ||
-            !SingleUse(w)) {
-          break;
-        }
-        w = q->operands[0];
-      }
-      if (const Op* where = Producer(w); where && where->kind == OpKind::kWhere && ScalarLike(where->operands[1]) &&
-                                         ScalarLike(where->operands[2])) {
-        auto t = ScalarValue(where->operands[1]), f = ScalarValue(where->operands[2]);
-        std::optional<bool> keep_when;
-        if (t && f && *t == 0 && VeryNegative(f)) keep_when = true;
-        if (t && f && VeryNegative(t) && *f == 0) keep_when = false;
-        if (keep_when) {
-          if (auto band = BandMask(where->operands[0], *keep_when, qpos, kpos)) {
-            mask.attrs = *band;
-            return inner;
-          }
-        }
-      }
-      mask.attrs.Set("mask", std::string("tensor"));
-      mask.attrs.Set("mask_operand", std::string("add"));
-      mask.operand = bias;
-      return inner;
-    }
-  }
-  return std::nullopt;
-}
-
-// Whether a chain of converts, scalar scales and masks from `v` reaches an einsum.
-bool Matcher::LeadsToEinsum(ValueId v) const {
-  for (int hops = 0; hops < 8; ++hops) {
-    const Op* p = Producer(v);
-    if (!p) return false;
-    if (p->kind == OpKind::kEinsum) return true;
-    if (p->kind == OpKind::kConvert || p->kind == OpKind::kMul || p->kind == OpKind::kDiv) {
-      v = ScalarLike(p->operands[0]) && p->operands.size() > 1 ? p->operands[1] : p->operands[0];
-    } else if (p->kind == OpKind::kWhere) {
-      v = ScalarLike(p->operands[1]) ? p->operands[2] : p->operands[1];
-    } else if (p->kind == OpKind::kAdd) {
-      v = ScalarLike(p->operands[0]) ? p->operands[1] : p->operands[0];
-      if (LeadsToEinsum(p->operands[1]) && !ScalarLike(p->operands[1])) return true;
-    } else {
-      return false;
-    }
-  }
-  return false;
-}
-
-// A guard after the softmax: where(c, 0, p) (or where(c, p, 0)) whose c is
-// computed from `scores` and constants alone; its ops (c's cone), or nullopt.
-std::optional<std::vector<OpId>> Matcher::GuardCone(ValueId cond, ValueId scores, OpId guard) const {
-  std::vector<OpId> cone;
-  std::vector<ValueId> stack{cond};
-  std::set<ValueId> seen;
-  while (!stack.empty()) {
-    ValueId v = stack.back();
-    stack.pop_back();
-    if (v == scores || !seen.insert(v).second) continue;
-    if (ScalarLike(v) && graph_.value(v).producer == pir::kNoOp) continue;
-    const Op* p = Producer(v);
-    if (!p) return std::nullopt;  // reads another input: not a guard of these scores
-    if (ScalarLike(v) && p->kind == OpKind::kBroadcast) continue;  // a broadcast constant, left in place
-    if (p->kind == OpKind::kEinsum || cone.size() > 32) return std::nullopt;
-    cone.push_back(ProducerId(v));
-    for (ValueId operand : p->operands) stack.push_back(operand);
-  }
-  // The cone's values are used only inside it (and by the guard).
-  std::set<OpId> inside(cone.begin(), cone.end());
-  inside.insert(guard);
-  for (OpId id : cone) {
-    for (ValueId r : graph_.op(id).results) {
-      for (OpId user : UsersOf(r)) {
-        if (!inside.count(user)) return std::nullopt;
-      }
-    }
-  }
-  std::sort(cone.begin(), cone.end());
-  cone.erase(std::unique(cone.begin(), cone.end()), cone.end());
-  return cone;
-}
-
 // K or V as the framework repeated it for grouped-query attention:
-// reshape(broadcast(x)) that repeats each head G times, then converts,
+// reshape(broadcast(x)) that repeats each head G times (RepeatOfHeads) or the
+// concat of single heads so repeated (ConcatOfRepeatedHeads), then converts,
 // transposes and scalar scales. Emits x with the chain's element-wise ops
 // applied (and its scalars broadcast to x's shape) and returns it with the
 // letters of its dims; nullopt when `v` is no such chain.
@@ -338,37 +183,16 @@ std::optional<Matcher::Repeat> Matcher::RepeatedHeads(ValueId v, const std::stri
       at = p->operands[0];
       continue;
     }
-    if (p->kind != OpKind::kReshape) return std::nullopt;
-    const ValueId repeated = p->operands[0];
-    const Op* broadcast = Producer(repeated);
-    if (!broadcast || broadcast->kind != OpKind::kBroadcast || !SingleUse(repeated)) return std::nullopt;
-    const pir::Shape& wide = graph_.type(repeated).shape;  // [.., Hkv, G, ..]
-    const pir::Shape& merged = graph_.type(at).shape;      // [.., Hkv * G, ..]
-    const ValueId x = broadcast->operands[0];
-    const pir::Shape& small = graph_.type(x).shape;
-    auto dims = broadcast->attrs.GetInts("dims");
-    if (!dims || wide.size() != merged.size() + 1 || small.size() != merged.size() || dims->size() != small.size()) {
-      return std::nullopt;
+    std::optional<std::pair<ValueId, int64_t>> source;
+    if (p->kind == OpKind::kReshape) {
+      source = RepeatOfHeads(*this, at);
+    } else if (p->kind == OpKind::kConcat) {
+      source = ConcatOfRepeatedHeads(*this, at);
     }
-    // The one inserted dim g sits right after the heads dim g - 1.
-    int64_t g = -1;
-    for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) {
-      if (std::find(dims->begin(), dims->end(), d) == dims->end()) g = g < 0 ? d : -2;
-    }
-    if (g < 1) return std::nullopt;
-    for (size_t d = 0; d < small.size(); ++d) {
-      const int64_t to = static_cast<int64_t>(d) < g ? static_cast<int64_t>(d) : static_cast<int64_t>(d) + 1;
-      if ((*dims)[d] != to || wide[static_cast<size_t>(to)] != small[d]) return std::nullopt;
-    }
-    for (int64_t d = 0; d < static_cast<int64_t>(merged.size()); ++d) {
-      const int64_t want = d < g - 1 ? wide[static_cast<size_t>(d)]
-                           : d == g - 1 ? wide[static_cast<size_t>(g - 1)] * wide[static_cast<size_t>(g)]
-                                        : wide[static_cast<size_t>(d + 1)];
-      if (merged[static_cast<size_t>(d)] != want) return std::nullopt;
-    }
-    if (wide[static_cast<size_t>(g)] < 2) return std::nullopt;
+    if (!source) return std::nullopt;
+    const auto [x, heads_dim] = *source;
     out.source = x;
-    out.heads_dim = g - 1;
+    out.heads_dim = heads_dim;
     // Letters of x's dims: v's letter i names the merged dim perm[i].
     out.letters = std::string(letters.size(), '?');
     for (size_t i = 0; i < perm.size(); ++i) out.letters[static_cast<size_t>(perm[i])] = letters[i];

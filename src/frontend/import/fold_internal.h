@@ -1,7 +1,7 @@
 // Internal to frontend/import's folds (fold.h): the rebuild of a graph with
 // matched patterns replaced, and the matcher's use lists and chain helpers,
 // shared by fold.cc (softmax, norms, activations, the pass driver) and
-// fold_attention.cc (attention with its masks and grouped-query K/V).
+// fold_attention.cc (attention and grouped-query K/V) and fold_mask.cc (its masks).
 #pragma once
 
 #include <functional>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/import/constant_band.h"
 #include "pir/ir/graph.h"
 #include "pir/rules/rule.h"
 #include "support/status.h"
@@ -107,9 +108,10 @@ struct Match {
 
 class Matcher {
  public:
-  // `splats`: the values of splat constants (leaves), where the importer knew them.
-  Matcher(const Graph& graph, const std::map<ValueId, double>& splats)
-      : graph_(graph), users_(Users(graph)), splats_(splats) {}
+  // `splats`: the values of splat constants (leaves), where the importer knew
+  // them; `bands`: the constant leaves it read as band masks.
+  Matcher(const Graph& graph, const std::map<ValueId, double>& splats, const std::map<ValueId, ConstantBand>& bands)
+      : graph_(graph), users_(Users(graph)), splats_(splats), bands_(bands) {}
 
   const Op* Producer(ValueId v) const {
     OpId p = graph_.value(v).producer;
@@ -146,6 +148,16 @@ class Matcher {
     return std::nullopt;
   }
   const std::vector<OpId>& UsersOf(ValueId v) const { return users_[static_cast<size_t>(v)]; }
+
+  // A value of one element (ScalarLike), or a constant of one known value at
+  // any shape (a splat the importer recorded, possibly reshaped or broadcast).
+  bool SplatLike(ValueId v) const { return ScalarLike(v) || ScalarValue(v).has_value(); }
+
+  // The band mask the importer read from a constant leaf's values, or null.
+  const ConstantBand* ConstantBandOf(ValueId v) const {
+    auto it = bands_.find(v);
+    return it == bands_.end() ? nullptr : &it->second;
+  }
 
   // Skips single-use reshapes/broadcasts that restore a reduced dim: returns the
   // value they start from, and the ops skipped.
@@ -246,7 +258,7 @@ class Matcher {
   std::optional<Match> ActivationCluster(OpId root) const;
   std::optional<Match> Attention(OpId root) const;
 
-  // The attention fold's parts (fold_attention.cc).
+  // The attention fold's parts (fold_attention.cc, fold_mask.cc).
   struct MaskRead {
     pir::Attributes attrs;  // mask (and window, mask_operand)
     ValueId operand = -1;   // a tensor mask's value (old graph), in the scores' layout
@@ -272,6 +284,7 @@ class Matcher {
   const Graph& graph_;
   std::vector<std::vector<OpId>> users_;
   const std::map<ValueId, double>& splats_;
+  const std::map<ValueId, ConstantBand>& bands_;
 };
 
 }  // namespace az::frontend::fold_internal

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/import/constant_band.h"
 #include "pir/ir/graph.h"
 #include "support/diagnostic.h"
 #include "support/status.h"
@@ -66,6 +67,9 @@ struct ImportedProgram {
   // The values of splat constants (leaves) where the importer read them: the
   // folds read a mask's fill and polarity from them (PIR constants carry no value).
   std::map<pir::ValueId, double> splats;
+  // The constant leaves whose values are a band mask (constant_band.h): a causal
+  // or window mask the program stores as a tensor, read from its values.
+  std::map<pir::ValueId, ConstantBand> bands;
   // What FinishImport decided (folds, the latent input, joint attention), for `inspect`.
   std::vector<std::string> notes;
 };

@@ -199,13 +199,37 @@ StatusOr<pir::ValueId> Importer::Materialize(const NodeContext& ctx, Slot& slot)
     slot.id = g.AddLeaf(slot.leaf_role, name, slot.type, loc);
     slot.pending_leaf = false;
     if (param) parameter_order_.push_back({slot.leaf_name, slot.id});
+    if (!param) RecordConstantValues(slot.id, slot);
     return slot.id;
   }
   if (!slot.data) return InternalError("ONNX value with neither a PIR value nor data");
   // A folded constant used by a real op: a constant leaf named after the node.
   std::string name = UniqueLeafName((ctx.scope.empty() ? std::string("const") : ctx.scope + ".const"));
   slot.id = g.AddLeaf(pir::ValueRole::kConstant, name, slot.type, loc);
+  RecordConstantValues(slot.id, slot);
   return slot.id;
+}
+
+void Importer::RecordConstantValues(pir::ValueId leaf, const Slot& slot) {
+  if (slot.splat) {
+    program_.splats[leaf] = *slot.splat;
+    return;
+  }
+  if (slot.band) {
+    program_.bands[leaf] = *slot.band;
+    return;
+  }
+  if (!slot.data || slot.data->size() == 0) return;
+  const TensorData& data = *slot.data;
+  bool splat = true;
+  for (size_t i = 1; i < data.size() && splat; ++i) splat = data.AsDouble(i) == data.AsDouble(0);
+  if (splat) {
+    program_.splats[leaf] = data.AsDouble(0);
+    return;
+  }
+  std::vector<double> values(data.size());
+  for (size_t i = 0; i < data.size(); ++i) values[i] = data.AsDouble(i);
+  if (auto band = ConstantBandOf(values, slot.type.shape)) program_.bands[leaf] = *band;
 }
 
 StatusOr<pir::ValueId> Importer::InputValue(const NodeContext& ctx, size_t i) {
@@ -214,10 +238,16 @@ StatusOr<pir::ValueId> Importer::InputValue(const NodeContext& ctx, size_t i) {
 }
 
 pir::ValueId Importer::ScalarConstant(const NodeContext& ctx, pir::DType dtype, double value) {
-  (void)value;  // PIR keeps no constant values; the name records it
   std::string name = UniqueLeafName((ctx.scope.empty() ? std::string("const") : ctx.scope + ".const"));
-  return program_.graph.AddLeaf(pir::ValueRole::kConstant, name, {dtype, {}},
-                                SourceLocation::Text(file_, ctx.index + 1, 1));
+  pir::ValueId leaf = program_.graph.AddLeaf(pir::ValueRole::kConstant, name, {dtype, {}},
+                                             SourceLocation::Text(file_, ctx.index + 1, 1));
+  program_.splats[leaf] = value;  // PIR keeps no constant values: the fold reads it here
+  return leaf;
+}
+
+pir::ValueId Importer::IndexConstant(const NodeContext& ctx, const pir::TensorType& type, const std::string& suffix) {
+  std::string name = UniqueLeafName((ctx.scope.empty() ? std::string("const") : ctx.scope + ".const") + suffix);
+  return program_.graph.AddLeaf(pir::ValueRole::kConstant, name, type, SourceLocation::Text(file_, ctx.index + 1, 1));
 }
 
 StatusOr<pir::ValueId> Importer::Emit(const NodeContext& ctx, pir::OpKind kind, std::vector<pir::ValueId> operands,
@@ -359,6 +389,22 @@ Status Importer::DeclareInputs() {
     slot.leaf_role =
         pir::IsFloat(*dtype) && !dims.empty() && listed ? pir::ValueRole::kParameter : pir::ValueRole::kConstant;
     if (!sparse) slot.data = TensorValues(t);
+    if (!sparse && !slot.data && slot.type.rank() >= 2) {
+      ConstantPattern pattern = ReadConstantPattern(t);
+      slot.splat = pattern.splat;
+      slot.band = pattern.band;
+    }
+    // A tensor of two values on a band of its last two dims is a mask (a
+    // causal buffer such as torch.tril(torch.ones(L, L))), never a weight.
+    if (slot.leaf_role == pir::ValueRole::kParameter && slot.type.rank() >= 2) {
+      bool band = slot.band.has_value();
+      if (slot.data) {
+        std::vector<double> values(slot.data->size());
+        for (size_t k = 0; k < values.size(); ++k) values[k] = slot.data->AsDouble(k);
+        band = ConstantBandOf(values, slot.type.shape).has_value();
+      }
+      if (band) slot.leaf_role = pir::ValueRole::kConstant;
+    }
     if (!values_.emplace(t.name(), std::move(slot)).second) {
       return InvalidArgument(where + ": two initializers have this name");
     }

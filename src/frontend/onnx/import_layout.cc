@@ -51,7 +51,7 @@ Status Reshaped(Importer& im, const NodeContext& ctx, size_t i, Slot* in, const 
   if (in->data) return im.DefineConstant(ctx, i, {in->type.dtype, shape}, *in->data);
   if (shape == in->type.shape) return Alias(im, ctx, i, in);
   if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) {
-    return DefineOpaqueConstant(im, ctx, i, {in->type.dtype, shape});
+    return DefineOpaqueConstant(im, ctx, i, {in->type.dtype, shape}, in);
   }
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
   pir::Attributes attrs;
@@ -60,10 +60,47 @@ Status Reshaped(Importer& im, const NodeContext& ctx, size_t i, Slot* in, const 
   return im.DefineValue(ctx, i, r);
 }
 
-Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, TensorType type) {
+namespace {
+
+// A value of `from` converted to `to` as Cast does (bool: nonzero; integers truncate).
+double CastValue(double v, pir::DType to) {
+  if (to == pir::DType::kBool) return v != 0 ? 1 : 0;
+  if (!pir::IsFloat(to) && std::isfinite(v)) return std::trunc(v);
+  return v;
+}
+
+}  // namespace
+
+Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, TensorType type, const Slot* from) {
   if (!CheckedNumElements(type.shape) || type.rank() > 64)
     return im.Error(ctx, "constant " + type.ToString() + " is too large");
   Slot slot;
+  if (from) {
+    std::optional<double> splat = from->splat;
+    std::optional<ConstantBand> band = from->band;
+    if (from->data && from->data->size() > 0) {
+      const TensorData& d = *from->data;
+      bool same = true;
+      for (size_t k = 1; k < d.size() && same; ++k) same = d.AsDouble(k) == d.AsDouble(0);
+      if (same) {
+        splat = d.AsDouble(0);
+      } else {
+        std::vector<double> values(d.size());
+        for (size_t k = 0; k < d.size(); ++k) values[k] = d.AsDouble(k);
+        band = ConstantBandOf(values, from->type.shape);
+      }
+    }
+    if (splat && !std::isnan(*splat)) slot.splat = CastValue(*splat, type.dtype);
+    const Shape& was = from->type.shape;
+    if (band && type.rank() >= 2 && was.size() >= 2 && type.shape[type.shape.size() - 2] == was[was.size() - 2] &&
+        type.shape.back() == was.back()) {
+      band->row_dim = type.rank() - 2;
+      band->col_dim = type.rank() - 1;
+      band->inside = CastValue(band->inside, type.dtype);
+      band->outside = CastValue(band->outside, type.dtype);
+      if (band->inside != band->outside) slot.band = band;
+    }
+  }
   slot.type = std::move(type);
   slot.pending_leaf = true;
   slot.leaf_role = pir::ValueRole::kConstant;
@@ -82,7 +119,15 @@ Status ConvertConstant(Importer& im, const NodeContext& ctx) {
     if (auto error = TensorDimsError(t)) return im.Error(ctx, *error);
     TensorType type{*dtype, Shape(t.dims().begin(), t.dims().end())};
     auto values = TensorValues(t);
-    if (!values) return DefineOpaqueConstant(im, ctx, 0, type);
+    if (!values) {
+      // Too large to fold: what its values are (one value, a band mask) is still read.
+      ConstantPattern pattern = ReadConstantPattern(t);
+      Slot known;
+      known.type = type;
+      known.splat = pattern.splat;
+      known.band = pattern.band;
+      return DefineOpaqueConstant(im, ctx, 0, type, &known);
+    }
     return im.DefineConstant(ctx, 0, type, std::move(*values));
   }
   if (const ox::AttributeProto* a = FindAttribute(node, "value_float")) {
@@ -141,7 +186,12 @@ Status ConvertConstantOfShape(Importer& im, const NodeContext& ctx) {
     dtype = *t;
     if (auto values = TensorValues(a->t()); values && values->size() == 1) value = std::move(*values);
   }
-  if (*n > kMaxFoldElements || value.size() != 1) return DefineOpaqueConstant(im, ctx, 0, {dtype, shape});
+  if (*n > kMaxFoldElements || value.size() != 1) {
+    Slot one;  // the fill value, a splat of the result
+    one.type = {dtype, {}};
+    if (value.size() == 1) one.data = value;
+    return DefineOpaqueConstant(im, ctx, 0, {dtype, shape}, value.size() == 1 ? &one : nullptr);
+  }
   return im.DefineConstant(ctx, 0, {dtype, shape}, FoldBroadcast(value, {}, shape));
 }
 
@@ -198,7 +248,7 @@ Status ConvertCast(Importer& im, const NodeContext& ctx) {
   }
   if (*to == in->type.dtype) return Alias(im, ctx, 0, in);
   if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) {
-    return DefineOpaqueConstant(im, ctx, 0, {*to, in->type.shape});
+    return DefineOpaqueConstant(im, ctx, 0, {*to, in->type.shape}, in);
   }
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
   pir::Attributes attrs;
@@ -342,6 +392,20 @@ StatusOr<Slot> SliceSlot(Importer& im, const NodeContext& ctx, Slot* in, const s
     out.pending_leaf = true;
     out.leaf_role = pir::ValueRole::kConstant;
     out.leaf_name = in->leaf_name + ".slice";
+    out.splat = in->splat;
+    // A band over the last two dims, sliced with unit steps there: element
+    // (i', j') is (i' + start_i, j' + start_j), so the band shifts by
+    // start_i - start_j; a limit past the slice's edge is no limit.
+    const size_t rank = sizes.size();
+    if (in->band && rank >= 2 && steps[rank - 2] == 1 && steps[rank - 1] == 1 && sizes[rank - 2] > 0 &&
+        sizes[rank - 1] > 0) {
+      ConstantBand band = *in->band;
+      const int64_t shift = starts[rank - 2] - starts[rank - 1];
+      constexpr int64_t kNone = ConstantBand::kNoBandLimit;
+      if (band.lo != -kNone) band.lo = band.lo - shift <= -(sizes[rank - 1] - 1) ? -kNone : band.lo - shift;
+      if (band.hi != kNone) band.hi = band.hi - shift >= sizes[rank - 2] - 1 ? kNone : band.hi - shift;
+      out.band = band;
+    }
     return out;
   }
   std::vector<int64_t> limits;
@@ -499,6 +563,82 @@ Status ConvertConcat(Importer& im, const NodeContext& ctx) {
   return im.DefineValue(ctx, 0, r);
 }
 
+// Output 0 is `in` with every position of dim `axis` repeated `times` times in
+// place (repeat_interleave): [.., n, ..] -> [.., n, 1, ..] -> [.., n, times, ..]
+// -> [.., n * times, ..].
+Status RepeatEach(Importer& im, const NodeContext& ctx, Slot* in, int64_t axis, int64_t times) {
+  AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
+  Shape unit = in->type.shape;
+  unit.insert(unit.begin() + axis + 1, 1);
+  Shape wide = unit;
+  wide[static_cast<size_t>(axis) + 1] = times;
+  Shape merged = in->type.shape;
+  merged[static_cast<size_t>(axis)] *= times;
+  if (!CheckedNumElements(wide)) return im.Error(ctx, "the repeated tensor is too large");
+  pir::Attributes to_unit, to_wide, to_merged;
+  to_unit.Set("shape", unit);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId u, im.Emit(ctx, OpKind::kReshape, {x}, to_unit, {}, ".unsqueeze"));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) dims.push_back(d);
+  to_wide.Set("shape", wide);
+  to_wide.Set("dims", dims);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId w, im.Emit(ctx, OpKind::kBroadcast, {u}, to_wide, {}, ".repeat"));
+  to_merged.Set("shape", merged);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kReshape, {w}, to_merged));
+  return im.DefineValue(ctx, 0, r);
+}
+
+// Tile(x, repeats): where every repeated dim has size 1, a broadcast (x[:, :,
+// None].repeat(1, 1, G, 1, 1), repeat_kv's Tile form); otherwise each repeated
+// dim d gets a copy dim before it: [.., s_d, ..] -> [.., 1, s_d, ..] ->
+// [.., r_d, s_d, ..] -> [.., r_d * s_d, ..] (the whole tensor r_d times).
+Status ConvertTile(Importer& im, const NodeContext& ctx) {
+  AZ_ASSIGN_OR_RETURN(Slot * in, im.Input(ctx, 0));
+  AZ_ASSIGN_OR_RETURN(auto repeats, ConstantInts(im, ctx, 1));
+  const Shape& from = in->type.shape;
+  if (!repeats || repeats->size() != from.size()) return im.Error(ctx, "Tile needs constant repeats, one per dim");
+  Shape out = from, unit, wide;
+  std::vector<int64_t> dims;
+  bool units_only = true;
+  for (size_t d = 0; d < from.size(); ++d) {
+    const int64_t r = (*repeats)[d];
+    if (r < 0) return im.Error(ctx, "Tile with a negative repeat");
+    if (r != 1) {
+      units_only = units_only && from[d] == 1;
+      unit.push_back(1);
+      wide.push_back(r);
+    }
+    out[d] = from[d] * r;
+    unit.push_back(from[d]);
+    wide.push_back(from[d]);
+  }
+  if (!CheckedNumElements(out) || !CheckedNumElements(wide)) return im.Error(ctx, "Tile result is too large");
+  if (out == from) return Alias(im, ctx, 0, in);
+  if (in->data || (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant)) {
+    return DefineOpaqueConstant(im, ctx, 0, {in->type.dtype, out}, units_only ? in : nullptr);
+  }
+  AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
+  pir::Attributes attrs;
+  if (units_only) {
+    for (int64_t d = 0; d < static_cast<int64_t>(out.size()); ++d) dims.push_back(d);
+    attrs.Set("shape", out);
+    attrs.Set("dims", dims);
+    AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kBroadcast, {x}, attrs));
+    return im.DefineValue(ctx, 0, r);
+  }
+  pir::Attributes to_unit;
+  to_unit.Set("shape", unit);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId u, im.Emit(ctx, OpKind::kReshape, {x}, to_unit, {}, ".copies"));
+  for (int64_t d = 0; d < static_cast<int64_t>(wide.size()); ++d) dims.push_back(d);
+  attrs.Set("shape", wide);
+  attrs.Set("dims", dims);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId w, im.Emit(ctx, OpKind::kBroadcast, {u}, attrs, {}, ".repeat"));
+  pir::Attributes to_out;
+  to_out.Set("shape", out);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kReshape, {w}, to_out));
+  return im.DefineValue(ctx, 0, r);
+}
+
 Status ConvertGather(Importer& im, const NodeContext& ctx) {
   AZ_ASSIGN_OR_RETURN(Slot * data, im.Input(ctx, 0));
   AZ_ASSIGN_OR_RETURN(Slot * indices, im.Input(ctx, 1));
@@ -525,6 +665,18 @@ Status ConvertGather(Importer& im, const NodeContext& ctx) {
     AZ_ASSIGN_OR_RETURN(Slot slot, SliceSlot(im, ctx, data, starts, steps, sliced, ".slice"));
     return Reshaped(im, ctx, 0, &slot, shape);
   }
+  // Constant indices [0 x G, 1 x G, .., n-1 x G] along a dim of size n:
+  // repeat_interleave(G) (grouped-query K/V heads), a reshape -> broadcast ->
+  // reshape that the attention fold reads as K/V heads shared by G queries.
+  if (indices->data && indices->type.rank() == 1 && !data->data) {
+    const int64_t n = data->type.shape[axis], total = static_cast<int64_t>(indices->data->size());
+    bool interleave = n > 0 && total > n && total % n == 0;
+    for (int64_t at = 0; interleave && at < total; ++at) {
+      auto index = indices->data->AsInt(static_cast<size_t>(at));
+      interleave = index && (*index < 0 ? *index + n : *index) == at / (total / n);
+    }
+    if (interleave) return RepeatEach(im, ctx, data, axis, total / n);
+  }
   if (axis == 0 && !pir::IsFloat(indices->type.dtype)) {
     AZ_ASSIGN_OR_RETURN(pir::ValueId table, im.Materialize(ctx, *data));
     AZ_ASSIGN_OR_RETURN(pir::ValueId idx, im.Materialize(ctx, *indices));
@@ -550,9 +702,9 @@ Status ConvertExpand(Importer& im, const NodeContext& ctx) {
     if (*CheckedNumElements(*shape) <= kMaxFoldElements) {
       return im.DefineConstant(ctx, 0, type, FoldBroadcast(*in->data, in->type.shape, *shape));
     }
-    return DefineOpaqueConstant(im, ctx, 0, type);
+    return DefineOpaqueConstant(im, ctx, 0, type, in);
   }
-  if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) return DefineOpaqueConstant(im, ctx, 0, type);
+  if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant) return DefineOpaqueConstant(im, ctx, 0, type, in);
   AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < in->type.rank(); ++d)
@@ -587,6 +739,7 @@ Status ConvertLayoutNode(Importer& im, const NodeContext& ctx, bool* handled) {
       {"Concat", ConvertConcat},
       {"Gather", ConvertGather},
       {"Expand", ConvertExpand},
+      {"Tile", ConvertTile},
   };
   *handled = false;
   for (const auto& [name, fn] : kTable) {

@@ -533,6 +533,107 @@ Status ConvertEinsum(Importer& im, const NodeContext& ctx) {
                        "Einsum '" + eq + "' outside PIR's einsum grammar (two inputs, explicit '->', no broadcasting)");
 }
 
+// Not, And, Or on booleans: x == false, min, max (exact on i1), as the
+// StableHLO importer writes them; the attribute `logical` keeps the source op
+// for the attention fold's mask reading.
+Status ConvertLogical(Importer& im, const NodeContext& ctx) {
+  const std::string& op = ctx.node->op_type();
+  const size_t arity = op == "Not" ? 1 : 2;
+  if (NumInputs(*ctx.node) != arity) return im.Error(ctx, op + " needs " + std::to_string(arity) + " input(s)");
+  std::vector<pir::ValueId> operands;
+  for (size_t i = 0; i < arity; ++i) {
+    AZ_ASSIGN_OR_RETURN(pir::ValueId v, im.InputValue(ctx, i));
+    if (im.TypeOf(v).dtype != DType::kBool) return im.Error(ctx, op + " of a non-boolean " + im.TypeOf(v).ToString());
+    operands.push_back(v);
+  }
+  pir::Attributes attrs;
+  std::string logical = op == "Not" ? "not" : op == "And" ? "and" : "or";
+  attrs.Set("logical", logical);
+  if (op == "Not") {
+    operands.push_back(im.ScalarConstant(ctx, DType::kBool, 0.0));
+    attrs.Set("direction", std::string("EQ"));
+  }
+  const OpKind kind = op == "Not" ? OpKind::kCompare : op == "And" ? OpKind::kMin : OpKind::kMax;
+  AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, kind, operands, attrs));
+  return im.DefineValue(ctx, 0, r);
+}
+
+// Trilu(x, k): x on the kept triangle of its last two dims (row i, column j:
+// j - i >= k with upper = 1, j - i <= k with upper = 0), 0 elsewhere. A
+// folded constant is folded; a splat constant too large to fold becomes a
+// band constant (constant_band.h: a causal mask built from ones or -inf);
+// any other x is where(band, x, 0), the band a compare of index constants
+// that carries the index arithmetic as attributes (iota_pos - iota_neg +
+// iota_offset DIR 0, what the attention fold reads), the StableHLO
+// importer's form of an iota compare.
+Status ConvertTrilu(Importer& im, const NodeContext& ctx) {
+  AZ_ASSIGN_OR_RETURN(Slot * in, im.Input(ctx, 0));
+  const pir::TensorType type = in->type;
+  if (type.rank() < 2) return im.Error(ctx, "Trilu of a tensor of rank " + std::to_string(type.rank()) + " (needs 2)");
+  int64_t k = 0;
+  if (im.HasInput(ctx, 1)) {
+    AZ_ASSIGN_OR_RETURN(auto ks, ConstantInts(im, ctx, 1));
+    if (!ks || ks->size() != 1) return im.Error(ctx, "Trilu's k must be a constant scalar");
+    k = (*ks)[0];
+  }
+  const bool upper = AttrInt(*ctx.node, "upper", 1) != 0;
+  const int64_t rows = type.shape[type.shape.size() - 2], cols = type.shape.back();
+  if (k > rows + cols || k < -(rows + cols)) k = k > 0 ? rows + cols : -(rows + cols);  // all or nothing kept
+  auto kept = [&](int64_t i, int64_t j) { return upper ? j - i >= k : j - i <= k; };
+  if (in->data) {
+    TensorData data = *in->data;
+    const size_t plane = static_cast<size_t>(rows * cols);
+    for (size_t at = 0; at < data.size(); ++at) {
+      const int64_t i = static_cast<int64_t>(at % plane) / cols, j = static_cast<int64_t>(at % plane) % cols;
+      if (kept(i, j)) continue;
+      if (data.is_float) {
+        data.floats[at] = 0;
+      } else {
+        data.ints[at] = 0;
+      }
+    }
+    return im.DefineConstant(ctx, 0, type, std::move(data));
+  }
+  // Kept: i - j <= -k (upper) or i - j >= -k (lower).
+  if (in->pending_leaf && in->leaf_role == pir::ValueRole::kConstant && in->splat) {
+    Slot slot;
+    slot.type = type;
+    slot.pending_leaf = true;
+    slot.leaf_role = pir::ValueRole::kConstant;
+    slot.leaf_name = OutputName(*ctx.node, 0);
+    if (*in->splat == 0) {
+      slot.splat = 0.0;
+    } else {
+      ConstantBand band;
+      band.row_dim = type.rank() - 2;
+      band.col_dim = type.rank() - 1;
+      if (upper) {
+        band.hi = -k;
+      } else {
+        band.lo = -k;
+      }
+      band.inside = *in->splat;
+      band.outside = 0;
+      slot.band = band;
+    }
+    return im.DefineSlot(ctx, 0, std::move(slot));
+  }
+  AZ_ASSIGN_OR_RETURN(pir::ValueId x, im.Materialize(ctx, *in));
+  // lhs = i + k, rhs = j: lhs - rhs = i - j + k, kept where <= 0 (upper) or >= 0 (lower).
+  const pir::TensorType index_type{DType::kI64, type.shape};
+  const pir::ValueId row = im.IndexConstant(ctx, index_type, ".trilu_row_plus_k");
+  const pir::ValueId col = im.IndexConstant(ctx, index_type, ".trilu_col");
+  pir::Attributes cmp;
+  cmp.Set("direction", std::string(upper ? "LE" : "GE"));
+  cmp.Set("iota_pos", type.rank() - 2);
+  cmp.Set("iota_neg", type.rank() - 1);
+  cmp.Set("iota_offset", k);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId band, im.Emit(ctx, OpKind::kCompare, {row, col}, cmp, {}, ".band"));
+  const pir::ValueId zero = im.ScalarConstant(ctx, type.dtype, 0.0);
+  AZ_ASSIGN_OR_RETURN(pir::ValueId r, im.Emit(ctx, OpKind::kWhere, {band, x, zero}));
+  return im.DefineValue(ctx, 0, r);
+}
+
 bool IsStandardDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 }  // namespace
@@ -561,6 +662,8 @@ Status ConvertNode(Importer& im, const NodeContext& ctx) {
   if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax") return ConvertReduce(im, ctx);
   if (op == "Conv") return ConvertConv(im, ctx);
   if (op == "Einsum") return ConvertEinsum(im, ctx);
+  if (op == "Not" || op == "And" || op == "Or") return ConvertLogical(im, ctx);
+  if (op == "Trilu") return ConvertTrilu(im, ctx);
   return im.EmitCustom(ctx, "unsupported op '" + op + "'");
 }
 

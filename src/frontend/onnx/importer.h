@@ -28,6 +28,11 @@ struct Slot {
   bool pending_leaf = false;  // a leaf to create on first use
   pir::ValueRole leaf_role = pir::ValueRole::kConstant;
   std::string leaf_name;  // the ONNX name of the pending leaf
+  // What is known of a pending constant leaf's values without `data` (too
+  // large to fold): one value everywhere, or a band mask (constant_band.h).
+  // Recorded for the fold when the leaf is created (ImportedProgram).
+  std::optional<double> splat;
+  std::optional<ConstantBand> band;
   bool is_parameter() const { return leaf_role == pir::ValueRole::kParameter && (pending_leaf || id >= 0); }
 };
 
@@ -62,8 +67,11 @@ class Importer {
   // The PIR value of a slot, creating its leaf or constant on first use.
   StatusOr<pir::ValueId> Materialize(const NodeContext& ctx, Slot& slot);
   StatusOr<pir::ValueId> InputValue(const NodeContext& ctx, size_t i);
-  // A scalar constant leaf (a Relu's 0, a Gemm's alpha).
+  // A scalar constant leaf (a Relu's 0, a Gemm's alpha); its value is recorded.
   pir::ValueId ScalarConstant(const NodeContext& ctx, pir::DType dtype, double value);
+  // A constant leaf of `type` whose values the fold reads as index
+  // arithmetic (a Trilu's row and column indices): records nothing.
+  pir::ValueId IndexConstant(const NodeContext& ctx, const pir::TensorType& type, const std::string& suffix);
   // Adds a PIR op with inferred result types (declared ones for custom);
   // an inference failure is a located error. Returns the first result.
   StatusOr<pir::ValueId> Emit(const NodeContext& ctx, pir::OpKind kind, std::vector<pir::ValueId> operands,
@@ -88,6 +96,8 @@ class Importer {
                       const ox::NodeProto* caller);
   Status ConvertOne(const ox::NodeProto& node, int index, const std::string& display_name);
   std::string UniqueLeafName(const std::string& wanted);
+  // Records what `slot` knows of its values for the new constant leaf `leaf`.
+  void RecordConstantValues(pir::ValueId leaf, const Slot& slot);
   std::string ParameterName(const NodeContext& ctx, const Slot& slot);
 
   const OnnxModel& model_;

@@ -382,4 +382,75 @@ StatusOr<std::unique_ptr<OnnxModel>> ReadOnnxModelFile(const std::string& path) 
   return ReadOnnxModel(bytes, path);
 }
 
+ConstantPattern ReadConstantPattern(const ox::TensorProto& p) {
+  ConstantPattern out;
+  if (TensorDimsError(p) || IsExternal(p) || p.dims_size() < 2) return out;
+  const pir::Shape shape(p.dims().begin(), p.dims().end());
+  const int64_t count = *CheckedProduct(shape);
+  if (count == 0 || count > kMaxPatternElements) return out;
+  const int32_t type = p.data_type();
+  ConstantBandReader reader(shape);
+  auto finish = [&]() {
+    out.splat = reader.Splat();
+    out.band = reader.Band();
+    return out;
+  };
+  if (p.has_raw_data()) {
+    const int64_t width = ElementBytes(type);
+    if (width == 0 || static_cast<int64_t>(p.raw_data().size()) != width * count) return out;
+    // One element at a time, as DecodeRaw reads them: the values are never
+    // copied, and a weight stops at its third distinct value.
+    const char* data = p.raw_data().data();
+    for (int64_t i = 0; i < count; ++i) {
+      const char* q = data + i * width;
+      uint64_t bits = 0;
+      std::memcpy(&bits, q, static_cast<size_t>(width));
+      double v;
+      switch (type) {
+        case kOnnxFloat: {
+          float f;
+          std::memcpy(&f, q, 4);
+          v = f;
+          break;
+        }
+        case kOnnxDouble: std::memcpy(&v, q, 8); break;
+        case kOnnxFloat16: v = HalfToFloat(static_cast<uint16_t>(bits)); break;
+        case kOnnxBfloat16: v = Bfloat16ToFloat(static_cast<uint16_t>(bits)); break;
+        case kOnnxInt8: v = static_cast<int8_t>(bits); break;
+        case kOnnxInt16: v = static_cast<int16_t>(bits); break;
+        case kOnnxInt32: v = static_cast<int32_t>(bits); break;
+        default: v = static_cast<double>(static_cast<int64_t>(bits)); break;  // unsigned, bool, int64
+      }
+      if (!reader.Add(v)) return out;
+    }
+    return finish();
+  }
+  const int n = static_cast<int>(count);
+  if (type == kOnnxFloat && p.float_data_size() == n) {
+    for (float v : p.float_data()) {
+      if (!reader.Add(v)) return out;
+    }
+    return finish();
+  }
+  if (type == kOnnxDouble && p.double_data_size() == n) {
+    for (double v : p.double_data()) {
+      if (!reader.Add(v)) return out;
+    }
+    return finish();
+  }
+  if (type == kOnnxInt64 && p.int64_data_size() == n) {
+    for (int64_t v : p.int64_data()) {
+      if (!reader.Add(static_cast<double>(v))) return out;
+    }
+    return finish();
+  }
+  if ((type == kOnnxBool || type == kOnnxInt32) && p.int32_data_size() == n) {
+    for (int32_t v : p.int32_data()) {
+      if (!reader.Add(v)) return out;
+    }
+    return finish();
+  }
+  return out;
+}
+
 }  // namespace az::frontend::onnx

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/import/constant_band.h"
 #include "frontend/onnx/shape_fold.h"
 #include "support/status.h"
 
@@ -89,5 +90,17 @@ std::optional<std::string> TensorDimsError(const ox::TensorProto& tensor);
 // The values of a tensor of at most kMaxFoldElements elements with inline
 // data (raw or typed fields); nullopt for others and for undecodable types.
 std::optional<TensorData> TensorValues(const ox::TensorProto& tensor);
+
+// What a constant tensor of rank >= 2 and inline data holds when it is too
+// large for TensorValues: one value everywhere, or a band mask over its last
+// two dims (constant_band.h). Read value by value without a copy, up to
+// kMaxPatternElements (a 4,096 x 4,096 mask); a weight is given up on at its
+// third distinct value.
+constexpr int64_t kMaxPatternElements = int64_t{1} << 24;
+struct ConstantPattern {
+  std::optional<double> splat;
+  std::optional<ConstantBand> band;
+};
+ConstantPattern ReadConstantPattern(const ox::TensorProto& tensor);
 
 }  // namespace az::frontend::onnx

@@ -39,7 +39,11 @@ Status Alias(Importer& im, const NodeContext& ctx, size_t i, Slot* in);
 Status Reshaped(Importer& im, const NodeContext& ctx, size_t i, Slot* in, const pir::Shape& shape,
                 const std::string& suffix = "");
 // A value that is constant but too large to fold: a constant leaf on first use.
-Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, pir::TensorType type);
+// `from`: the constant it is a reshape, expand or cast of, whose known values
+// it keeps (a splat stays one; a band mask stays one while its last two dims
+// are unchanged).
+Status DefineOpaqueConstant(Importer& im, const NodeContext& ctx, size_t i, pir::TensorType type,
+                            const Slot* from = nullptr);
 
 // import_layout.cc: shape plumbing and layout ops.
 Status ConvertLayoutNode(Importer& im, const NodeContext& ctx, bool* handled);
