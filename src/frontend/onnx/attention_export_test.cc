@@ -327,7 +327,9 @@ TEST(OnnxAttentionExports, AdditiveConstantMasks) {
         p);
     ASSERT_NE(attention, nullptr);
     EXPECT_EQ(attention->attrs.GetString("mask"), c.mask);
-    if (std::string(c.mask) == "window") EXPECT_EQ(attention->attrs.GetInt("window"), 4);
+    if (std::string(c.mask) == "window") {
+      EXPECT_EQ(attention->attrs.GetInt("window"), 4);
+    }
     EXPECT_EQ(attention->operands.size(), std::string(c.mask) == "tensor" ? 4u : 3u);
     EXPECT_EQ(pir::ComputeGraphCost(p.graph).attention.value(), 4 * 8 * c.kept * 8);
   }

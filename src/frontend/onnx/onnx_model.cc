@@ -306,7 +306,10 @@ std::optional<std::string> TensorDimsError(const ox::TensorProto& t) {
 
 std::optional<TensorData> TensorValues(const ox::TensorProto& p) {
   if (TensorDimsError(p) || IsExternal(p)) return std::nullopt;
-  int64_t count = *CheckedProduct(std::vector<int64_t>(p.dims().begin(), p.dims().end()));
+  const std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+  const std::optional<int64_t> elements = CheckedProduct(dims);
+  if (!elements) return std::nullopt;
+  const int64_t count = *elements;
   if (count > kMaxFoldElements) return std::nullopt;
   int32_t type = p.data_type();
   TensorData t;
