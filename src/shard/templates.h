@@ -58,7 +58,9 @@
 // ulysses x tp, must divide the head count; reference/models.md §4.7).
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "shard/propagation.h"
 
@@ -66,6 +68,11 @@ namespace az::shard {
 
 // The spec "annotated" takes the seeds from the program itself (AnnotatedSeeds).
 StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec);
+
+// The block parts a per-part strategy may name, sorted: the name segments
+// after a block's index ("ffn" in "blocks.3.ffn.0") that scope further ops
+// (Wan: cross_attn, ffn, self_attn).
+std::vector<std::string> BlockParts(const pir::Graph& graph);
 
 // Seeds from the sharding annotations a program carries (Value::sharding: an
 // imported program's Shardy or GSPMD shardings of arguments, results and
