@@ -83,6 +83,10 @@ struct Configuration {
   // (emit/codegen_torch.h). Empty when unknown: the emitters then assume the
   // mesh's row-major order already is xDiT's and say so.
   std::vector<std::string> axis_roles;
+  // A per-part hybrid's scoped strategy (search/hybrid.h: "tp=ring@cross_attn+ffn":
+  // Megatron TP in those block parts on the axis whose role is "ring"); empty
+  // for a whole-model strategy. The torch runtime does not run it (emit/torch_parallelize.h).
+  std::string per_part;
 };
 
 // A baseline (search/sources.h): its configuration, or why it has none.

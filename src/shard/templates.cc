@@ -106,13 +106,15 @@ std::string BlockPart(const std::string& op_name) {
   size_t start = 0;
   while (true) {
     size_t dot = op_name.find('.', start);
-    segments.push_back(std::string_view(op_name).substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    segments.push_back(
+        std::string_view(op_name).substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
   for (size_t i = 0; i + 3 < segments.size(); ++i) {
     const std::string_view index = segments[i + 1];
-    bool digits = !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool digits =
+        !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (segments[i].ends_with("blocks") && digits) return std::string(segments[i + 2]);
   }
   return "";
@@ -258,8 +260,8 @@ std::string LinearFactor(const pir::FactorRule& rule, LinearKind kind) {
 // the block parts of a per-part tp, where tp holds its axis and the sequence
 // strategy it shares the axis with does not apply (templates.h).
 struct Slots {
-  const Strategy *dp = nullptr, *cfg = nullptr, *ulysses = nullptr, *ring = nullptr, *context = nullptr,
-                 *tp = nullptr, *fsdp = nullptr;
+  const Strategy *dp = nullptr, *cfg = nullptr, *ulysses = nullptr, *ring = nullptr, *context = nullptr, *tp = nullptr,
+                 *fsdp = nullptr;
 
   const Strategy*& Of(Kind kind) {
     switch (kind) {
@@ -327,7 +329,8 @@ class Template {
     if (!outside_.fsdp || !facts_.train) return axes;
     for (int axis : outside_.fsdp->axes) {
       bool owned = false;
-      for (const Strategy* s : {outside_.dp, outside_.cfg, outside_.ulysses, outside_.ring, outside_.context, outside_.tp}) {
+      for (const Strategy* s :
+           {outside_.dp, outside_.cfg, outside_.ulysses, outside_.ring, outside_.context, outside_.tp}) {
         owned |= s && s->axis == axis;
       }
       if (!owned) axes.push_back(axis);
@@ -377,7 +380,8 @@ void Template::FindTpInterior() {
 Status Template::CheckScope() const {
   if (!scoped_tp_) return Status::Ok();
   if (facts_.train) {
-    return InvalidArgument("'" + scoped_tp_->text + "': per-part strategies plan inference forwards, not training steps");
+    return InvalidArgument("'" + scoped_tp_->text +
+                           "': per-part strategies plan inference forwards, not training steps");
   }
   std::string known;
   for (const std::string& part : facts_.parts) known += (known.empty() ? "" : ", ") + part;
@@ -411,9 +415,8 @@ Status Template::CheckApplies() const {
   const int64_t dp_batch = cfg ? facts_.batch : facts_.forward_batch;  // what dp splits
   if (dp && dp_batch % Degree(dp) != 0) {
     return InvalidArgument("'" + dp->text + "': dp over " + std::to_string(Degree(dp)) +
-                           " devices needs a batch divisible by " + std::to_string(Degree(dp)) +
-                           ", the forward runs " + std::to_string(dp_batch) + (cfg ? " per CFG half" : "") +
-                           " (raise --batch)");
+                           " devices needs a batch divisible by " + std::to_string(Degree(dp)) + ", the forward runs " +
+                           std::to_string(dp_batch) + (cfg ? " per CFG half" : "") + " (raise --batch)");
   }
   if (const std::vector<int> data = FsdpDataAxes(); !data.empty() && facts_.batch % mesh_.AxesSize(data) != 0) {
     return InvalidArgument("'" + outside_.fsdp->text + "': a training step's fsdp splits the micro-batch over " +
@@ -425,11 +428,13 @@ Status Template::CheckApplies() const {
     // MaxDiffusion splits its one context axis for ulysses_ring attention
     // (attention_flax.py: _ulysses_ring_attention); its flash attention, the
     // one that gathers K and V, runs on the context axis alone.
-    return InvalidArgument("'" + all.context->text + "' combines with neither ring nor ulysses: context attention gathers " +
+    return InvalidArgument("'" + all.context->text +
+                           "' combines with neither ring nor ulysses: context attention gathers " +
                            "K and V over its own axis (use usp:ulysses=A,ring=B for two sequence axes)");
   }
   if (all.Sequence() && facts_.video_attention.empty()) {
-    return InvalidArgument("'" + (all.ulysses ? all.ulysses : all.ring ? all.ring : all.context)->text +
+    const Strategy* sequence = all.ulysses ? all.ulysses : all.ring ? all.ring : all.context;
+    return InvalidArgument("'" + sequence->text +
                            "' does not apply: the graph has no self or joint attention over the video tokens");
   }
   for (pir::OpId id : facts_.video_attention) {

@@ -31,7 +31,8 @@ Status ParseParts(Strategy& s, std::string_view scope) {
     std::string_view part =
         Trim(scope.substr(begin, plus == std::string_view::npos ? std::string_view::npos : plus - begin));
     if (!IsName(part)) {
-      return InvalidArgument("'" + s.text + "': expected block parts joined by '+' after '@' (e.g. tp=x@cross_attn+ffn), got '" +
+      return InvalidArgument("'" + s.text +
+                             "': expected block parts joined by '+' after '@' (e.g. tp=x@cross_attn+ffn), got '" +
                              std::string(scope) + "'");
     }
     if (std::find(s.parts.begin(), s.parts.end(), part) != s.parts.end()) {
