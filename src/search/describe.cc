@@ -28,6 +28,7 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
       for (int a : dim) axes.push_back(plan.mesh.axis_name(a));
       spec.spec.push_back(std::move(axes));
     }
+    for (int a : plan.values[static_cast<size_t>(id)].partial) spec.partial.push_back(plan.mesh.axis_name(a));
     out.push_back(std::move(spec));
   }
   return out;

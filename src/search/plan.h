@@ -24,6 +24,10 @@ struct TensorSpec {
   std::string role;                          // "parameter", "input", "activation"
   std::vector<int64_t> shape;                // global shape
   std::vector<std::vector<std::string>> spec;  // per dim: axis names
+  // Axes over which the value is a partial sum (a row-parallel linear's
+  // result before its all-reduce or reduce-scatter): `spec` is then the
+  // layout of each device's addend, not of the value.
+  std::vector<std::string> partial = {};
 };
 
 // One priced configuration: a mesh, a sharding, a placement.
