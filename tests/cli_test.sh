@@ -291,6 +291,22 @@ run plan_context_degree 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}"
   expect plan_context_degree err "the degrees of ulysses, ring, context, cfg, tp and dp multiply to 3"
 run plan_context_ring 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" -T context=4,ring=2 -q &&
   expect plan_context_ring err "context combines with neither ring nor ulysses"
+# Per-part hybrids (templates.h: tp scoped to block parts on a sequence axis): the 40 blocks'
+# cross-attention and FFN gather the sequence and reduce-scatter it (80 each; the 81st gather
+# is the output's), the self-attention keeps Ulysses' 4 all-to-alls (160). Errors name the part.
+if run compile_hybrid 0 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh u=4 -T ulysses=u,tp=u@cross_attn+ffn; then
+  expect compile_hybrid out "all-gather               81 x"
+  expect compile_hybrid out "reduce-scatter           80 x"
+  expect compile_hybrid out "all-to-all              160 x"
+fi
+run compile_hybrid_part 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh u=4 -T ulysses=u,tp=u@fnn &&
+  expect compile_hybrid_part err "wan2.1-t2v-14b's blocks have no part 'fnn' (their parts: cross_attn, ffn, self_attn)"
+run compile_hybrid_scope 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh u=4 -T ulysses=u@self_attn &&
+  expect compile_hybrid_scope err "only tp takes a block part scope"
+run plan_hybrid 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=ring@ffn,fsdp=4 --no-alpa -q &&
+  expect plan_hybrid out "aoizora   ring=4  ring=ring,tp=ring@ffn,fsdp=ring"
+run plan_hybrid_axis 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=cfg@ffn -q &&
+  expect plan_hybrid_axis err "a per-part tp takes the axis of ulysses, ring or context"
 # Wan 14B 720p replicated on one v5e chip (16 GB) does not fit; FSDP over 8 does.
 run compile_oom 1 "$bin" compile -m wan2.1-t2v-14b --mesh x=1 -T replicated --chip v5e && expect compile_oom out "DOES NOT FIT on v5e"
 run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip v5e && expect compile_fsdp out "fits on v5e"

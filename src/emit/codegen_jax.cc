@@ -32,7 +32,16 @@ void SpecTable(std::string& out, const Configuration& config, const std::string&
   Line(out, name + " = {");
   for (const search::TensorSpec& tensor : config.tensors) {
     if (roles.empty() ? listed(others, tensor.role) : !listed(roles, tensor.role)) continue;
-    Line(out, "    " + PyString(tensor.name) + ": " + PySpecTuple(tensor.spec) + ",");
+    std::string note;
+    if (!tensor.partial.empty()) {
+      // A row-parallel linear's result: constraining it to the spec would make
+      // XLA all-reduce it there; unconstrained, XLA reduce-scatters or
+      // all-reduces it where its consumer's sharding says, as priced.
+      std::string axes;
+      for (const std::string& axis : tensor.partial) axes += (axes.empty() ? "" : ", ") + PyString(axis);
+      note = "  # partial sum over (" + axes + (tensor.partial.size() == 1 ? ",)" : ")") + ": leave unconstrained";
+    }
+    Line(out, "    " + PyString(tensor.name) + ": " + PySpecTuple(tensor.spec) + "," + note);
   }
   Line(out, "}");
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compile/spmd/spmd_compiler.h"
+#include "emit/codegen_jax.h"
 #include "emit/codegen_torch.h"
 #include "emit/placement_svg.h"
 #include "emit/torch_parallelize.h"
@@ -545,6 +546,48 @@ TEST(RuntimePlan, RolesSpecsAndPricedCollectives) {
   plan.model = "tiny";
   const std::string file = PlanTorch(plan, config);
   EXPECT_LT(file.find("def apply_plan("), file.find("def parallelize_runtime("));
+}
+
+TEST(RuntimePlan, PerPartHybridIsRefusedByItsRole) {
+  // A per-part hybrid (search/hybrid.h) runs tp in some block parts on the
+  // ring dim: AXIS_ROLES says so, which runtime.Mesh refuses by name (it runs
+  // one strategy per mesh dim); the placements stay exact.
+  search::Configuration config;
+  config.mesh = {{"cfg", 2}, {"ring", 4}};
+  config.axis_roles = {"cfg", "ring"};
+  config.per_part = "tp=ring@cross_attn+ffn";
+  config.placement = net::IdentityPlacement(8);
+  const std::string text = RuntimePython(config);
+  EXPECT_NE(text.find("AXIS_ROLES = (\"cfg\", \"ring+tp@cross_attn+ffn\")\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Per-part hybrid (tp=ring@cross_attn+ffn): Megatron TP inside those block parts on the ring"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("parallelize_runtime() refuses this plan"), std::string::npos);
+}
+
+TEST(JaxPlan, PartialSumsAreMarkedUnconstrained) {
+  // A row-parallel linear's result (a partial sum over "ulysses") is listed
+  // with its addends' spec and a note not to constrain it: XLA then
+  // reduce-scatters it where its consumer wants the sequence split, as priced.
+  search::Plan plan;
+  plan.model = "tiny";
+  plan.topology = "v5e:2x2";
+  plan.tpu = true;
+  search::Configuration config;
+  config.mesh = {{"ulysses", 4}};
+  config.axis_roles = {"ulysses"};
+  config.placement = net::IdentityPlacement(4);
+  search::TensorSpec row{"value %9 (result of 'blocks.0.ffn.2')", "activation", {1, 64, 8}, {{}, {}, {}}, {"ulysses"}};
+  search::TensorSpec gate{"value %10 (result of 'blocks.0.ffn.gate')", "activation", {1, 64, 8}, {{}, {"ulysses"}, {}}};
+  config.tensors = {row, gate};
+  plan.chips = {{0, "(0,0,0)", {0, 0, 0}}, {1, "(1,0,0)", {1, 0, 0}}, {2, "(0,1,0)", {0, 1, 0}}, {3, "(1,1,0)", {1, 1, 0}}};
+  const std::string file = PlanJax(plan, config);
+  EXPECT_NE(file.find("    \"value %9 (result of 'blocks.0.ffn.2')\": (None, None, None),  # partial sum over "
+                      "(\"ulysses\",): leave unconstrained\n"),
+            std::string::npos)
+      << file;
+  EXPECT_NE(file.find("    \"value %10 (result of 'blocks.0.ffn.gate')\": (None, \"ulysses\", None),\n"),
+            std::string::npos);
 }
 
 TEST(ParallelizePlan, PyTorchLayoutIsKept) {

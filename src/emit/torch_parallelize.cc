@@ -262,6 +262,20 @@ std::string RuntimePython(const Configuration& config) {
   if (roles.size() != config.mesh.size()) roles.assign(config.mesh.size(), "");
   Line(out, "# The strategy each mesh dim carries (\"cfg\", \"dp\", \"ulysses\", \"ring\", \"tp\", \"fsdp\"; \"\" none known),");
   Line(out, "# in MESH_DIM_NAMES' order: what aoizora_torch.runtime executes.");
+  if (const size_t at = config.per_part.find('@'); at != std::string::npos) {
+    // "tp=ring@cross_attn+ffn": the axis of role "ring" runs tp in those parts.
+    // The runtime runs one strategy per mesh dim over the whole model, so the
+    // role says both and runtime.parallelize refuses it by name.
+    const std::string on = config.per_part.substr(3, at - 3);
+    for (std::string& role : roles) {
+      if (role == on) role = on + "+tp@" + config.per_part.substr(at + 1);
+    }
+    Line(out, "# Per-part hybrid (" + config.per_part + "): Megatron TP inside those block parts on the " + on +
+                  " dim, sequence");
+    Line(out, "# gathered at their entry and reduce-scattered at their exit. aoizora_torch.runtime runs one");
+    Line(out, "# strategy per mesh dim, so parallelize_runtime() refuses this plan (PlanError naming the role);");
+    Line(out, "# the placements above (apply_plan, distribute_params) are exact, and --target jax runs it.");
+  }
   Line(out, "AXIS_ROLES = " + JoinList(roles, PyString, "(", ")", /*python_tuple=*/true));
   Line(out, "# The PartitionSpec (mesh dims per tensor dim, major first) of every tensor that splits a dim over");
   Line(out, "# several mesh dims, where placements alone do not say which is major.");

@@ -18,6 +18,13 @@ struct Axis {
 constexpr Axis kAxes[] = {{"dp", &Combo::dp},           {"cfg", &Combo::cfg},         {"ring", &Combo::ring},
                           {"context", &Combo::context}, {"ulysses", &Combo::ulysses}, {"tp", &Combo::tp}};
 
+// "tp=ring@cross_attn+ffn" of a per-part hybrid (`axis`: what names the axis).
+std::string ScopedTp(const std::string& axis, const std::vector<std::string>& parts) {
+  std::string out = "tp=" + axis + "@";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "+" : "") + parts[i];
+  return out;
+}
+
 std::vector<int64_t> Divisors(int64_t n) {
   std::vector<int64_t> out;
   for (int64_t d = 1; d <= n; ++d) {
@@ -38,6 +45,7 @@ std::string Combo::ToString() const {
   add("context", context);
   add("cfg", cfg);
   add("tp", tp);
+  if (IsHybrid()) out += (out.empty() ? "" : ",") + ScopedTp(tp_on, tp_parts);
   add("dp", dp);
   add("fsdp", fsdp);
   if (out.empty()) out = "replicated";
@@ -79,6 +87,8 @@ std::string Combo::Template() const {
     out += (out.empty() ? "" : ",") + std::string(a.name) + "=" + a.name;
     axes.push_back(a.name);
   }
+  // The mesh names each axis after its strategy, so tp_on names the axis.
+  if (IsHybrid()) out += (out.empty() ? "" : ",") + ScopedTp(tp_on, tp_parts);
   if (fsdp > 1) {
     // Weights over the axes whose sizes multiply to fsdp: all of them, or the
     // degree, bound by size (templates.h).
@@ -92,6 +102,41 @@ std::string Combo::Template() const {
   }
   return out.empty() ? "replicated" : out;
 }
+
+namespace {
+
+// "tp=ring@cross_attn+ffn": the strategy whose axis the tp takes, and the parts.
+Status ParseScopedTp(const std::string& token, const std::string& value, Combo& c) {
+  const size_t at = value.find('@');
+  c.tp_on = value.substr(0, at);
+  if (c.tp_on != "ulysses" && c.tp_on != "ring" && c.tp_on != "context") {
+    return InvalidArgument("'" + token +
+                           "': a per-part tp takes the axis of ulysses, ring or context (e.g. tp=ring@ffn)");
+  }
+  std::string parts = value.substr(at + 1);
+  size_t begin = 0;
+  while (true) {
+    size_t plus = parts.find('+', begin);
+    std::string part = parts.substr(begin, plus == std::string::npos ? std::string::npos : plus - begin);
+    bool name = !part.empty() && std::all_of(part.begin(), part.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    });
+    if (!name) {
+      return InvalidArgument("'" + token +
+                             "': expected block parts joined by '+' after '@' (e.g. tp=ring@cross_attn+ffn)");
+    }
+    if (std::find(c.tp_parts.begin(), c.tp_parts.end(), part) != c.tp_parts.end()) {
+      return InvalidArgument("'" + token + "' names part '" + part + "' twice");
+    }
+    c.tp_parts.push_back(part);
+    if (plus == std::string::npos) break;
+    begin = plus + 1;
+  }
+  std::sort(c.tp_parts.begin(), c.tp_parts.end());
+  return Status::Ok();
+}
+
+}  // namespace
 
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
   Combo c;
@@ -124,6 +169,14 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
       c.remat = *policy;
       continue;
     }
+    if (name == "tp" && value.find('@') != std::string::npos) {
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+        return InvalidArgument("'tp' appears twice in --template '" + spec + "'");
+      }
+      seen.push_back(name);
+      AZ_RETURN_IF_ERROR(ParseScopedTp(token, value, c));
+      continue;
+    }
     if (value.size() > 6 || !std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
       return InvalidArgument("'" + token + "': the degree must be a positive integer");
     }
@@ -152,6 +205,21 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
   if (c.context > 1 && (c.ring > 1 || c.ulysses > 1)) {
     return InvalidArgument("--template '" + spec +
                            "': context combines with neither ring nor ulysses (it gathers K and V over its own axis)");
+  }
+  if (c.IsHybrid()) {
+    int64_t on = c.tp_on == "ulysses" ? c.ulysses : c.tp_on == "ring" ? c.ring : c.context;
+    if (on <= 1) {
+      return InvalidArgument("--template '" + spec + "': the per-part tp takes " + c.tp_on +
+                             "'s axis, and the combination has no " + c.tp_on + " degree");
+    }
+    if (c.tp > 1) {
+      return InvalidArgument("--template '" + spec + "': a per-part tp shares a sequence axis; it does not combine " +
+                             "with a tp degree of its own");
+    }
+    if (c.tp_on == "ring" && c.ulysses > 1) {
+      return InvalidArgument("--template '" + spec +
+                             "': under ulysses x ring a per-part tp takes the minor sequence axis: tp=ulysses@...");
+    }
   }
   if (c.devices() != chips) {
     return InvalidArgument("--template '" + spec + "': the degrees of ulysses, ring, context, cfg, tp and dp multiply to " +
@@ -282,7 +350,9 @@ bool TrainExpert(const Combo& combo, int64_t chips) {
 bool ExpertDegrees(const workload::Workload& config, const Combo& combo) {
   const workload::DeployedDegrees offered = config.DeployedParallelism();
   // xDiT and the Wan repo have no context attention (MaxDiffusion's, training's expert).
-  return combo.dp == 1 && combo.context == 1 && (combo.tp == 1 || offered.tp) && (combo.cfg == 1 || offered.cfg);
+  // Nor per-part strategies: their code runs one strategy over the whole block.
+  return combo.dp == 1 && combo.context == 1 && !combo.IsHybrid() && (combo.tp == 1 || offered.tp) &&
+         (combo.cfg == 1 || offered.cfg);
 }
 
 bool RunsAsExpert(const workload::Workload& config, const Combo& combo) {

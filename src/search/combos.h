@@ -31,6 +31,14 @@ struct Combo {
   // ring or ulysses; on the mesh it sits where ring would.
   int64_t context = 1;
   int64_t fsdp = 0;  // devices the weights are sharded over (0: none)
+  // A per-part hybrid (shard/templates.h: "ring=r,tp=r@cross_attn+ffn"):
+  // Megatron TP inside the block parts `tp_parts` (sorted) on the axis of the
+  // sequence strategy `tp_on` ("ulysses", "ring" or "context"), which holds the
+  // rest of the model; the parts gather the sequence at their entry and
+  // reduce-scatter it at their exit. tp stays 1 (no axis of its own).
+  // Empty: none (search/hybrid.h enumerates them).
+  std::string tp_on;
+  std::vector<std::string> tp_parts;
   // Training steps only: the per-block rematerialization of the step
   // (pir/grad/backward.h); unset for inference. Not a sharding: Template()
   // leaves it out, ToString() and Id() name it ("dp=8,fsdp=8,remat=full").
@@ -52,7 +60,8 @@ struct Combo {
   std::vector<std::string> AxisRoles() const;
   // Expert style: xDiT / the Wan repo run Ulysses x Ring x CFG (with FSDP),
   // no tensor or data parallelism. The model-aware test is RunsAsExpert.
-  bool IsExpert() const { return tp == 1 && dp == 1 && context == 1; }
+  bool IsExpert() const { return tp == 1 && dp == 1 && context == 1 && !IsHybrid(); }
+  bool IsHybrid() const { return !tp_parts.empty(); }
   bool operator==(const Combo&) const = default;
 };
 
@@ -64,10 +73,15 @@ bool ExpertDegrees(const workload::Workload& config, const Combo& combo);
 bool RunsAsExpert(const workload::Workload& config, const Combo& combo);
 
 // "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2"; a training
-// step's may name its remat ("dp=4,fsdp=4,remat=selected"). Errors: an
+// step's may name its remat ("dp=4,fsdp=4,remat=selected"); a per-part
+// hybrid names the sequence strategy whose axis its tp takes and the parts
+// ("ring=4,cfg=2,tp=ring@cross_attn+ffn", Combo::tp_on). Errors: an
 // unknown strategy, a repeated one, a degree below 1, a product of the
 // compute degrees that is not `chips`, fsdp above `chips` or not a product of
-// the combination's degrees, context with ring or ulysses.
+// the combination's degrees, context with ring or ulysses; a per-part tp
+// beside a tp degree, on a strategy that is not a sequence one of the
+// combination (or on ring when ulysses is there too), with no parts or
+// a part twice.
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 
 // Every combination for `chips` devices the model admits: CFG parallelism of

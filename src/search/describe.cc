@@ -28,6 +28,7 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
       for (int a : dim) axes.push_back(plan.mesh.axis_name(a));
       spec.spec.push_back(std::move(axes));
     }
+    for (int a : plan.values[static_cast<size_t>(id)].partial) spec.partial.push_back(plan.mesh.axis_name(a));
     out.push_back(std::move(spec));
   }
   return out;
@@ -78,8 +79,15 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.dp = static_cast<int>(combo.dp);
     c.fsdp = static_cast<int>(combo.fsdp);
     // xDiT has no context attention (K and V gathered): MaxDiffusion's, on TPUs.
-    c.expressible_in_xdit = combo.context == 1 && !combo.remat;  // and it runs inference
+    // Nor per-part strategies: xDiT runs one strategy over the whole block.
+    c.expressible_in_xdit = combo.context == 1 && !combo.remat && !combo.IsHybrid();  // and it runs inference
     c.axis_roles = combo.AxisRoles();
+    if (combo.IsHybrid()) {
+      Combo scoped;
+      scoped.tp_on = combo.tp_on;
+      scoped.tp_parts = combo.tp_parts;
+      c.per_part = scoped.ToString();
+    }
   }
   if (combo.remat) c.remat = std::string(pir::RematPolicyName(*combo.remat));
   AZ_ASSIGN_OR_RETURN(c.breakdown, Breakdown(p.compiled, topology, options.calibration, c.placement, best));

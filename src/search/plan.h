@@ -24,6 +24,10 @@ struct TensorSpec {
   std::string role;                          // "parameter", "input", "activation"
   std::vector<int64_t> shape;                // global shape
   std::vector<std::vector<std::string>> spec;  // per dim: axis names
+  // Axes over which the value is a partial sum (a row-parallel linear's
+  // result before its all-reduce or reduce-scatter): `spec` is then the
+  // layout of each device's addend, not of the value.
+  std::vector<std::string> partial = {};
 };
 
 // One priced configuration: a mesh, a sharding, a placement.
@@ -83,6 +87,10 @@ struct Configuration {
   // (emit/codegen_torch.h). Empty when unknown: the emitters then assume the
   // mesh's row-major order already is xDiT's and say so.
   std::vector<std::string> axis_roles;
+  // A per-part hybrid's scoped strategy (search/hybrid.h: "tp=ring@cross_attn+ffn":
+  // Megatron TP in those block parts on the axis whose role is "ring"); empty
+  // for a whole-model strategy. The torch runtime does not run it (emit/torch_parallelize.h).
+  std::string per_part;
 };
 
 // A baseline (search/sources.h): its configuration, or why it has none.

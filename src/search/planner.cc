@@ -12,6 +12,7 @@
 #include "compile/xla/xla_compiler.h"
 #include "pir/rules/cost.h"
 #include "search/describe.h"
+#include "search/hybrid.h"
 #include "search/program_source.h"
 #include "search/prune.h"
 #include "search/sources.h"
@@ -118,6 +119,11 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
     // (program_source.h), not the DiT grid.
     ctx.program_search = heads == 0 && config.imported() && options.hlo_dir.empty();
     combos = ctx.program_search ? std::vector<Combo>{} : EnumerateCombos(config, chips, heads);
+    if (!ctx.program_search && options.hlo_dir.empty()) {
+      // Per-part hybrids (hybrid.h); XLA's dumps are of whole-model templates.
+      AZ_ASSIGN_OR_RETURN(std::vector<Combo> hybrids, HybridCombosFor(config, combos, heads));
+      combos.insert(combos.end(), hybrids.begin(), hybrids.end());
+    }
     if (combos.empty() && heads == 0 && !ctx.program_search) {
       return InvalidArgument("no parallel configuration of " + config.model + " fits " + std::to_string(chips) +
                              " chips: the program has no attention, so only its batch (" +

@@ -5,7 +5,8 @@
 // baseline is one new Source and its tests; the planner, the Plan (a list of
 // labelled configurations) and the emitters loop over sources.
 //
-//   grid       (the plan's own search) every combination of combos.h, pruned
+//   grid       (the plan's own search) every combination of combos.h and
+//              its per-part hybrids (hybrid.h), pruned
 //              (prune.h) to the top K, ranked with a placement search; picks
 //              the fastest of everything ranked, then searches its placement
 //              longer.

@@ -70,6 +70,10 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
                                std::to_string(rows) + " rows of its forward");
       }
       if (combo.remat) return InvalidArgument("MaxDiffusion training plans are not written yet");
+      if (combo.IsHybrid()) {
+        return InvalidArgument("MaxDiffusion's config names one sharding for the whole model: " + combo.ToString() +
+                               " splits some block parts by tp (per-part strategies run under --target jax)");
+      }
       return Status::Ok();
     }
     case Target::kXdit:

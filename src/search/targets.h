@@ -7,14 +7,17 @@
 //                 Ring (and USP's ring factor) is not what JAX runs, so only
 //                 its `context` form (K and V gathered) is offered; Ulysses
 //                 (the all-to-all between sequence and head shardings), TP,
-//                 CFG, data parallelism and FSDP are.
+//                 CFG, data parallelism and FSDP are, and per-part hybrids
+//                 (hybrid.h: per-tensor shardings, XLA lowers the
+//                 transitions) on ulysses or context axes.
 //   maxdiffusion  MaxDiffusion's Wan text-to-video configs on a TPU slice
 //                 (emit/maxdiffusion.h): data = dp x cfg filling the batch-2
 //                 CFG forward, context (flash, ring, ulysses, ulysses_ring),
-//                 tensor; no sharding of per-tensor seeds.
+//                 tensor; no sharding of per-tensor seeds, no per-part
+//                 hybrid (one sharding for the whole model).
 //   xdit          the model's deployed code on GPUs (xDiT or its own
 //                 repository): the expert's vocabulary and split rules
-//                 (combos.h: RunsAsExpert).
+//                 (combos.h: RunsAsExpert; no per-part hybrid).
 //
 // A baseline's pick is still reported under any target (it is what its user
 // runs), but the plan's best is only a configuration the target admits.

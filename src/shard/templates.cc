@@ -20,6 +20,7 @@
 #include "shard/templates.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "shard/templates_spec.h"
@@ -77,6 +78,9 @@ struct GraphFacts {
   std::vector<bool> from_input, from_latent;
   std::vector<pir::OpId> video_attention;  // self/joint attention over the video tokens
   std::vector<pir::OpId> other_attention;  // cross attention, text-only self attention
+  // Per op, its block part (BlockPart), "" outside one; every part found, sorted.
+  std::vector<std::string> op_part;
+  std::vector<std::string> parts;
 
   bool IsTokenActivation(const pir::Graph& graph, pir::ValueId id) const {
     const pir::Value& v = graph.value(id);
@@ -91,6 +95,30 @@ struct GraphFacts {
     return !InTextStream(graph.op(v.producer).name);
   }
 };
+
+// The block part of an op: the name segment after a block's index ("blocks.3"
+// in "blocks.3.ffn.0", "double_blocks.3" in HunyuanVideo's), when more
+// segments follow it ("blocks.3.ffn.0" is in part "ffn"; "blocks.3.shift_sa",
+// an op of the block itself, is in none). The zoo's builders scope every
+// block's sub-modules so (frontend/zoo: GraphBuilder::Scope).
+std::string BlockPart(const std::string& op_name) {
+  std::vector<std::string_view> segments;
+  size_t start = 0;
+  while (true) {
+    size_t dot = op_name.find('.', start);
+    segments.push_back(
+        std::string_view(op_name).substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  for (size_t i = 0; i + 3 < segments.size(); ++i) {
+    const std::string_view index = segments[i + 1];
+    bool digits =
+        !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (segments[i].ends_with("blocks") && digits) return std::string(segments[i + 2]);
+  }
+  return "";
+}
 
 StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
   GraphFacts facts;
@@ -131,6 +159,9 @@ StatusOr<GraphFacts> ReadGraph(const pir::Graph& graph) {
       facts.from_latent[static_cast<size_t>(v)] = latent;
     }
   }
+  facts.op_part.reserve(static_cast<size_t>(graph.num_ops()));
+  for (const pir::Op& op : graph.ops()) facts.op_part.push_back(BlockPart(op.name));
+  facts.parts = BlockParts(graph);
   int64_t text = graph.attrs().GetInt("text_tokens").value_or(0);
   for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
     const pir::Op& op = graph.op(id);
@@ -225,12 +256,53 @@ std::string LinearFactor(const pir::FactorRule& rule, LinearKind kind) {
   return "";
 }
 
+// The strategies in force over one region of the graph: the whole model, or
+// the block parts of a per-part tp, where tp holds its axis and the sequence
+// strategy it shares the axis with does not apply (templates.h).
+struct Slots {
+  const Strategy *dp = nullptr, *cfg = nullptr, *ulysses = nullptr, *ring = nullptr, *context = nullptr, *tp = nullptr,
+                 *fsdp = nullptr;
+
+  const Strategy*& Of(Kind kind) {
+    switch (kind) {
+      case Kind::kDp: return dp;
+      case Kind::kCfg: return cfg;
+      case Kind::kUlysses: return ulysses;
+      case Kind::kRing: return ring;
+      case Kind::kContext: return context;
+      case Kind::kTp: return tp;
+      case Kind::kFsdp: break;
+    }
+    return fsdp;
+  }
+  bool Sequence() const { return ulysses || ring || context; }
+};
+
 // The bound strategies over one graph: checks, then value and op seeds.
 class Template {
  public:
   Template(const pir::Graph& graph, const Mesh& mesh, const std::vector<Strategy>& strategies, GraphFacts facts)
       : graph_(graph), mesh_(mesh), facts_(std::move(facts)) {
-    for (const Strategy& s : strategies) Slot(s.kind) = &s;
+    for (const Strategy& s : strategies) {
+      if (s.parts.empty()) {
+        outside_.Of(s.kind) = &s;
+      } else {
+        scoped_tp_ = &s;
+      }
+    }
+    inside_ = outside_;
+    if (!scoped_tp_) return;
+    inside_.tp = scoped_tp_;
+    for (const Strategy** sequence : {&inside_.ulysses, &inside_.ring, &inside_.context}) {
+      if (*sequence && (*sequence)->axis == scoped_tp_->axis) *sequence = nullptr;
+    }
+    in_scope_.assign(static_cast<size_t>(graph_.num_ops()), false);
+    for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
+      const std::string& part = facts_.op_part[static_cast<size_t>(id)];
+      in_scope_[static_cast<size_t>(id)] =
+          std::find(scoped_tp_->parts.begin(), scoped_tp_->parts.end(), part) != scoped_tp_->parts.end();
+    }
+    FindTpInterior();
   }
 
   Status CheckApplies() const;
@@ -241,29 +313,26 @@ class Template {
   Status SeedTensorParallel(Seeds& seeds) const;
 
  private:
-  const Strategy*& Slot(Kind kind) {
-    switch (kind) {
-      case Kind::kDp: return dp_;
-      case Kind::kCfg: return cfg_;
-      case Kind::kUlysses: return ulysses_;
-      case Kind::kRing: return ring_;
-      case Kind::kContext: return context_;
-      case Kind::kTp: return tp_;
-      case Kind::kFsdp: break;
-    }
-    return fsdp_;
-  }
   int64_t Degree(const Strategy* s) const { return s ? mesh_.axis_size(s->axis) : int64_t{1}; }
+  bool InScope(pir::OpId op) const { return scoped_tp_ && op != pir::kNoOp && in_scope_[static_cast<size_t>(op)]; }
+  // The strategies in force at `op`.
+  const Slots& At(pir::OpId op) const { return InScope(op) ? inside_ : outside_; }
+  Status CheckScope() const;
+  void FindTpInterior();
+  StatusOr<std::map<pir::ValueId, std::pair<int, int>>> TpWeightDims() const;
   // A training step's fsdp is ZeRO-3: data parallel over its axes that no
   // compute strategy holds (the batch split there, the weights, gradients and
   // optimizer states sharded), so "fsdp=x" alone splits the batch on x and
   // "fsdp=x+y,ring=y" on x. In a forward fsdp only stores (templates.h).
   std::vector<int> FsdpDataAxes() const {
     std::vector<int> axes;
-    if (!fsdp_ || !facts_.train) return axes;
-    for (int axis : fsdp_->axes) {
+    if (!outside_.fsdp || !facts_.train) return axes;
+    for (int axis : outside_.fsdp->axes) {
       bool owned = false;
-      for (const Strategy* s : {dp_, cfg_, ulysses_, ring_, context_, tp_}) owned |= s && s->axis == axis;
+      for (const Strategy* s :
+           {outside_.dp, outside_.cfg, outside_.ulysses, outside_.ring, outside_.context, outside_.tp}) {
+        owned |= s && s->axis == axis;
+      }
       if (!owned) axes.push_back(axis);
     }
     return axes;
@@ -273,12 +342,63 @@ class Template {
   const pir::Graph& graph_;
   const Mesh& mesh_;
   GraphFacts facts_;
-  const Strategy *dp_ = nullptr, *cfg_ = nullptr, *ulysses_ = nullptr, *ring_ = nullptr, *context_ = nullptr,
-                 *tp_ = nullptr, *fsdp_ = nullptr;
+  Slots outside_, inside_;
+  const Strategy* scoped_tp_ = nullptr;
+  std::vector<bool> in_scope_;  // per op: in a part of scoped_tp_
+  // Per value: between a column-parallel linear of the parts and a
+  // row-parallel one, both included (FindTpInterior).
+  std::vector<bool> tp_interior_;
 };
 
+// The values a per-part tp splits on its axis other than by the sequence:
+// from each column-parallel linear's result, along the ops of the parts, up to
+// and including the row-parallel linear's (partial) result. They get no
+// sequence seed; every other token activation of the parts keeps the stream's
+// split, so the sequence is gathered at the column linears' inputs (after the
+// norms, modulation and cast) and the row linears' partial sums are
+// reduce-scattered straight back to it (its consumer, the gate or the
+// residual, is seeded with the stream's split).
+void Template::FindTpInterior() {
+  tp_interior_.assign(static_cast<size_t>(graph_.num_values()), false);
+  std::vector<bool> spreads(static_cast<size_t>(graph_.num_values()), false);
+  for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
+    if (!InScope(id)) continue;
+    const pir::Op& op = graph_.op(id);
+    const LinearKind linear = ClassifyLinear(graph_, op);
+    bool from_column = false;
+    for (pir::ValueId v : op.operands) from_column |= spreads[static_cast<size_t>(v)];
+    if (linear == LinearKind::kNone && !from_column) continue;
+    for (pir::ValueId v : op.results) {
+      tp_interior_[static_cast<size_t>(v)] = true;
+      spreads[static_cast<size_t>(v)] = linear != LinearKind::kRow;
+    }
+  }
+}
+
+// A per-part tp: inference only, its parts present, each with a Megatron
+// linear or an attention to split.
+Status Template::CheckScope() const {
+  if (!scoped_tp_) return Status::Ok();
+  if (facts_.train) {
+    return InvalidArgument("'" + scoped_tp_->text +
+                           "': per-part strategies plan inference forwards, not training steps");
+  }
+  std::string known;
+  for (const std::string& part : facts_.parts) known += (known.empty() ? "" : ", ") + part;
+  for (const std::string& part : scoped_tp_->parts) {
+    if (std::find(facts_.parts.begin(), facts_.parts.end(), part) == facts_.parts.end()) {
+      return InvalidArgument("'" + scoped_tp_->text + "': " + facts_.model + "'s blocks have no part '" + part +
+                             "' (their parts: " + (known.empty() ? "none" : known) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
 Status Template::CheckApplies() const {
-  if (cfg_) {
+  AZ_RETURN_IF_ERROR(CheckScope());
+  const Strategy* cfg = outside_.cfg;
+  const Strategy* dp = outside_.dp;
+  if (cfg) {
     if (facts_.cfg == "two-pass") {
       return InvalidArgument("cfg over a two-pass " + facts_.kind +
                              ": use --cfg batch2 (the two passes become one batch-2 forward)");
@@ -286,53 +406,57 @@ Status Template::CheckApplies() const {
     if (facts_.cfg != "batch2") {
       return InvalidArgument("cfg: the model runs no CFG pass to split (cfg mode " + facts_.cfg + ")");
     }
-    if (Degree(cfg_) != 2) {
-      return InvalidArgument("'" + cfg_->text +
+    if (Degree(cfg) != 2) {
+      return InvalidArgument("'" + cfg->text +
                              "': cfg splits the cond and uncond halves, so its axis must have size 2; '" +
-                             mesh_.axis_name(cfg_->axis) + "' has " + std::to_string(Degree(cfg_)));
+                             mesh_.axis_name(cfg->axis) + "' has " + std::to_string(Degree(cfg)));
     }
   }
-  const int64_t dp_batch = cfg_ ? facts_.batch : facts_.forward_batch;  // what dp splits
-  if (dp_ && dp_batch % Degree(dp_) != 0) {
-    return InvalidArgument("'" + dp_->text + "': dp over " + std::to_string(Degree(dp_)) +
-                           " devices needs a batch divisible by " + std::to_string(Degree(dp_)) +
-                           ", the forward runs " + std::to_string(dp_batch) + (cfg_ ? " per CFG half" : "") +
-                           " (raise --batch)");
+  const int64_t dp_batch = cfg ? facts_.batch : facts_.forward_batch;  // what dp splits
+  if (dp && dp_batch % Degree(dp) != 0) {
+    return InvalidArgument("'" + dp->text + "': dp over " + std::to_string(Degree(dp)) +
+                           " devices needs a batch divisible by " + std::to_string(Degree(dp)) + ", the forward runs " +
+                           std::to_string(dp_batch) + (cfg ? " per CFG half" : "") + " (raise --batch)");
   }
   if (const std::vector<int> data = FsdpDataAxes(); !data.empty() && facts_.batch % mesh_.AxesSize(data) != 0) {
-    return InvalidArgument("'" + fsdp_->text + "': a training step's fsdp splits the micro-batch over " +
+    return InvalidArgument("'" + outside_.fsdp->text + "': a training step's fsdp splits the micro-batch over " +
                            std::to_string(mesh_.AxesSize(data)) + " devices, the step runs " +
                            std::to_string(facts_.batch) + " (raise the micro-batch)");
   }
-  if (context_ && (ulysses_ || ring_)) {
+  const Slots& all = outside_;
+  if (all.context && (all.ulysses || all.ring)) {
     // MaxDiffusion splits its one context axis for ulysses_ring attention
     // (attention_flax.py: _ulysses_ring_attention); its flash attention, the
     // one that gathers K and V, runs on the context axis alone.
-    return InvalidArgument("'" + context_->text + "' combines with neither ring nor ulysses: context attention gathers " +
+    return InvalidArgument("'" + all.context->text +
+                           "' combines with neither ring nor ulysses: context attention gathers " +
                            "K and V over its own axis (use usp:ulysses=A,ring=B for two sequence axes)");
   }
-  if ((ulysses_ || ring_ || context_) && facts_.video_attention.empty()) {
-    return InvalidArgument("'" + (ulysses_ ? ulysses_ : ring_ ? ring_ : context_)->text +
+  if (all.Sequence() && facts_.video_attention.empty()) {
+    const Strategy* sequence = all.ulysses ? all.ulysses : all.ring ? all.ring : all.context;
+    return InvalidArgument("'" + sequence->text +
                            "' does not apply: the graph has no self or joint attention over the video tokens");
   }
   for (pir::OpId id : facts_.video_attention) {
+    const Slots& s = At(id);
     int64_t heads = Heads(id);
-    if (ulysses_ && heads % Degree(ulysses_) != 0) {
-      return InvalidArgument("'" + ulysses_->text + "': a Ulysses degree must divide the " + std::to_string(heads) +
+    if (s.ulysses && heads % Degree(s.ulysses) != 0) {
+      return InvalidArgument("'" + s.ulysses->text + "': a Ulysses degree must divide the " + std::to_string(heads) +
                              " attention heads of " + facts_.model + "; valid Ulysses degrees: " + Divisors(heads) +
                              " (use ring or usp for the rest)");
     }
-    if (tp_ && heads % (Degree(ulysses_) * Degree(tp_)) != 0) {
-      return InvalidArgument("'" + tp_->text + "': the " + std::to_string(heads) + " attention heads of " +
-                             facts_.model + " do not split " + std::to_string(Degree(ulysses_) * Degree(tp_)) +
-                             " ways" + (ulysses_ ? " (ulysses x tp)" : "") + "; valid degrees: " + Divisors(heads));
+    if (s.tp && heads % (Degree(s.ulysses) * Degree(s.tp)) != 0) {
+      return InvalidArgument("'" + s.tp->text + "': the " + std::to_string(heads) + " attention heads of " +
+                             facts_.model + " do not split " + std::to_string(Degree(s.ulysses) * Degree(s.tp)) +
+                             " ways" + (s.ulysses ? " (ulysses x tp)" : "") + "; valid degrees: " + Divisors(heads));
     }
   }
   for (pir::OpId id : facts_.other_attention) {
+    const Slots& s = At(id);
     int64_t heads = Heads(id);
-    if (tp_ && heads % Degree(tp_) != 0) {
-      return InvalidArgument("'" + tp_->text + "': the " + std::to_string(heads) + " heads of '" + graph_.op(id).name +
-                             "' do not split " + std::to_string(Degree(tp_)) +
+    if (s.tp && heads % Degree(s.tp) != 0) {
+      return InvalidArgument("'" + s.tp->text + "': the " + std::to_string(heads) + " heads of '" + graph_.op(id).name +
+                             "' do not split " + std::to_string(Degree(s.tp)) +
                              " ways; valid degrees: " + Divisors(heads));
     }
   }
@@ -354,17 +478,18 @@ bool Template::SequenceProducible(pir::ValueId id, int64_t n) const {
 }
 
 // Dim 0 of the latent and of batched activations: [cfg, dp]; dim 1 of token
-// activations: [ring, ulysses].
+// activations: [ring, ulysses], but for a per-part tp's interior
+// (FindTpInterior): Megatron's sequence parallelism.
 void Template::SeedBatchAndSequence(Seeds& seeds) const {
   std::vector<int> forward_batch_axes, step_batch_axes, sequence_axes;
-  if (cfg_) forward_batch_axes.push_back(cfg_->axis);
-  if (dp_) forward_batch_axes.push_back(dp_->axis);
+  if (outside_.cfg) forward_batch_axes.push_back(outside_.cfg->axis);
+  if (outside_.dp) forward_batch_axes.push_back(outside_.dp->axis);
   for (int axis : FsdpDataAxes()) forward_batch_axes.push_back(axis);
   // A batch2 step's own values (before the concat, after the split) have the per-half batch.
-  if (dp_ && facts_.batch % Degree(dp_) == 0) step_batch_axes.push_back(dp_->axis);
-  if (ring_) sequence_axes.push_back(ring_->axis);
-  if (ulysses_) sequence_axes.push_back(ulysses_->axis);
-  if (context_) sequence_axes.push_back(context_->axis);
+  if (outside_.dp && facts_.batch % Degree(outside_.dp) == 0) step_batch_axes.push_back(outside_.dp->axis);
+  if (outside_.ring) sequence_axes.push_back(outside_.ring->axis);
+  if (outside_.ulysses) sequence_axes.push_back(outside_.ulysses->axis);
+  if (outside_.context) sequence_axes.push_back(outside_.context->axis);
   for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
     const pir::Value& v = graph_.value(id);
     bool batched = id == facts_.latent || (v.role == pir::ValueRole::kActivation && v.type.rank() >= 3 &&
@@ -377,37 +502,82 @@ void Template::SeedBatchAndSequence(Seeds& seeds) const {
     } else if (batch == facts_.batch) {
       s.dims[0] = step_batch_axes;
     }
-    if (facts_.IsTokenActivation(graph_, id) && SequenceProducible(id, mesh_.AxesSize(sequence_axes))) {
+    const bool interior = scoped_tp_ && tp_interior_[static_cast<size_t>(id)];
+    if (facts_.IsTokenActivation(graph_, id) && !interior && SequenceProducible(id, mesh_.AxesSize(sequence_axes))) {
       s.dims[1] = sequence_axes;
     }
     if (!s.IsReplicated()) seeds.values[id] = std::move(s);
   }
 }
 
+// The weights of the Megatron linears of a forward (where a tp is in force):
+// weight -> (the dim tp splits, the tp axis). A training step's ZeRO-3 keeps
+// its own layout (none).
+StatusOr<std::map<pir::ValueId, std::pair<int, int>>> Template::TpWeightDims() const {
+  std::map<pir::ValueId, std::pair<int, int>> out;
+  if (facts_.train) return out;
+  for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
+    const Strategy* tp = At(id).tp;
+    if (!tp) continue;
+    const pir::Op& op = graph_.op(id);
+    LinearKind kind = ClassifyLinear(graph_, op);
+    if (kind == LinearKind::kNone) continue;
+    AZ_ASSIGN_OR_RETURN(pir::FactorRule rule, pir::BuildFactorRule(graph_, op));
+    const std::string factor = LinearFactor(rule, kind);
+    const pir::TensorFactors& weight = rule.operands.at(1);
+    for (size_t dim = 0; dim < weight.size(); ++dim) {
+      if (weight[dim].size() == 1 && rule.factors[static_cast<size_t>(weight[dim][0])].name == factor) {
+        out[op.operands[1]] = {static_cast<int>(dim), tp->axis};
+      }
+    }
+  }
+  return out;
+}
+
 // Every weight of rank >= 2 on its largest dim the axes divide, else its
-// largest dim (padded); ties go to the first dim. Stored so, gathered for use.
+// largest dim (padded); ties go to the first dim; a Megatron weight on the dim
+// its tp splits, tp major (TpWeightDims). Stored so, gathered for use.
 // A training step shards every parameter, vectors too (ZeRO-3 shards all of
 // them), and its opt_state leaves like their parameter (SeedTrainingState).
 Status Template::SeedFsdp(Seeds& seeds) const {
-  if (!fsdp_) return Status::Ok();
-  const int64_t n = mesh_.AxesSize(fsdp_->axes);
+  const Strategy* fsdp = outside_.fsdp;
+  if (!fsdp) return Status::Ok();
+  const int64_t n = mesh_.AxesSize(fsdp->axes);
   const int64_t min_rank = facts_.train ? 1 : 2;
+  AZ_ASSIGN_OR_RETURN(const auto tp_dims, TpWeightDims());
   for (pir::ValueId id = 0; id < graph_.num_values(); ++id) {
     const pir::Value& v = graph_.value(id);
     if (v.role != pir::ValueRole::kParameter || v.type.rank() < min_rank) continue;
     const pir::Shape& shape = v.type.shape;
+    if (auto tp = tp_dims.find(id); tp != tp_dims.end()) {
+      // A Megatron weight: stored on [tp, the other fsdp axes] along the dim
+      // tp splits, so that its use gathers only the other axes (the tp split
+      // is the weight's own, as Megatron keeps it) rather than everything.
+      const auto [dim, tp_axis] = tp->second;
+      std::vector<int> axes{tp_axis};
+      for (int axis : fsdp->axes) {
+        if (axis != tp_axis) axes.push_back(axis);
+      }
+      if (shape[static_cast<size_t>(dim)] % mesh_.AxesSize(axes) == 0) {
+        TensorSharding s = TensorSharding::Replicated(static_cast<int>(shape.size()));
+        s.dims[static_cast<size_t>(dim)] = std::move(axes);
+        seeds.values[id] = std::move(s);
+        seeds.storage_only.insert(id);
+        continue;
+      }
+    }
     size_t best = shape.size(), largest = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
       if (shape[d] > shape[largest]) largest = d;
       if (shape[d] % n == 0 && (best == shape.size() || shape[d] > shape[best])) best = d;
     }
     TensorSharding s = TensorSharding::Replicated(static_cast<int>(shape.size()));
-    s.dims[best < shape.size() ? best : largest] = fsdp_->axes;
+    s.dims[best < shape.size() ? best : largest] = fsdp->axes;
     seeds.values[id] = std::move(s);
     seeds.storage_only.insert(id);
   }
   if (seeds.storage_only.empty()) {
-    return InvalidArgument("'" + fsdp_->text + "' does not apply: the graph has no weight of rank >= 2");
+    return InvalidArgument("'" + fsdp->text + "' does not apply: the graph has no weight of rank >= 2");
   }
   if (facts_.train) SeedTrainingState(graph_, seeds);
   return Status::Ok();
@@ -430,17 +600,20 @@ Status Template::SeedFsdp(Seeds& seeds) const {
 // group of heads (their features stay on tp through the q/k norms), and the
 // Ulysses all-to-all splits that group further; the reverse order would need
 // the whole q, k, v and output gathered to reorder the head axes.
+// Each attention takes the strategies in force where it is (At): inside a
+// per-part tp's parts, its tp and the sequence strategies on other axes.
 Status Template::SeedAttention(Seeds& seeds) const {
-  std::vector<int> video_heads, sequence;
-  if (tp_) video_heads.push_back(tp_->axis);
-  if (ulysses_) video_heads.push_back(ulysses_->axis);
-  if (ring_) sequence.push_back(ring_->axis);
-  std::vector<int> query_sequence = sequence;
-  if (context_) query_sequence.push_back(context_->axis);
   for (pir::OpId id : facts_.video_attention) {
+    const Slots& s = At(id);
+    std::vector<int> video_heads, sequence;
+    if (s.tp) video_heads.push_back(s.tp->axis);
+    if (s.ulysses) video_heads.push_back(s.ulysses->axis);
+    if (s.ring) sequence.push_back(s.ring->axis);
+    std::vector<int> query_sequence = sequence;
+    if (s.context) query_sequence.push_back(s.context->axis);
     auto& factors = seeds.op_factors[id];
     if (!video_heads.empty()) factors["h"] = video_heads;
-    if (!ulysses_ && !ring_ && !context_) continue;
+    if (!outside_.Sequence()) continue;
     factors["q"] = query_sequence;
     factors["kv"] = sequence;
     // A joint attention's q/k/v are concats of the streams along the sequence:
@@ -464,35 +637,52 @@ Status Template::SeedAttention(Seeds& seeds) const {
       if (!heads_factor.empty() && !video_heads.empty()) concat_factors[heads_factor] = video_heads;
     }
   }
-  if (tp_) {
-    for (pir::OpId id : facts_.other_attention) seeds.op_factors[id]["h"] = {tp_->axis};
+  for (pir::OpId id : facts_.other_attention) {
+    if (const Strategy* tp = At(id).tp) seeds.op_factors[id]["h"] = {tp->axis};
   }
   return Status::Ok();
 }
 
 // Megatron: the output factor of column-parallel linears, the contracted
-// factor of row-parallel ones.
+// factor of row-parallel ones (of a per-part tp, those in its parts).
 Status Template::SeedTensorParallel(Seeds& seeds) const {
-  if (!tp_) return Status::Ok();
-  bool any = !facts_.video_attention.empty() || !facts_.other_attention.empty();
+  const Strategy* tp = scoped_tp_ ? scoped_tp_ : outside_.tp;
+  if (!tp) return Status::Ok();
+  bool any = false;
+  for (pir::OpId id : facts_.video_attention) any |= At(id).tp != nullptr;
+  for (pir::OpId id : facts_.other_attention) any |= At(id).tp != nullptr;
   for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
     const pir::Op& op = graph_.op(id);
+    if (!At(id).tp) continue;
     LinearKind kind = ClassifyLinear(graph_, op);
     if (kind == LinearKind::kNone) continue;
     AZ_ASSIGN_OR_RETURN(pir::FactorRule rule, pir::BuildFactorRule(graph_, op));
     std::string factor = LinearFactor(rule, kind);
     if (factor.empty()) continue;
-    seeds.op_factors[id][factor] = {tp_->axis};
+    seeds.op_factors[id][factor] = {tp->axis};
     any = true;
   }
   if (facts_.train) AZ_RETURN_IF_ERROR(SeedBackwardLinears(graph_, seeds));
   if (!any) {
-    return InvalidArgument("'" + tp_->text + "' does not apply: the graph has no attention and no block linears");
+    return InvalidArgument("'" + tp->text + "' does not apply: " +
+                           (scoped_tp_ ? std::string("its parts have") : std::string("the graph has")) +
+                           " no attention and no block linears");
   }
   return Status::Ok();
 }
 
 }  // namespace
+
+std::vector<std::string> BlockParts(const pir::Graph& graph) {
+  std::vector<std::string> parts;
+  for (const pir::Op& op : graph.ops()) {
+    std::string part = BlockPart(op.name);
+    if (!part.empty()) parts.push_back(std::move(part));
+  }
+  std::sort(parts.begin(), parts.end());
+  parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
+  return parts;
+}
 
 StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec) {
   if (Trim(spec) == "annotated") return AnnotatedSeeds(graph, mesh);

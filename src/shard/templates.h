@@ -36,9 +36,26 @@
 // linears; the attention_grad ops (and remat attentions) take their
 // attention's heads / q / kv, so ring trains with ring attention's backward
 // and context with dK / dV partial over its axis, reduce-scattered.
+// Per-part strategies ("ulysses=x,tp=x@cross_attn+ffn", "ring=r,tp=r@ffn"):
+// tp scoped with "@" to block parts, the name segment after a block's index
+// ("ffn" in "blocks.3.ffn.0"; BlockParts lists a graph's), runs Megatron
+// inside those parts only, on an axis of its own or on the axis of a sequence
+// strategy (the minor one under usp), which holds the rest of the model. The
+// parts' token activations keep the stream's sequence split except between a
+// column-parallel linear and the row-parallel one (both included): the split
+// is gathered at the column linears' input (after the norm, modulation and
+// cast) and the row linears' partial sum is reduce-scattered back to it before
+// the gate or residual, Megatron's sequence parallelism; inside the parts the
+// sequence strategy on that axis does not apply (the attention there splits
+// heads on tp; other sequence axes still split its sequence). Only tp takes a
+// scope, one tp per template, inference forwards only. With fsdp, a Megatron
+// weight (of any tp) is stored along the dim tp splits with tp's axis major
+// ([tp, the other fsdp axes]), so its use gathers only the other axes.
 // Binding: "ulysses=y" names the axis; "ulysses=4" takes the first axis of
 // size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
 // one axis left free. "ulysses=A,ring=B" without the usp: prefix is USP too.
+// A per-part tp binds last: by name, or by degree the minor sequence axis of
+// that size, else a free axis of that size.
 // Layouts: batch dims [cfg, dp] (cfg major); sequence dims [ring, ulysses] or [context]
 // (ring major, the xDiT/yunchang default); heads [tp, ulysses] (tp major).
 // Scope, as the deployments run it (reference/models.md §4): sequence
@@ -55,10 +72,16 @@
 // support (cfg over a two-pass or CFG-less model, or on an axis not of size 2;
 // dp over a batch it does not divide; sequence parallelism without video
 // attention), and divisibility the deployments enforce (Ulysses degree, and
-// ulysses x tp, must divide the head count; reference/models.md §4.7).
+// ulysses x tp, must divide the head count; reference/models.md §4.7); for a
+// per-part tp: a scope on another strategy, no axis or degree, an empty or
+// repeated part, a part the model's blocks lack, an axis shared with anything
+// but a sequence strategy (or with ring's under usp), a training step, and the
+// heads of an attention in its parts that its degree does not divide.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "shard/propagation.h"
 
@@ -66,6 +89,11 @@ namespace az::shard {
 
 // The spec "annotated" takes the seeds from the program itself (AnnotatedSeeds).
 StatusOr<Seeds> TemplateSeeds(const pir::Graph& graph, const Mesh& mesh, std::string_view spec);
+
+// The block parts a per-part strategy may name, sorted: the name segments
+// after a block's index ("ffn" in "blocks.3.ffn.0") that scope further ops
+// (Wan: cross_attn, ffn, self_attn).
+std::vector<std::string> BlockParts(const pir::Graph& graph);
 
 // Seeds from the sharding annotations a program carries (Value::sharding: an
 // imported program's Shardy or GSPMD shardings of arguments, results and

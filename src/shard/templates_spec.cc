@@ -23,9 +23,37 @@ bool IsName(std::string_view s) {
          std::all_of(s.begin(), s.end(), [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
 }
 
+// The scope of a per-part strategy: "cross_attn+ffn" -> {"cross_attn", "ffn"}.
+Status ParseParts(Strategy& s, std::string_view scope) {
+  size_t begin = 0;
+  while (true) {
+    size_t plus = scope.find('+', begin);
+    std::string_view part =
+        Trim(scope.substr(begin, plus == std::string_view::npos ? std::string_view::npos : plus - begin));
+    if (!IsName(part)) {
+      return InvalidArgument("'" + s.text +
+                             "': expected block parts joined by '+' after '@' (e.g. tp=x@cross_attn+ffn), got '" +
+                             std::string(scope) + "'");
+    }
+    if (std::find(s.parts.begin(), s.parts.end(), part) != s.parts.end()) {
+      return InvalidArgument("'" + s.text + "' names part '" + std::string(part) + "' twice");
+    }
+    s.parts.push_back(std::string(part));
+    if (plus == std::string_view::npos) break;
+    begin = plus + 1;
+  }
+  std::sort(s.parts.begin(), s.parts.end());
+  return Status::Ok();
+}
+
 StatusOr<Strategy> ParseStrategy(std::string_view token, std::string_view spec) {
   Strategy s;
   s.text = std::string(token);
+  // A per-part strategy: "tp=x@cross_attn+ffn".
+  if (size_t at = token.find('@'); at != std::string_view::npos) {
+    AZ_RETURN_IF_ERROR(ParseParts(s, token.substr(at + 1)));
+    token = token.substr(0, at);
+  }
   size_t eq = token.find('=');
   std::string_view name = Trim(token.substr(0, eq));
   auto kind = std::find_if(std::begin(kAllKinds), std::end(kAllKinds), [&](Kind k) { return KindName(k) == name; });
@@ -34,6 +62,14 @@ StatusOr<Strategy> ParseStrategy(std::string_view token, std::string_view spec) 
                            "' (known: dp, cfg, ulysses, ring, context, usp:ulysses=A,ring=B, tp, fsdp)");
   }
   s.kind = *kind;
+  if (!s.parts.empty() && s.kind != Kind::kTp) {
+    return InvalidArgument("'" + s.text + "': only tp takes a block part scope (" + std::string(KindName(s.kind)) +
+                           " holds the rest of the model: write e.g. 'ulysses=x,tp=x@cross_attn+ffn')");
+  }
+  if (!s.parts.empty() && eq == std::string_view::npos) {
+    return InvalidArgument("'" + s.text + "': a per-part tp names its axis or degree (e.g. tp=x@" + s.parts.front() +
+                           ")");
+  }
   if (eq == std::string_view::npos) return s;
   std::string_view value = Trim(token.substr(eq + 1));
   if (IsDigits(value)) {
@@ -120,6 +156,59 @@ Status BindFsdp(Strategy& s, const Mesh& mesh, const std::vector<bool>& owned) {
                          std::to_string(s.degree));
 }
 
+// A per-part tp ("tp=x@ffn"): by name, or by degree the minor sequence axis
+// of that size (the hybrid: the part gathers that axis's sequence split at its
+// entry and reduce-scatters it at its exit), else a free axis of that size.
+// It shares its axis only with a sequence strategy, and only with the minor
+// one of two (ulysses under usp): gathering the major axis of a [ring,
+// ulysses] split would not leave a contiguous split on the minor one.
+Status BindScoped(Strategy& s, const std::vector<Strategy>& strategies, std::vector<const Strategy*>& owner,
+                  const Mesh& mesh) {
+  const Strategy* ring = nullptr;
+  const Strategy* ulysses = nullptr;
+  for (const Strategy& other : strategies) {
+    if (other.kind == Kind::kRing) ring = &other;
+    if (other.kind == Kind::kUlysses) ulysses = &other;
+  }
+  int axis = -1;
+  if (!s.axis_name.empty()) {
+    axis = mesh.AxisIndex(s.axis_name);
+    if (axis < 0) {
+      return InvalidArgument("'" + s.text + "': the mesh " + mesh.ToString() + " has no axis '" + s.axis_name + "'");
+    }
+  } else {
+    // The minor sequence strategy first (ulysses, then ring or context), then free axes.
+    for (Kind kind : {Kind::kUlysses, Kind::kRing, Kind::kContext}) {
+      for (const Strategy& other : strategies) {
+        if (axis < 0 && other.kind == kind && other.axis >= 0 && mesh.axis_size(other.axis) == s.degree) {
+          axis = other.axis;
+        }
+      }
+    }
+    for (int a = 0; a < mesh.num_axes() && axis < 0; ++a) {
+      if (!owner[static_cast<size_t>(a)] && mesh.axis_size(a) == s.degree) axis = a;
+    }
+    if (axis < 0) {
+      return InvalidArgument("'" + s.text + "' matches neither a sequence axis nor a free mesh axis of size " +
+                             std::to_string(s.degree) + " (mesh " + mesh.ToString() + ")");
+    }
+  }
+  if (const Strategy* other = owner[static_cast<size_t>(axis)]) {
+    if (!IsSequence(other->kind)) {
+      return InvalidArgument("'" + s.text + "' shares mesh axis '" + mesh.axis_name(axis) + "' with " +
+                             std::string(KindName(other->kind)) +
+                             ": a per-part tp shares its axis only with ulysses, ring or context");
+    }
+    if (other == ring && ulysses) {
+      return InvalidArgument("'" + s.text + "' is on ring's axis '" + mesh.axis_name(axis) +
+                             "' under usp: a per-part tp takes the minor sequence axis (ulysses')");
+    }
+  }
+  if (!owner[static_cast<size_t>(axis)]) owner[static_cast<size_t>(axis)] = &s;
+  s.axis = axis;
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<std::vector<Strategy>> ParseSpec(std::string_view spec) {
@@ -175,8 +264,10 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
     s.axis = axis;
     return Status::Ok();
   };
+  // A per-part tp binds after the others (BindScoped): it may share an axis.
+  auto later = [](const Strategy& s) { return s.kind == Kind::kFsdp || !s.parts.empty(); };
   for (Strategy& s : strategies) {
-    if (s.axis_name.empty() || s.kind == Kind::kFsdp) continue;
+    if (s.axis_name.empty() || later(s)) continue;
     int axis = mesh.AxisIndex(s.axis_name);
     if (axis < 0) {
       return InvalidArgument("'" + s.text + "': the mesh " + mesh.ToString() + " has no axis '" + s.axis_name + "'");
@@ -184,7 +275,7 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
     AZ_RETURN_IF_ERROR(claim(s, axis));
   }
   for (Strategy& s : strategies) {
-    if (s.degree == 0 || s.kind == Kind::kFsdp) continue;
+    if (s.degree == 0 || later(s)) continue;
     int axis = -1;
     for (int a = 0; a < mesh.num_axes() && axis < 0; ++a) {
       if (!owner[static_cast<size_t>(a)] && mesh.axis_size(a) == s.degree) axis = a;
@@ -196,7 +287,7 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
     AZ_RETURN_IF_ERROR(claim(s, axis));
   }
   for (Strategy& s : strategies) {
-    if (s.axis >= 0 || s.kind == Kind::kFsdp) continue;
+    if (s.axis >= 0 || later(s)) continue;
     std::vector<int> free;
     for (int a = 0; a < mesh.num_axes(); ++a) {
       if (!owner[static_cast<size_t>(a)]) free.push_back(a);
@@ -210,6 +301,9 @@ Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh) {
                              ": write " + s.text + "=<axis or degree>");
     }
     AZ_RETURN_IF_ERROR(claim(s, free[0]));
+  }
+  for (Strategy& s : strategies) {
+    if (!s.parts.empty()) AZ_RETURN_IF_ERROR(BindScoped(s, strategies, owner, mesh));
   }
   std::vector<bool> owned(static_cast<size_t>(mesh.num_axes()));
   for (size_t a = 0; a < owned.size(); ++a) owned[a] = owner[a] != nullptr;

@@ -36,14 +36,23 @@ struct Strategy {
   // "fsdp=x+y", and may share axes with the compute strategies).
   std::vector<std::string> axis_names;
   std::vector<int> axes;
+  // A per-part strategy ("tp=x@cross_attn+ffn"): the block parts it applies
+  // in, sorted and unique; empty: the whole model. Only tp takes a scope
+  // (templates.h: per-part hybrids).
+  std::vector<std::string> parts;
 };
+
+// The sequence strategies a per-part tp may share its axis with.
+inline bool IsSequence(Kind kind) { return kind == Kind::kUlysses || kind == Kind::kRing || kind == Kind::kContext; }
 
 std::string_view Trim(std::string_view s);
 // "cfg=x,ulysses=y" -> strategies, each at most once ("usp:" pairs a Ulysses
 // and a ring part).
 StatusOr<std::vector<Strategy>> ParseSpec(std::string_view spec);
 // Names first, then degrees (the first free axis of that size), then bare
-// strategies (the one axis left free); fsdp last (it may share axes).
+// strategies (the one axis left free); then a per-part tp (by name, or by
+// degree: the minor sequence axis of that size, else a free one); fsdp last
+// (it may share axes).
 Status BindAxes(std::vector<Strategy>& strategies, const Mesh& mesh);
 
 }  // namespace az::shard::templates

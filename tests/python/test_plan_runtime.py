@@ -92,6 +92,10 @@ class MeshTest(unittest.TestCase):
             runtime.Mesh(("tp",), (2,), [0, 0], ("tp",), 0)
         with self.assertRaisesRegex(runtime.PlanError, "'fsdp', which this runtime does not run"):
             runtime.Mesh(("fsdp",), (2,), [0, 1], ("fsdp",), 0)
+        # A per-part hybrid's axis (plan_torch.py writes its role as the sequence strategy + the
+        # scoped tp): one strategy per mesh dim is all this runtime runs.
+        with self.assertRaisesRegex(runtime.PlanError, "'ring\\+tp@cross_attn\\+ffn', which this runtime does not run"):
+            runtime.Mesh(("ring",), (2,), [0, 1], ("ring+tp@cross_attn+ffn",), 0)
         with self.assertRaisesRegex(runtime.PlanError, "one per mesh dim"):
             runtime.Mesh(("a", "b"), (2, 1), [0, 1], ("tp",), 0)
         with self.assertRaisesRegex(runtime.PlanError, "no AXIS_ROLES"):

@@ -215,6 +215,29 @@ TEST_F(InterpreterTest, Combinations) {
   ExpectAgrees(Plan("x=2,y=2", "dp=x,ring=y"), "dp + ring");
 }
 
+// Per-part hybrids (templates.h): tp inside some block parts on a sequence
+// axis, the sequence gathered at the parts' entry and reduce-scattered at
+// their exit. The tiny block's parts are self_attn and ffn (its norms sit
+// outside them, in the stream's split).
+TEST_F(InterpreterTest, PerPartHybrids) {
+  shard::ShardingPlan plan = Plan("x=2", "ulysses=x,tp=x@ffn");
+  // The FFN splits its hidden width on x and contracts it partially; the
+  // self-attention is Ulysses (heads inside, the sequence outside).
+  EXPECT_EQ(FactorAxes(graph_, plan, "blocks.0.ffn.0", "y"), std::vector<int>{0});
+  EXPECT_TRUE(FactorAxes(graph_, plan, "blocks.0.ffn.0", "b").empty());
+  EXPECT_EQ(FactorAxes(graph_, plan, "blocks.0.ffn.2", "z"), std::vector<int>{0});
+  EXPECT_EQ(FactorAxes(graph_, plan, "blocks.0.self_attn.attention", "h"), std::vector<int>{0});
+  // The stream leaves the FFN split by the sequence again (reduce-scattered).
+  const ValueId out = graph_.op(FindOp(graph_, "blocks.0.residual2")).results[0];
+  EXPECT_EQ(plan.values[static_cast<size_t>(out)].dims[1], std::vector<int>{0});
+  ExpectAgrees(plan, "ulysses + tp@ffn");
+  ExpectAgrees(Plan("x=2", "ring=x,tp=x@ffn"), "ring + tp@ffn");
+  ExpectAgrees(Plan("x=2", "ring=x,tp=x@self_attn"), "ring + tp@self_attn");
+  ExpectAgrees(Plan("x=2", "ring=x,tp=x@ffn+self_attn"), "ring + tp@ffn+self_attn");
+  ExpectAgrees(Plan("u=2,r=2", "usp:ulysses=u,ring=r,tp=u@ffn"), "usp + tp@ffn");
+  ExpectAgrees(Plan("x=2,y=2", "dp=x,context=y,tp=y@ffn,fsdp=x+y"), "dp + context + tp@ffn + fsdp");
+}
+
 // Negative control: the row-parallel o projection's result is a partial sum
 // over x; a plan that forgets it (no all-reduce before the residual) must not
 // pass.
