@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "search/pipefusion.h"
 #include "search/prune.h"
 #include "search/targets.h"
 
@@ -20,11 +21,12 @@ StatusOr<pir::Graph> BuildProgram(const workload::Workload& config, const Combo&
 }
 
 StepShape StepOf(const workload::Workload& config) {
-  return {config.forwards_per_step(), std::max<int64_t>(1, config.noise_experts), config.steps};
+  return {config.forwards_per_step(), std::max<int64_t>(1, config.noise_experts), config.steps, {}};
 }
 
 StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,
                                    const PlanOptions& options) {
+  if (combo.pipefusion > 1) return PipeFusionCandidate(config, combo, depth_units, options);
   workload::Workload run = ConfigFor(config, combo);
   run.depth_units = depth_units;
   Candidate c;
