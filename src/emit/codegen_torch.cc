@@ -345,6 +345,13 @@ XditLaunch PlanXditLaunch(const Plan& plan, const Configuration& config) {
   }
   std::string xdit = XditArgs(plan, config, *runner);
   std::string repo = RepoArgs(plan, config, *runner);
+  if (config.pipefusion > 1) {
+    // xDiT's PipeFusion runs in its own pipeline wrappers (PixArt, SD3, Flux,
+    // HunyuanDiT, ...); its Wan examples refuse it.
+    launch.notes.push_back(std::string(runner->xdit_script) +
+                           " asserts pipefusion_parallel_degree == 1 (xDiT has no PipeFusion pipeline for this "
+                           "model's example): the command names the degrees for a PipeFusion-enabled pipeline");
+  }
   for (int node_rank = 0; node_rank < launch.nodes; ++node_rank) {
     launch.xdit_commands.push_back(Torchrun(launch, node_rank) + xdit);
     if (!repo.empty()) launch.repo_commands.push_back(Torchrun(launch, node_rank) + repo);
