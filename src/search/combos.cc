@@ -14,10 +14,12 @@ struct Axis {
   const char* name;
   int64_t Combo::*degree;
 };
-// xDiT's rank order, slowest first.
-// context takes ring's place (it never sits beside ring or ulysses).
-constexpr Axis kAxes[] = {{"dp", &Combo::dp},           {"cfg", &Combo::cfg},         {"pipefusion", &Combo::pipefusion},
-                          {"ring", &Combo::ring},       {"context", &Combo::context}, {"ulysses", &Combo::ulysses},
+// xDiT's rank order, slowest first ("tp-sp-pp-cfg-dp" read backwards: the
+// pipeline's stages between cfg and sp). context takes ring's place (it never
+// sits beside ring or ulysses).
+constexpr Axis kAxes[] = {{"dp", &Combo::dp},           {"cfg", &Combo::cfg},
+                          {"pipefusion", &Combo::pipefusion}, {"ring", &Combo::ring},
+                          {"context", &Combo::context}, {"ulysses", &Combo::ulysses},
                           {"tp", &Combo::tp}};
 
 std::vector<int64_t> Divisors(int64_t n) {
@@ -163,7 +165,8 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
                            "': context combines with neither ring nor ulysses (it gathers K and V over its own axis)");
   }
   if (c.devices() != chips) {
-    return InvalidArgument("--template '" + spec + "': the degrees of pipefusion, ulysses, ring, context, cfg, tp and dp multiply to " +
+    return InvalidArgument("--template '" + spec +
+                           "': the degrees of pipefusion, ulysses, ring, context, cfg, tp and dp multiply to " +
                            std::to_string(c.devices()) + ", but the topology has " + std::to_string(chips) +
                            " chips");
   }
