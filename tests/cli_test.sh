@@ -288,7 +288,7 @@ run compile_context_ring 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh
 run plan_context 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T context=4,fsdp=4 --no-alpa -q &&
   expect plan_context out "aoizora   context=4  context=context,fsdp=context"
 run plan_context_degree 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T context=3 -q &&
-  expect plan_context_degree err "the degrees of ulysses, ring, context, cfg, tp and dp multiply to 3"
+  expect plan_context_degree err "the degrees of pipefusion, ulysses, ring, context, cfg, tp and dp multiply to 3"
 run plan_context_ring 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" -T context=4,ring=2 -q &&
   expect plan_context_ring err "context combines with neither ring nor ulysses"
 # Per-part hybrids (templates.h: tp scoped to block parts on a sequence axis): the 40 blocks'
@@ -307,6 +307,13 @@ run plan_hybrid 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring
   expect plan_hybrid out "aoizora   ring=4  ring=ring,tp=ring@ffn,fsdp=ring"
 run plan_hybrid_axis 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=cfg@ffn -q &&
   expect plan_hybrid_axis err "a per-part tp takes the axis of ulysses, ring or context"
+# PipeFusion (src/search/pipefusion.h): stages dividing the blocks, with ulysses, ring and cfg only.
+run plan_pipefusion_layers 1 "$bin" plan -m wan2.1-t2v-1.3b -t h100:8 "${small[@]}" -T pipefusion=4,ulysses=2 -q &&
+  expect plan_pipefusion_layers err "pipefusion=4 does not divide the 30 block units of wan2.1-t2v-1.3b"
+run plan_pipefusion_tp 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" -T pipefusion=2,tp=4 -q &&
+  expect plan_pipefusion_tp err "pipefusion combines with ulysses, ring and cfg only"
+run plan_pipefusion_model 1 "$bin" plan -m hunyuanvideo-13b -t h100:8 "${small[@]}" -T pipefusion=2,ulysses=4 -q &&
+  expect plan_pipefusion_model err "is not built as PipeFusion patches"
 # Wan 14B 720p replicated on one v5e chip (16 GB) does not fit; FSDP over 8 does.
 run compile_oom 1 "$bin" compile -m wan2.1-t2v-14b --mesh x=1 -T replicated --chip v5e && expect compile_oom out "DOES NOT FIT on v5e"
 run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip v5e && expect compile_fsdp out "fits on v5e"
@@ -632,8 +639,8 @@ xla_wan="$root/tests/data/xla/wan14b_832x480x17_2blocks"
 run xla_wan_price 0 "$bin" price --hlo "$xla_wan/ulysses8.hlo" --topology h100:8 && expect xla_wan_price out "8 devices"
 if run xla_wan_plan 0 "$bin" plan -m wan2.1-t2v-14b -t h100:8 --width 832 --height 480 --frames 17 --compiler xla \
     --hlo-dir "$xla_wan"; then
-  # 42 candidates: the 32 of planner_test's Combos.EnumerationOfWan14BOn8Chips and 10 context twins.
-  expect xla_wan_plan err "xla: 5 of 42 candidates have an HLO dump"
+  # 51 candidates: planner_test's Combos.EnumerationOfWan14BOn8Chips (32, 10 context twins, 9 PipeFusion).
+  expect xla_wan_plan err "xla: 5 of 51 candidates have an HLO dump"
   expect xla_wan_plan err "is the dump this model at this size?"
 fi
 

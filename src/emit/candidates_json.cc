@@ -40,6 +40,8 @@ StatusOr<std::string> CandidatesJson(const workload::Workload& config, const hw:
   // One block of each kind carries every parameter name up to the block index.
   const std::regex block_index(R"((^|\.)([A-Za-z_]*blocks)\.[0-9]+\.)");
   for (const search::Combo& combo : combos) {
+    // PipeFusion's stages are xDiT's pipeline, not a JAX sharding.
+    if (combo.pipefusion > 1) continue;
     workload::Workload c = search::ConfigFor(config, combo);
     c.depth_units = 1;
     AZ_ASSIGN_OR_RETURN(pir::Graph graph, c.Forward());

@@ -21,9 +21,9 @@ using search::Configuration;
 using search::Plan;
 
 // xDiT's rank order, fastest-varying first ("tp-sp-pp-cfg-dp", Ulysses inside
-// ring within sp; pp is always 1 for video DiTs).
-constexpr const char* kXditOrder[] = {"tp", "ulysses", "ring", "cfg", "dp"};
-constexpr int kXditRoles = 5;
+// ring within sp; pp is PipeFusion's stages, search/pipefusion.h).
+constexpr const char* kXditOrder[] = {"tp", "ulysses", "ring", "pipefusion", "cfg", "dp"};
+constexpr int kXditRoles = 6;
 
 int XditDegree(const Configuration& config, int role) {
   switch (role) {
@@ -34,6 +34,8 @@ int XditDegree(const Configuration& config, int role) {
     case 2:
       return config.ring;
     case 3:
+      return config.pipefusion;
+    case 4:
       return config.cfg;
     default:
       return config.dp;
@@ -121,6 +123,10 @@ std::string XditArgs(const Plan& plan, const Configuration& config, const Runner
   args += " --height " + std::to_string(plan.height) + " --width " + std::to_string(plan.width) + " --num_frames " +
           std::to_string(plan.frames) + " --num_inference_steps " + std::to_string(plan.steps) + " --ulysses_degree " +
           std::to_string(config.ulysses) + " --ring_degree " + std::to_string(config.ring);
+  if (config.pipefusion > 1) {
+    args += " --pipefusion_parallel_degree " + std::to_string(config.pipefusion) + " --num_pipeline_patch " +
+            std::to_string(config.pipeline_patches) + " --warmup_steps " + std::to_string(config.pipeline_warmup_steps);
+  }
   if (config.cfg == 2) args += " --use_cfg_parallel";
   if (config.tp > 1) args += " --tensor_parallel_degree " + std::to_string(config.tp);
   if (config.dp > 1) args += " --data_parallel_degree " + std::to_string(config.dp);
@@ -132,7 +138,7 @@ std::string XditArgs(const Plan& plan, const Configuration& config, const Runner
 // The model's own repository runs sequence parallelism only (Ulysses x ring
 // over every rank; reference/models.md §4.1, §4.2): "" otherwise.
 std::string RepoArgs(const Plan& plan, const Configuration& config, const Runner& runner) {
-  if (config.cfg != 1 || config.tp != 1 || config.dp != 1) return "";
+  if (config.cfg != 1 || config.tp != 1 || config.dp != 1 || config.pipefusion != 1) return "";
   if (runner.repo == Repo::kWan) {
     std::string args = std::string(" generate.py --task ") + runner.repo_task + " --size " +
                        ShellWord(std::to_string(plan.width) + "*" + std::to_string(plan.height)) + " --frame_num " +
@@ -162,7 +168,7 @@ std::vector<int64_t> XditToLogical(const Configuration& config, int64_t world, s
     for (int64_t q = 0; q < world; ++q) logical[static_cast<size_t>(q)] = q;
     notes.push_back(
         "the plan does not say which mesh axis carries which degree; this assumes its row-major mesh order is "
-        "xDiT's (tp fastest, then ulysses, ring, cfg, dp)");
+        "xDiT's (tp fastest, then ulysses, ring, pipefusion, cfg, dp)");
     return logical;
   }
   if (config.axis_roles.size() != config.mesh.size() || MeshDevices(config) != world) {
@@ -339,6 +345,13 @@ XditLaunch PlanXditLaunch(const Plan& plan, const Configuration& config) {
   }
   std::string xdit = XditArgs(plan, config, *runner);
   std::string repo = RepoArgs(plan, config, *runner);
+  if (config.pipefusion > 1) {
+    // xDiT's PipeFusion runs in its own pipeline wrappers (PixArt, SD3, Flux,
+    // HunyuanDiT, ...); its Wan examples refuse it.
+    launch.notes.push_back(std::string(runner->xdit_script) +
+                           " asserts pipefusion_parallel_degree == 1 (xDiT has no PipeFusion pipeline for this "
+                           "model's example): the command names the degrees for a PipeFusion-enabled pipeline");
+  }
   for (int node_rank = 0; node_rank < launch.nodes; ++node_rank) {
     launch.xdit_commands.push_back(Torchrun(launch, node_rank) + xdit);
     if (!repo.empty()) launch.repo_commands.push_back(Torchrun(launch, node_rank) + repo);

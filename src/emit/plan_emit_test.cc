@@ -772,6 +772,45 @@ TEST(CodegenXdit, CfgAndDegreesThatDoNotFit) {
   EXPECT_TRUE(PlanXditLaunch(plan, plan.best).xdit_commands.empty());
 }
 
+// PipeFusion's stages sit between sp and cfg in xDiT's rank order
+// ("tp-sp-pp-cfg-dp"). The mesh (u=2, p=2, c=2) row-major against xDiT's
+// rank q = u + 2 p + 4 c: logical rank 4 u + 2 p + c, so with the identity
+// placement q -> 4 (q % 2) + 2 ((q / 2) % 2) + q / 4 = 0, 4, 2, 6, 1, 5, 3, 7.
+TEST(CodegenXdit, PipeFusionDegreeAndRankOrder) {
+  Plan plan = MakePlan(/*tpu=*/false);
+  Configuration& best = plan.best;
+  best.mesh = {{"u", 2}, {"p", 2}, {"c", 2}};
+  best.axis_roles = {"ulysses", "pipefusion", "cfg"};
+  best.ulysses = 2;
+  best.ring = 1;
+  best.cfg = 2;
+  best.pipefusion = 2;
+  best.pipeline_patches = 2;
+  best.pipeline_warmup_steps = 1;
+  best.placement = net::IdentityPlacement(8);
+  best.tensors.clear();
+  XditLaunch launch = PlanXditLaunch(plan, best);
+  ASSERT_TRUE(launch.expressible);
+  EXPECT_EQ(launch.device_of_rank, (std::vector<int>{0, 4, 2, 6, 1, 5, 3, 7}));
+  ASSERT_EQ(launch.xdit_commands.size(), 1u);
+  EXPECT_NE(launch.xdit_commands[0].find("--ulysses_degree 2 --ring_degree 1 --pipefusion_parallel_degree 2 "
+                                         "--num_pipeline_patch 2 --warmup_steps 1 --use_cfg_parallel"),
+            std::string::npos)
+      << launch.xdit_commands[0];
+  // Wan's repository runs no pipeline; xDiT's Wan example refuses PipeFusion, which a note says.
+  EXPECT_TRUE(launch.repo_commands.empty());
+  bool noted = false;
+  for (const std::string& note : launch.notes) {
+    noted |= note.find("asserts pipefusion_parallel_degree == 1") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
+  // plan.json names the degrees.
+  Json xdit = Json::parse(PlanJson(plan))["best"]["xdit"];
+  EXPECT_EQ(xdit["pipefusion"], 2);
+  EXPECT_EQ(xdit["pipeline_patches"], 2);
+  EXPECT_EQ(xdit["pipeline_warmup_steps"], 1);
+}
+
 TEST(CodegenXdit, TwoNodes) {
   auto topology = hw::MakeTopology("h100:2x8");
   ASSERT_TRUE(topology.ok()) << topology.status().ToString();

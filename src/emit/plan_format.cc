@@ -410,12 +410,20 @@ std::string StepsText(const search::Plan& plan, const search::Configuration& con
 }
 
 std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const search::Configuration& config) {
-  return {"Model " + PyText(plan.model) + ", " + PyText(WorkloadText(plan)) + ", " +
+  std::vector<std::string> lines = {"Model " + PyText(plan.model) + ", " + PyText(WorkloadText(plan)) + ", " +
               PyText(StepsText(plan, config)) + ", on " + PyText(plan.topology) + " (" + PyText(plan.chip) + ").",
           "Configuration " + PyText(config.label) + ": mesh " + PyText(MeshText(config)) + ", sharding " +
               PyText(config.sharding) + ", placement by " + PyText(config.placement_method) + ".",
           "Predicted: " + FormatDuration(config.step_latency) + " per step, " + ThroughputText(plan, config) +
               ", peak memory " + FormatBytes(config.peak_memory.value()) + " per device."};
+  if (config.pipefusion > 1) {
+    // The shardings are one stage's program on one patch (search/pipefusion.h).
+    lines.push_back("PipeFusion: " + std::to_string(config.pipefusion) + " stages x " +
+                    std::to_string(config.pipeline_patches) +
+                    " patches on the 'pipefusion' axis, which these shardings do not express: they are one stage's "
+                    "program on one patch; xDiT's --pipefusion_parallel_degree runs the pipeline.");
+  }
+  return lines;
 }
 
 std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,

@@ -182,6 +182,11 @@ Json Xdit(const Plan& plan, const Configuration& config) {
   xdit["tp"] = config.tp;
   xdit["dp"] = config.dp;
   xdit["fsdp"] = config.fsdp;
+  if (config.pipefusion > 1) {
+    xdit["pipefusion"] = config.pipefusion;
+    xdit["pipeline_patches"] = config.pipeline_patches;
+    xdit["pipeline_warmup_steps"] = config.pipeline_warmup_steps;
+  }
   xdit["axis_roles"] = config.axis_roles;
   xdit["command"] = Lines(launch.xdit_commands);
   xdit["repo_command"] = Lines(launch.repo_commands);

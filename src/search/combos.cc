@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "pir/ir/op_kind.h"
+#include "search/pipefusion.h"
 
 namespace az::search {
 
@@ -13,10 +14,13 @@ struct Axis {
   const char* name;
   int64_t Combo::*degree;
 };
-// xDiT's rank order, slowest first.
-// context takes ring's place (it never sits beside ring or ulysses).
-constexpr Axis kAxes[] = {{"dp", &Combo::dp},           {"cfg", &Combo::cfg},         {"ring", &Combo::ring},
-                          {"context", &Combo::context}, {"ulysses", &Combo::ulysses}, {"tp", &Combo::tp}};
+// xDiT's rank order, slowest first ("tp-sp-pp-cfg-dp" read backwards: the
+// pipeline's stages between cfg and sp). context takes ring's place (it never
+// sits beside ring or ulysses).
+constexpr Axis kAxes[] = {{"dp", &Combo::dp},           {"cfg", &Combo::cfg},
+                          {"pipefusion", &Combo::pipefusion}, {"ring", &Combo::ring},
+                          {"context", &Combo::context}, {"ulysses", &Combo::ulysses},
+                          {"tp", &Combo::tp}};
 
 // "tp=ring@cross_attn+ffn" of a per-part hybrid (`axis`: what names the axis).
 std::string ScopedTp(const std::string& axis, const std::vector<std::string>& parts) {
@@ -40,6 +44,7 @@ std::string Combo::ToString() const {
   auto add = [&](const char* name, int64_t degree) {
     if (degree > 1) out += (out.empty() ? "" : ",") + std::string(name) + "=" + std::to_string(degree);
   };
+  add("pipefusion", pipefusion);
   add("ulysses", ulysses);
   add("ring", ring);
   add("context", context);
@@ -83,7 +88,8 @@ std::string Combo::Template() const {
   std::string out;
   std::vector<std::string> axes;
   for (const Axis& a : kAxes) {
-    if (this->*a.degree <= 1) continue;
+    // The stages' axis binds no strategy: each position runs its own blocks.
+    if (this->*a.degree <= 1 || a.degree == &Combo::pipefusion) continue;
     out += (out.empty() ? "" : ",") + std::string(a.name) + "=" + a.name;
     axes.push_back(a.name);
   }
@@ -199,8 +205,13 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: ulysses, ring, context, cfg, tp, dp, fsdp; remat for training)");
+                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp; remat for training)");
     }
+  }
+  if (c.pipefusion > 1 && (c.tp > 1 || c.dp > 1 || c.context > 1 || c.fsdp > 0 || c.IsHybrid())) {
+    return InvalidArgument("--template '" + spec +
+                           "': pipefusion combines with ulysses, ring and cfg only (xDiT's hybrid parallelism; "
+                           "each stage holds its own blocks, no tp (per-part or not), dp, context or fsdp)");
   }
   if (c.context > 1 && (c.ring > 1 || c.ulysses > 1)) {
     return InvalidArgument("--template '" + spec +
@@ -222,7 +233,8 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
   }
   if (c.devices() != chips) {
-    return InvalidArgument("--template '" + spec + "': the degrees of ulysses, ring, context, cfg, tp and dp multiply to " +
+    return InvalidArgument("--template '" + spec +
+                           "': the degrees of pipefusion, ulysses, ring, context, cfg, tp and dp multiply to " +
                            std::to_string(c.devices()) + ", but the topology has " + std::to_string(chips) +
                            " chips");
   }
@@ -299,6 +311,7 @@ std::vector<Combo> EnumerateCombos(const workload::Workload& config, int64_t chi
       }
     }
   }
+  AppendPipeFusionCombos(config, chips, heads, out);
   return out;
 }
 

@@ -39,14 +39,21 @@ struct Combo {
   // Empty: none (search/hybrid.h enumerates them).
   std::string tp_on;
   std::vector<std::string> tp_parts;
+  // xDiT's PipeFusion (--pipefusion_parallel_degree, search/pipefusion.h):
+  // the blocks cut into this many stages, one per position on its mesh axis,
+  // the latent's patches pipelined through them. Its axis sits between cfg
+  // and ring (xDiT's "tp-sp-pp-cfg-dp" order); no strategy of the template
+  // binds to it (every stage runs its own blocks, sharded like the others).
+  // Combines with Ulysses, Ring and CFG, as xDiT's hybrid parallelism does.
+  int64_t pipefusion = 1;
   // Training steps only: the per-block rematerialization of the step
   // (pir/grad/backward.h); unset for inference. Not a sharding: Template()
   // leaves it out, ToString() and Id() name it ("dp=8,fsdp=8,remat=full").
   std::optional<pir::RematPolicy> remat;
 
-  int64_t devices() const { return dp * cfg * ring * context * ulysses * tp; }
-  // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: ulysses, ring, cfg, tp, dp, fsdp, with context after
-  // ring; degrees of 1 left out;
+  int64_t devices() const { return dp * cfg * pipefusion * ring * context * ulysses * tp; }
+  // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: pipefusion, ulysses, ring, cfg, tp, dp, fsdp, with
+  // context after ring; degrees of 1 left out;
   // "replicated" when every degree is 1).
   std::string ToString() const;
   // The candidate id in file names ("ulysses4-ring2-fsdp8", "replicated"):
@@ -75,13 +82,15 @@ bool RunsAsExpert(const workload::Workload& config, const Combo& combo);
 // "ulysses=2,ring=2,cfg=2", "ulysses=8,fsdp=8", "tp=4,cfg=2"; a training
 // step's may name its remat ("dp=4,fsdp=4,remat=selected"); a per-part
 // hybrid names the sequence strategy whose axis its tp takes and the parts
-// ("ring=4,cfg=2,tp=ring@cross_attn+ffn", Combo::tp_on). Errors: an
+// ("ring=4,cfg=2,tp=ring@cross_attn+ffn", Combo::tp_on); PipeFusion its
+// stages ("pipefusion=2,ulysses=4"). Errors: an
 // unknown strategy, a repeated one, a degree below 1, a product of the
 // compute degrees that is not `chips`, fsdp above `chips` or not a product of
 // the combination's degrees, context with ring or ulysses; a per-part tp
 // beside a tp degree, on a strategy that is not a sequence one of the
 // combination (or on ring when ulysses is there too), with no parts or
-// a part twice.
+// a part twice; pipefusion with tp, dp, context or fsdp (pipefusion.h:
+// CheckPipeFusion checks it against the model).
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 
 // Every combination for `chips` devices the model admits: CFG parallelism of
@@ -89,7 +98,8 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 // every attention, data parallelism only over a batch it divides; FSDP none or
 // over all devices. Every combination whose sequence split is ring alone also
 // comes as context (the same degree, K and V gathered instead of rotated).
-// Deterministic order.
+// Then PipeFusion's (pipefusion.h: AppendPipeFusionCombos) where the model is
+// built as patches. Deterministic order.
 std::vector<Combo> EnumerateCombos(const workload::Workload& config, int64_t chips, int64_t heads);
 
 // Every combination for a training step of `micro_batch` samples on `chips`

@@ -78,6 +78,9 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.tp = static_cast<int>(combo.tp);
     c.dp = static_cast<int>(combo.dp);
     c.fsdp = static_cast<int>(combo.fsdp);
+    c.pipefusion = static_cast<int>(combo.pipefusion);
+    c.pipeline_patches = static_cast<int>(candidate.step.pipeline.patches);
+    c.pipeline_warmup_steps = static_cast<int>(candidate.step.pipeline.warmup_steps);
     // xDiT has no context attention (K and V gathered): MaxDiffusion's, on TPUs.
     // Nor per-part strategies: xDiT runs one strategy over the whole block.
     c.expressible_in_xdit = combo.context == 1 && !combo.remat && !combo.IsHybrid();  // and it runs inference

@@ -7,6 +7,7 @@
 #include "compile/xla/xla_compiler.h"
 #include "pir/rules/cost.h"
 #include "place/default_placement.h"
+#include "search/pipefusion.h"
 #include "shard/propagation.h"
 #include "shard/templates.h"
 
@@ -42,6 +43,11 @@ std::string DumpWarning(const Compiled& out, const std::string& path) {
 }
 
 }  // namespace
+
+double StepLatency(const StepShape& step, double forward_s) {
+  if (step.pipeline.stages > 1) return PipelineStepLatency(step.pipeline, step.forwards, step.steps, forward_s);
+  return static_cast<double>(step.forwards) * forward_s;
+}
 
 double LowerBoundTime(const net::Collective& c, const hw::Topology& topology, const net::Calibration& calibration) {
   double bandwidth = 0, hop = 0;
@@ -83,6 +89,8 @@ StatusOr<Compiled> Compile(const Candidate& candidate, const EvaluateOptions& op
   compile::CompileOptions compile_options;
   compile_options.candidate_id = candidate.strategy.combo.Id();
   AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, out.sharding, compile_options));
+  // A pipeline stage's slot ends with its send to the next stage.
+  if (candidate.step.pipeline.stages > 1) AZ_RETURN_IF_ERROR(AppendStageSend(candidate.mesh, program));
   out.evidence = evidence::Extract(program, compiler.name(), /*hash=*/false);  // HashOf when reported
   if (!options.hlo_dir.empty()) out.warning = DumpWarning(out, xla.DumpPath(compile_options.candidate_id));
   return out;
@@ -104,7 +112,7 @@ Evaluated Price(Compiled compiled_in, const hw::Topology& topology, const price:
     e.status = sim.status();
     return e;
   }
-  auto step = [&](double forward) { return e.forwards * forward + e.noise_experts.swap_per_step_s; };
+  auto step = [&](double forward) { return StepLatency(step_shape, forward) + e.noise_experts.swap_per_step_s; };
   switch (policy.kind) {
     case PlacementKind::kLowerBound: {
       std::vector<double> times(static_cast<size_t>(sim->num_classes()));

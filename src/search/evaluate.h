@@ -27,6 +27,7 @@
 #include "price/simulator.h"
 #include "search/combos.h"
 #include "search/noise_experts.h"
+#include "search/pipeline_schedule.h"
 #include "shard/propagation.h"
 
 namespace az::search {
@@ -50,7 +51,14 @@ struct StepShape {
   int64_t forwards = 1;
   int64_t noise_experts = 1;
   int64_t steps = 0;
+  // PipeFusion (pipefusion.h): the program is one slot of this pipeline.
+  PipelineShape pipeline;
 };
+
+// Seconds per step of `forward_s`, one invocation of the program: forwards x
+// forward_s, or, for a pipeline's slot, the pipeline's step
+// (pipeline_schedule.h). The noise experts' swap is added by the caller.
+double StepLatency(const StepShape& step, double forward_s);
 
 struct Candidate {
   std::shared_ptr<const pir::Graph> program;
@@ -92,8 +100,9 @@ struct PlacementPolicy {
 };
 
 // A compiled candidate priced under a policy. Latencies are per step:
-// forwards per step x the program's latency + the noise experts' swap per
-// step (noise_experts.h); one invocation for a program that is not a denoising step.
+// forwards per step x the program's latency (a pipeline slot's: StepLatency)
+// + the noise experts' swap per step (noise_experts.h); one invocation for a
+// program that is not a denoising step.
 struct Evaluated {
   Status status = Status::Ok();
   Compiled compiled;

@@ -61,6 +61,9 @@ TEST(HybridCombos, ParseErrors) {
   EXPECT_NE(message("ulysses=2,ring=4,tp=ring@ffn").find("takes the minor sequence axis"), std::string::npos);
   // The degrees still multiply to the chips; the per-part tp adds none.
   EXPECT_NE(message("ring=4,tp=ring@ffn").find("multiply to 4"), std::string::npos);
+  // PipeFusion's stages take no per-part tp either.
+  EXPECT_NE(message("pipefusion=2,ring=4,tp=ring@ffn").find("pipefusion combines with ulysses, ring and cfg only"),
+            std::string::npos);
 }
 
 // The enumeration on Wan 2.1 14B (40 heads) on 8 chips: every sequence-

@@ -76,6 +76,11 @@ struct Configuration {
   // The xDiT / Wan-repo degrees when the sharding is expressible that way
   // (ulysses, ring, cfg, tp, dp, fsdp; absent ones are 1 / 0).
   int ulysses = 1, ring = 1, cfg = 1, tp = 1, dp = 1, fsdp = 0;
+  // PipeFusion (search/pipefusion.h): its stages (xDiT's
+  // --pipefusion_parallel_degree), patches and synchronous warm-up steps;
+  // with stages > 1 `breakdown` is one slot (one patch through one stage and
+  // its send) and step_latency the pipeline's (search/pipeline_schedule.h).
+  int pipefusion = 1, pipeline_patches = 1, pipeline_warmup_steps = 0;
   bool expressible_in_xdit = false;
   // Why the model's deployed code (xDiT, the official repository) would refuse
   // these degrees (workload.h: WorkloadBuilder::DeployedSequenceSplit); empty when it runs them.

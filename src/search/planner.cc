@@ -13,6 +13,7 @@
 #include "pir/rules/cost.h"
 #include "search/describe.h"
 #include "search/hybrid.h"
+#include "search/pipefusion.h"
 #include "search/program_source.h"
 #include "search/prune.h"
 #include "search/sources.h"
@@ -100,6 +101,9 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
                                " samples");
       }
       if (!pinned.remat) pinned.remat = options.train->remat;
+    }
+    if (Status pipeline = CheckPipeFusion(config, pinned, options.train.has_value()); !pipeline.ok()) {
+      return InvalidArgument("--template '" + options.pinned + "': " + pipeline.message());
     }
     if (Status admitted = TargetAdmits(options.target, config, pinned); !admitted.ok()) {
       return InvalidArgument("--template '" + options.pinned + "' under --target " +

@@ -26,14 +26,17 @@ using search_test::Topo;
 //   Context twins of the ring-only ones (u = 1, ring > 1): cfg = 1 with t in
 //   {1, 2, 4} (ring 8, 4, 2), cfg = 2 with t in {1, 2} (ring 4, 2): 5, each
 //   without and with FSDP: 10 more, 42.
+//   PipeFusion (pipefusion.h): P dividing the 40 blocks, Ulysses x Ring on
+//   the rest, no FSDP: cfg = 1 with P = 2 (u in {1, 2, 4}), P = 4 (u in {1,
+//   2}), P = 8; cfg = 2 with P = 2 (u in {1, 2}), P = 4: 9 more, 51.
 TEST(Combos, EnumerationOfWan14BOn8Chips) {
   workload::Workload config = Config("wan2.1-t2v-14b", 1280, 720, 81);
   auto heads = AttentionHeads(config);
   ASSERT_TRUE(heads.ok());
   EXPECT_EQ(*heads, 40);
   std::vector<Combo> combos = EnumerateCombos(config, 8, *heads);
-  EXPECT_EQ(combos.size(), 42u);
-  int context = 0;
+  EXPECT_EQ(combos.size(), 51u);
+  int context = 0, pipefusion = 0;
   for (const Combo& c : combos) {
     EXPECT_EQ(c.devices(), 8);
     if (c.context > 1) {
@@ -41,10 +44,16 @@ TEST(Combos, EnumerationOfWan14BOn8Chips) {
       EXPECT_EQ(c.ring * c.ulysses, 1) << c.ToString();
       EXPECT_FALSE(c.IsExpert()) << c.ToString();  // xDiT has no context attention
     }
+    if (c.pipefusion > 1) {
+      ++pipefusion;
+      EXPECT_EQ(40 % c.pipefusion, 0) << c.ToString();
+      EXPECT_EQ(c.fsdp, 0) << c.ToString();
+    }
     EXPECT_EQ(40 % (c.ulysses * c.tp), 0);
     EXPECT_EQ(c.dp, 1);
   }
   EXPECT_EQ(context, 10);
+  EXPECT_EQ(pipefusion, 9);
   // HunyuanVideo embeds guidance: no CFG parallelism.
   workload::Workload hunyuan = Config("hunyuanvideo-13b", 960, 544, 129);
   auto hunyuan_heads = AttentionHeads(hunyuan);

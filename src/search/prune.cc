@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "search/pipefusion.h"
 #include "support/parallel.h"
 
 namespace az::search {
@@ -23,8 +24,10 @@ struct Score {
 Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   const workload::Workload& config = ctx.config;
   Score out;
-  const int64_t units = config.DepthUnits();
+  // A PipeFusion stage holds 1/P of the blocks (pipefusion.h).
+  const int64_t units = StageUnits(config, combo);
   double score[2] = {0, 0}, peak[2] = {0, 0}, params[2] = {0, 0}, state[2] = {0, 0};
+  StepShape step;
   // Units 2 and 3, not 1 and 2: a value made before the blocks and read by
   // every block (Wan 2.2's per-token modulation e0, [B, L, 6, d] f32) dies
   // inside the first block of a 1-unit model but lives through the second
@@ -42,6 +45,7 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
       out.status = e.status;
       return out;
     }
+    step = candidate->step;
     score[k] = e.forward_s;
     peak[k] = static_cast<double>(e.compiled.evidence.peak_memory.value());
     params[k] = static_cast<double>(e.compiled.evidence.parameter_bytes.value());
@@ -49,8 +53,7 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
     state[k] = static_cast<double>((m.parameters + m.optimizer_state).value());
   }
   double scale = static_cast<double>(units - first);
-  double forwards = static_cast<double>(ConfigFor(config, combo).forwards_per_step());
-  out.score = forwards * (score[0] + scale * (score[1] - score[0]));
+  out.score = StepLatency(step, score[0] + scale * (score[1] - score[0]));
   out.peak_memory = peak[0] + scale * (peak[1] - peak[0]);
   out.state_memory = state[0] + scale * (state[1] - state[0]);
   // The noise experts' swap, when they do not all fit, is part of the step.

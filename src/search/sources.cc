@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "search/pipefusion.h"
 #include "search/prune.h"
 #include "search/targets.h"
 
@@ -21,7 +22,7 @@ StatusOr<pir::Graph> BuildProgram(const workload::Workload& config, const Combo&
 }
 
 StepShape StepOf(const workload::Workload& config) {
-  return {config.forwards_per_step(), std::max<int64_t>(1, config.noise_experts), config.steps};
+  return {config.forwards_per_step(), std::max<int64_t>(1, config.noise_experts), config.steps, {}};
 }
 
 StatusOr<std::shared_ptr<const pir::Graph>> ProgramCache::Get(const workload::Workload& run, const Combo& combo,
@@ -32,7 +33,8 @@ StatusOr<std::shared_ptr<const pir::Graph>> ProgramCache::Get(const workload::Wo
   key.precision(17);
   key << run.model << '|' << run.width << 'x' << run.height << 'x' << run.frames << '|' << run.steps << '|'
       << run.batch << '|' << static_cast<int>(run.cfg) << '|' << static_cast<int>(run.dtype) << '|'
-      << run.noise_experts << '|' << run.noise_switch_step << '|' << run.depth_units << '|'
+      << run.noise_experts << '|' << run.noise_switch_step << '|' << run.depth_units << '|' << run.pipeline_patches
+      << '|'
       << static_cast<const void*>(run.program.get()) << '|' << static_cast<const void*>(run.builder.get());
   if (options.train) {
     const pir::AdamWOptions& a = options.train->adamw;
@@ -60,6 +62,7 @@ StatusOr<std::shared_ptr<const pir::Graph>> ProgramCache::Get(const workload::Wo
 
 StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,
                                    const PlanOptions& options, ProgramCache* programs) {
+  if (combo.pipefusion > 1) return PipeFusionCandidate(config, combo, depth_units, options);
   workload::Workload run = ConfigFor(config, combo);
   run.depth_units = depth_units;
   Candidate c;

@@ -56,12 +56,18 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
   switch (target) {
     case Target::kAny: return Status::Ok();
     case Target::kJax:
+      if (combo.pipefusion > 1) {
+        return InvalidArgument("PipeFusion (" + combo.ToString() + ") is xDiT's patch pipeline; JAX has none");
+      }
       if (combo.ring > 1) {
         return InvalidArgument("JAX lowers a sequence-sharded K and V as an all-gather, not a ring: " +
                                combo.ToString() + " is priced as context parallelism instead");
       }
       return Status::Ok();
     case Target::kMaxDiffusion: {
+      if (combo.pipefusion > 1) {
+        return InvalidArgument("PipeFusion (" + combo.ToString() + ") is xDiT's patch pipeline; MaxDiffusion has none");
+      }
       // MaxDiffusion runs CFG as one batch-2 forward over its data axis.
       const int64_t rows = config.batch * (config.cfg == workload::CfgMode::kNone ? 1 : 2);
       const int64_t data = combo.dp * combo.cfg;

@@ -155,6 +155,8 @@ class WorkloadBuilder {
   // programs split the flattened tokens and pad).
   virtual Status DeployedSequenceSplit(const Workload& workload, int64_t sp) const;
   virtual DeployedDegrees DeployedParallelism() const { return {}; }
+  // Whether Forward() builds Workload::pipeline_patches > 1. Default: no.
+  virtual bool BuildsPipelinePatches() const { return false; }
   virtual DeployedAttention DeployedAttentionLibrary() const { return {}; }
   // The recipe the model's repository deploys on `chips` chips (TPU or GPU;
   // `per_node` of them on one machine), or why there is none (NotFound: none
@@ -189,6 +191,12 @@ struct Workload {
   // HunyuanVideo: one dual-stream and two single-stream blocks). The planner
   // prices truncated models and extrapolates linearly in units.
   int64_t depth_units = 0;
+  // PipeFusion (search/pipefusion.h): M > 1 asks Forward() for one patch of
+  // the latent's token rows cut in M, as a pipeline stage runs it (its K and V
+  // span the whole sequence: the other patches' are inputs, the stale K/V of
+  // the previous step; the hidden state the blocks leave is the first output).
+  // Builders that cannot build patches refuse it (BuildsPipelinePatches).
+  int64_t pipeline_patches = 1;
   // An imported program's graph as imported (its own shardings and mesh, for
   // the annotated baseline); null for a zoo model.
   std::shared_ptr<const pir::Graph> program;
@@ -206,6 +214,7 @@ struct Workload {
   StatusOr<pir::Graph> TrainStep(const TrainOptions& options) const { return builder->TrainStep(*this, options); }
   Status DeployedSequenceSplit(int64_t sp) const { return builder->DeployedSequenceSplit(*this, sp); }
   DeployedDegrees DeployedParallelism() const { return builder->DeployedParallelism(); }
+  bool BuildsPipelinePatches() const { return builder->BuildsPipelinePatches(); }
   DeployedAttention DeployedAttentionLibrary() const { return builder->DeployedAttentionLibrary(); }
   StatusOr<DeployedRecipe> DeployedRecipeOn(int64_t chips, int64_t per_node, bool tpu) const {
     return builder->DeployedRecipeOn(*this, chips, per_node, tpu);

@@ -37,6 +37,9 @@ class DitFamily {
   // DiT's spatial patch (zoo.h: ModelConfig::patch).
   virtual VaeTime vae_time() const { return {}; }
   virtual int64_t patch() const { return 2; }
+  // Whether BuildForward builds ModelConfig::pipeline_patches > 1 (one patch
+  // with stale K/V inputs, the hidden state as the first output).
+  virtual bool builds_pipeline_patches() const { return false; }
   // Denoising experts and the step the second takes over at, for `steps`
   // steps (zoo.h: ModelConfig::experts).
   virtual int64_t experts() const { return 1; }

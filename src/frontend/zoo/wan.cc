@@ -78,6 +78,7 @@ class Wan final : public DitFamily {
 
   int64_t latent_channels() const override { return s_.out_channels; }
   int64_t depth_units() const override { return s_.num_layers; }
+  bool builds_pipeline_patches() const override { return true; }
   int64_t vae_stride() const override { return s_.vae_stride; }
   int64_t experts() const override { return s_.experts; }
 
@@ -111,7 +112,7 @@ class Wan final : public DitFamily {
     if (s_.image_branch) cond.push_back(b.Input("clip_fea", c.dtype, {batch, kClipTokens, kClipDim}));
     if (s_.in_channels > s_.out_channels) {
       cond.push_back(b.Input("y", DType::kF32, {batch, s_.in_channels - s_.out_channels, c.latent_frames(),
-                                                c.latent_height(), c.latent_width()}));
+                                                c.dit_latent_height(), c.latent_width()}));
     }
     return cond;
   }
@@ -121,8 +122,10 @@ class Wan final : public DitFamily {
                        const std::vector<ValueId>& cond) const override;
 
  private:
+  // stale_tokens > 0: a PipeFusion patch, whose self-attention K and V append
+  // the other patches' (stale_tokens rows, inputs) to its own.
   ValueId Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0, ValueId context_text,
-                std::optional<ValueId> context_image, ValueId rope_table) const;
+                std::optional<ValueId> context_image, ValueId rope_table, int64_t stale_tokens) const;
   // Splits the heads: [B, L, d] -> [B, L, heads, 128].
   ValueId Heads(GraphBuilder& b, const std::string& name, ValueId x) const {
     return blocks::SplitHeads(b, name, x, s_.num_heads, kHeadDim);
@@ -151,8 +154,11 @@ ValueId Chunk(GraphBuilder& b, const std::string& name, ValueId x, int64_t index
 ValueId Wan::BuildForward(GraphBuilder& b, const ModelConfig& c, int64_t batch, ValueId x, ValueId t,
                           const std::vector<ValueId>& cond) const {
   const int64_t d = s_.dim;
-  const int64_t grid_t = c.latent_frames(), grid_h = c.latent_height() / 2, grid_w = c.latent_width() / 2;
+  // A PipeFusion patch (ModelConfig::pipeline_patches) has grid_h of the
+  // latent's token rows; its attention spans all of them.
+  const int64_t grid_t = c.latent_frames(), grid_h = c.dit_latent_height() / 2, grid_w = c.latent_width() / 2;
   const int64_t tokens = grid_t * grid_h * grid_w;
+  const int64_t stale_tokens = grid_t * (c.latent_height() / 2) * grid_w - tokens;
   const DType dt = c.dtype;
   b.set_param_dtype(dt);
 
@@ -215,8 +221,10 @@ ValueId Wan::BuildForward(GraphBuilder& b, const ModelConfig& c, int64_t batch, 
   const int64_t layers = Depth(c);
   for (int64_t i = 0; i < layers; ++i) {
     GraphBuilder::Scope scope(b, "blocks." + std::to_string(i));
-    h = Block(b, c, h, e0, context_text, context_image, rope_table);
+    h = Block(b, c, h, e0, context_text, context_image, rope_table, stale_tokens);
   }
+  // A pipeline stage sends the hidden state on (graph output 0).
+  if (c.pipeline_patches > 1) b.Output(h);
 
   // Head: (shift, scale) = modulation [1,2,d] + e; LayerNorm -> modulate -> Linear(d, 64).
   ValueId out;
@@ -242,7 +250,7 @@ ValueId Wan::BuildForward(GraphBuilder& b, const ModelConfig& c, int64_t batch, 
 }
 
 ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0, ValueId context_text,
-                   std::optional<ValueId> context_image, ValueId rope_table) const {
+                   std::optional<ValueId> context_image, ValueId rope_table, int64_t stale_tokens) const {
   const DType dt = c.dtype;
   const int64_t d = s_.dim;
   const Shape x_shape = b.type(x).shape;  // [B, L, d]
@@ -266,7 +274,23 @@ ValueId Wan::Block(GraphBuilder& b, const ModelConfig& c, ValueId x, ValueId e0,
     ValueId qh = b.Rope("rope_q", Heads(b, "q_heads", q), rope_table, sections);
     ValueId kh = b.Rope("rope_k", Heads(b, "k_heads", k), rope_table, sections);
     ValueId vh = Heads(b, "v_heads", v);
-    ValueId attn = b.Attention("attention", qh, kh, vh, "self");
+    if (stale_tokens > 0) {
+      // PipeFusion: the other patches' K and V as the previous step left them.
+      const int64_t batch = x_shape[0];
+      ValueId stale_k = b.Input("stale_k", dt, {batch, stale_tokens, s_.num_heads, kHeadDim});
+      ValueId stale_v = b.Input("stale_v", dt, {batch, stale_tokens, s_.num_heads, kHeadDim});
+      kh = b.Concat("kv_buffer_k", {kh, stale_k}, 1);
+      vh = b.Concat("kv_buffer_v", {vh, stale_v}, 1);
+    }
+    ValueId attn = -1;
+    if (stale_tokens > 0) {
+      pir::Attributes attrs;
+      attrs.Set("mode", std::string("self"));
+      attrs.Set("patch", true);
+      attn = b.AddOp1(OpKind::kAttention, "attention", {qh, kh, vh}, std::move(attrs));
+    } else {
+      attn = b.Attention("attention", qh, kh, vh, "self");
+    }
     ValueId o = b.Linear("o", b.Reshape("merge_heads", attn, x_shape), d);
     x = blocks::GatedResidual(b, "residual", "gate", x, o, chunk[2]);
   }

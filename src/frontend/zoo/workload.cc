@@ -1,6 +1,7 @@
 // The zoo as a frontend: a ModelConfig's workload (zoo.h: WorkloadOf) and
 // frontend::ZooWorkload (frontend/models.h).
 #include "frontend/models.h"
+#include "frontend/zoo/family.h"
 #include "frontend/zoo/stages.h"
 #include "frontend/zoo/zoo.h"
 
@@ -27,6 +28,7 @@ class ZooBuilder final : public workload::WorkloadBuilder {
     return zoo::DeployedSequenceSplit(At(w), sp);
   }
   DeployedDegrees DeployedParallelism() const override { return zoo::DeployedParallelism(config_); }
+  bool BuildsPipelinePatches() const override { return FamilyOf(config_.model).builds_pipeline_patches(); }
   DeployedAttention DeployedAttentionLibrary() const override { return zoo::DeployedAttentionLibrary(config_); }
   StatusOr<DeployedRecipe> DeployedRecipeOn(const workload::Workload& w, int64_t chips, int64_t per_node,
                                             bool tpu) const override {
@@ -61,6 +63,7 @@ class ZooBuilder final : public workload::WorkloadBuilder {
     c.experts = w.noise_experts;
     c.expert_switch_step = w.noise_switch_step;
     c.depth_units = w.depth_units;
+    c.pipeline_patches = w.pipeline_patches;
     return c;
   }
 

@@ -140,7 +140,7 @@ const DitFamily& FamilyOf(std::string_view model) { return RegistrationOf(model)
 int64_t CheckLatent(const GraphBuilder& b, ValueId x, const ModelConfig& config, int64_t channels) {
   const pir::Shape& shape = b.type(x).shape;
   AZ_CHECK_MSG(shape.size() == 5 && shape[1] == channels && shape[2] == config.latent_frames() &&
-                   shape[3] == config.latent_height() && shape[4] == config.latent_width(),
+                   shape[3] == config.dit_latent_height() && shape[4] == config.latent_width(),
                "latent " + b.type(x).ToString() + " does not match the configuration");
   return shape[0];
 }
@@ -253,8 +253,27 @@ void SetConfigAttrs(pir::Graph& g, const ModelConfig& c) {
   }
 }
 
+// PipeFusion's patches (ModelConfig::pipeline_patches): a family that builds
+// them, at most one patch per token row.
+static Status CheckPipelinePatches(const DitFamily& family, const ModelConfig& c) {
+  if (c.pipeline_patches == 1) return Status::Ok();
+  if (c.pipeline_patches < 1) {
+    return InvalidArgument("pipeline patches must be at least 1, got " + std::to_string(c.pipeline_patches));
+  }
+  if (!family.builds_pipeline_patches()) {
+    return InvalidArgument(c.model + " is not built as PipeFusion patches (its blocks have no stale K/V input)");
+  }
+  const int64_t rows = c.latent_height() / c.patch;
+  if (c.pipeline_patches > rows) {
+    return InvalidArgument(std::to_string(c.pipeline_patches) + " PipeFusion patches of " + c.model + " at " +
+                           std::to_string(c.width) + "x" + std::to_string(c.height) + ": the latent has " +
+                           std::to_string(rows) + " token rows, at least one per patch");
+  }
+  return Status::Ok();
+}
+
 static pir::Shape LatentShape(const ModelConfig& c, int64_t batch, int64_t channels) {
-  return {batch, channels, c.latent_frames(), c.latent_height(), c.latent_width()};
+  return {batch, channels, c.latent_frames(), c.dit_latent_height(), c.latent_width()};
 }
 
 StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
@@ -264,6 +283,7 @@ StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
     return InvalidArgument("depth units must be in 0.." + std::to_string(family.depth_units()) + ", got " +
                            std::to_string(config.depth_units));
   }
+  AZ_RETURN_IF_ERROR(CheckPipelinePatches(family, config));
   int64_t batch = config.forward_batch();
   GraphBuilder b(config.model + ".forward");
   ValueId x = b.Input("latent", DType::kF32, LatentShape(config, batch, family.latent_channels()));
@@ -274,6 +294,13 @@ StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
   pir::Graph g = b.Finish();
   SetConfigAttrs(g, config);
   g.attrs().Set("graph", std::string("forward"));
+  if (config.pipeline_patches > 1) {
+    // The video tokens the blocks run on (the templates' video attention):
+    // the patch's rows of the latent's.
+    const int64_t rows = config.latent_height() / config.patch, patch_rows = config.dit_latent_height() / config.patch;
+    g.attrs().Set("video_tokens", CountTokens(config).video / rows * patch_rows);
+    g.attrs().Set("pipeline_patches", config.pipeline_patches);
+  }
   return g;
 }
 
@@ -283,6 +310,9 @@ StatusOr<pir::Graph> BuildForward(const ModelConfig& config) {
 StatusOr<pir::Graph> BuildStep(const ModelConfig& config) {
   const DitFamily& family = FamilyOf(config.model);
   AZ_RETURN_IF_ERROR(family.Validate(config));
+  if (config.pipeline_patches != 1) {
+    return InvalidArgument("a denoising step is built on the whole latent; PipeFusion patches are forwards");
+  }
   GraphBuilder b(config.model + ".step");
   int64_t channels = family.latent_channels();
   ValueId x = b.Input("latent", DType::kF32, LatentShape(config, config.batch, channels));

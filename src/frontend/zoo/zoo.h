@@ -91,6 +91,22 @@ struct ModelConfig {
   // units (DepthUnits gives the full count); parameter counts and FLOPs of a
   // truncated model are not the model's.
   int64_t depth_units = 0;
+  // PipeFusion's patch (search/pipefusion.h): 1 builds the whole latent; M > 1
+  // builds one patch of it through the blocks, as a pipeline stage runs it:
+  // the latent's token rows cut in M (the first ceil(rows / M) rows, the
+  // largest patch), every self-attention's K and V the patch's own
+  // concatenated with the other patches' from the previous step (an input per
+  // attention, "blocks.<i>.self_attn.stale_k" / "stale_v": xDiT's stale K/V
+  // buffer), and the hidden state the last block leaves as the forward's first
+  // output (what a stage sends to the next; the velocity is the second). Only
+  // families that build patches accept it (DitFamily::builds_pipeline_patches).
+  int64_t pipeline_patches = 1;
+  // The latent rows the DiT sees: all of them, or one patch's.
+  int64_t dit_latent_height() const {
+    if (pipeline_patches <= 1) return latent_height();
+    const int64_t token_rows = latent_height() / patch;
+    return (token_rows + pipeline_patches - 1) / pipeline_patches * patch;
+  }
 };
 
 // The number of block units of the full model (see ModelConfig::depth_units).

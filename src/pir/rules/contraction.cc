@@ -202,7 +202,10 @@ TypesOr InferAttention(const OpContext& ctx) {
   if (mode != "self" && mode != "cross" && mode != "joint") {
     return InvalidArgument("attention mode must be self, cross or joint, got '" + mode + "'");
   }
-  if (mode != "cross" && q.shape[1] != k.shape[1]) {
+  // A PipeFusion patch (attr patch = true, search/pipefusion.h): self-attention
+  // of Lq of the Lk tokens the keys span.
+  const bool patch = mode == "self" && ctx.attrs.GetBool("patch").value_or(false) && q.shape[1] < k.shape[1];
+  if (mode != "cross" && q.shape[1] != k.shape[1] && !patch) {
     return InvalidArgument(mode + " attention needs equal query and key lengths, got " + std::to_string(q.shape[1]) +
                            " and " + std::to_string(k.shape[1]));
   }
