@@ -53,14 +53,6 @@ struct AlpaNode {
   // Per strategy: per-device bytes the node holds through the step: the
   // leaves it stores and, in a training step, its results kept for the backward.
   std::vector<double> stored_bytes;
-  // Per strategy, a training step only (else empty): the parameter
-  // gradients the node's optimizer ops read, in the sharding they read them
-  // (ZeRO: the parameter's). They are all live where the optimizer starts,
-  // when the kept activations are not: a second memory row (docs/alpa.md).
-  std::vector<double> gradient_bytes;
-  // Per strategy, a training step only: the part of stored_bytes that is
-  // kept activations (not live with the gradients at the optimizer).
-  std::vector<double> kept_bytes;
   std::vector<double> activation_bytes;  // per strategy: the largest local working set of one of its ops
   // Per strategy, per mesh axis: the index of the factor the axis shards, -1
   // unused. Optional (BuildAlpaModel sets it): the per-mesh-axis

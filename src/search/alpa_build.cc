@@ -389,10 +389,6 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
   AlpaModel model;
   CostModel costs(mesh, options);
   const size_t num_ops = static_cast<size_t>(graph.num_ops());
-  // A training step (the graph attributes of frontend/zoo/train.cc).
-  const int64_t backward_start = graph.attrs().GetInt("backward_start").value_or(-1);
-  const bool training = backward_start > 0;
-  const int64_t optimizer_start = graph.attrs().GetInt("optimizer_start").value_or(graph.num_ops());
   model.rules.reserve(num_ops);
   for (const pir::Op& op : graph.ops()) {
     auto rule = pir::BuildFactorRule(graph, op);
@@ -456,10 +452,6 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
       n.cost_s.assign(pattern.strategies.size(), 0.0);
       n.stored_bytes.assign(pattern.strategies.size(), 0.0);
       n.activation_bytes.assign(pattern.strategies.size(), 0.0);
-      if (training) {
-        n.kept_bytes.assign(pattern.strategies.size(), 0.0);
-        n.gradient_bytes.assign(pattern.strategies.size(), 0.0);
-      }
       for (const OpSharding& sharding : pattern.strategies) {
         std::vector<int> axis_factor(static_cast<size_t>(mesh.num_axes()), -1);
         for (size_t f = 0; f < sharding.factor_axes.size(); ++f) {
@@ -490,7 +482,7 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
   // backward starts, beside the stored leaves. Its producer's node stores it
   // under the strategy's result sharding; the values remat offload keeps in
   // host memory (attribute "offloaded") are not in HBM.
-  if (training) {
+  if (const int64_t backward_start = graph.attrs().GetInt("backward_start").value_or(-1); backward_start > 0) {
     std::vector<bool> kept(static_cast<size_t>(graph.num_values()), false);
     for (pir::OpId id = static_cast<pir::OpId>(backward_start); id < graph.num_ops(); ++id) {
       for (pir::ValueId value : graph.op(id).operands) {
@@ -509,19 +501,9 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
       const Pattern& p = model.patterns[static_cast<size_t>(model.pattern_of_op[static_cast<size_t>(producer)])];
       AlpaNode& n = model.problem.nodes[static_cast<size_t>(model.node_of_op[static_cast<size_t>(producer)])];
       for (size_t s = 0; s < p.strategies.size(); ++s) {
-        const double bytes = LocalBytes(mesh, graph.type(value), p.produced[s][r]);
-        n.stored_bytes[s] += bytes;
-        n.kept_bytes[s] += bytes;
+        n.stored_bytes[s] += LocalBytes(mesh, graph.type(value), p.produced[s][r]);
       }
     }
-  }
-
-  // A training step's parameter gradients (graph attribute "gradients"):
-  // each held, in the sharding its first optimizer op reads it, by that op's
-  // node; all of them are live where the optimizer starts.
-  std::vector<bool> gradient(static_cast<size_t>(graph.num_values()), false);
-  for (int64_t v : graph.attrs().GetInts("gradients").value_or(std::vector<int64_t>{})) {
-    if (training && v >= 0 && v < graph.num_values()) gradient[static_cast<size_t>(v)] = true;
   }
 
   // Edges: producer -> consumer reshardings; leaves from their storer.
@@ -537,13 +519,6 @@ StatusOr<AlpaModel> BuildAlpaModel(const pir::Graph& graph, const Mesh& mesh, co
     for (size_t k = 0; k < op.operands.size(); ++k) {
       const pir::ValueId value = op.operands[k];
       const pir::TensorType& type = graph.type(value);
-      if (gradient[static_cast<size_t>(value)] && id >= optimizer_start) {
-        gradient[static_cast<size_t>(value)] = false;  // its first optimizer reader holds it
-        AlpaNode& n = model.problem.nodes[static_cast<size_t>(v_node)];
-        for (size_t t = 0; t < consumer.strategies.size(); ++t) {
-          n.gradient_bytes[t] += LocalBytes(mesh, type, consumer.required[t][k]);
-        }
-      }
       pir::OpId source = graph.value(value).producer;
       int source_index = 0;
       const bool leaf = source == pir::kNoOp;

@@ -23,8 +23,6 @@ AlpaProblem Restrict(const AlpaProblem& problem, const std::vector<std::vector<i
     for (int s : keep[v]) {
       kept.cost_s.push_back(node.cost_s[static_cast<size_t>(s)]);
       kept.stored_bytes.push_back(node.stored_bytes[static_cast<size_t>(s)]);
-      if (!node.gradient_bytes.empty()) kept.gradient_bytes.push_back(node.gradient_bytes[static_cast<size_t>(s)]);
-      if (!node.kept_bytes.empty()) kept.kept_bytes.push_back(node.kept_bytes[static_cast<size_t>(s)]);
       kept.activation_bytes.push_back(node.activation_bytes[static_cast<size_t>(s)]);
     }
     sub.nodes.push_back(std::move(kept));

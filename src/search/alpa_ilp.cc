@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,34 +74,16 @@ class RowBuilder {
   std::map<int, double> row_;
 };
 
-// A node's bytes held at the backward's start (stored: leaves and kept
-// activations) and at the optimizer's (leaves and gradients), per strategy.
-double AtBackward(const AlpaNode& node, size_t s) { return node.stored_bytes[s]; }
-double AtOptimizer(const AlpaNode& node, size_t s) {
-  if (node.gradient_bytes.empty()) return node.stored_bytes[s];
-  return node.stored_bytes[s] - (node.kept_bytes.empty() ? 0.0 : node.kept_bytes[s]) + node.gradient_bytes[s];
-}
-bool HasGradients(const AlpaProblem& problem) {
-  return std::any_of(problem.nodes.begin(), problem.nodes.end(),
-                     [](const AlpaNode& node) { return !node.gradient_bytes.empty(); });
-}
-
-// The footprint no choice beats: at each of the two points (the backward's
-// start, the optimizer's), every node's smallest held bytes; the larger of
-// the two plus the largest over nodes of their smallest working set.
+// The footprint no choice beats: every node's smallest stored bytes (leaves
+// and kept activations) plus the largest over nodes of their smallest working
+// set.
 double SmallestFootprint(const AlpaProblem& problem) {
-  double backward = 0, optimizer = 0, activations = 0;
+  double params = 0, activations = 0;
   for (const AlpaNode& node : problem.nodes) {
-    double b = std::numeric_limits<double>::infinity(), o = b;
-    for (size_t s = 0; s < node.stored_bytes.size(); ++s) {
-      b = std::min(b, AtBackward(node, s));
-      o = std::min(o, AtOptimizer(node, s));
-    }
-    backward += b;
-    optimizer += o;
+    params += *std::min_element(node.stored_bytes.begin(), node.stored_bytes.end());
     activations = std::max(activations, *std::min_element(node.activation_bytes.begin(), node.activation_bytes.end()));
   }
-  return std::max(backward, optimizer) + activations;
+  return params + activations;
 }
 
 std::string MemoryError(const AlpaProblem& problem, const std::string& why) {
@@ -129,14 +110,12 @@ double EvaluateAlpa(const AlpaProblem& problem, const std::vector<int>& choice) 
 
 double AlpaMemoryBytes(const AlpaProblem& problem, const std::vector<int>& choice) {
   AZ_CHECK(choice.size() == problem.nodes.size());
-  double backward = 0, optimizer = 0, activations = 0;
+  double params = 0, activations = 0;
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    const size_t s = static_cast<size_t>(choice[v]);
-    backward += AtBackward(problem.nodes[v], s);
-    optimizer += AtOptimizer(problem.nodes[v], s);
-    activations = std::max(activations, problem.nodes[v].activation_bytes[s]);
+    params += problem.nodes[v].stored_bytes[static_cast<size_t>(choice[v])];
+    activations = std::max(activations, problem.nodes[v].activation_bytes[static_cast<size_t>(choice[v])]);
   }
-  return std::max(backward, optimizer) + activations;
+  return params + activations;
 }
 
 // The tables' names are string literals, so their data() is NUL-terminated.
@@ -236,25 +215,18 @@ StatusOr<AlpaSolution> SolveAlpaProblem(const AlpaProblem& problem, const AlpaSo
         floor_node = v;
       }
     }
-    // Two points of a training step, one row each: the backward's start
-    // (leaves and kept activations) and the optimizer's (leaves and gradients).
-    const bool gradients = HasGradients(problem);
     for (size_t w = 0; w < problem.nodes.size(); ++w) {
       const auto& activations = problem.nodes[w].activation_bytes;
       if (w != floor_node && *std::max_element(activations.begin(), activations.end()) <= floor) continue;
-      for (int point = 0; point < (gradients ? 2 : 1); ++point) {
-        for (size_t v = 0; v < problem.nodes.size(); ++v) {
-          for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) {
-            const size_t k = static_cast<size_t>(s);
-            const double held = point == 0 ? AtBackward(problem.nodes[v], k) : AtOptimizer(problem.nodes[v], k);
-            rows.Add(first_x[v] + s, held * kMemoryScale);
-          }
+      for (size_t v = 0; v < problem.nodes.size(); ++v) {
+        for (int s = 0; s < problem.nodes[v].num_strategies(); ++s) {
+          rows.Add(first_x[v] + s, problem.nodes[v].stored_bytes[static_cast<size_t>(s)] * kMemoryScale);
         }
-        for (int s = 0; s < problem.nodes[w].num_strategies(); ++s) {
-          rows.Add(first_x[w] + s, problem.nodes[w].activation_bytes[static_cast<size_t>(s)] * kMemoryScale);
-        }
-        rows.Flush(false, problem.memory_limit_bytes * kMemoryScale);
       }
+      for (int s = 0; s < problem.nodes[w].num_strategies(); ++s) {
+        rows.Add(first_x[w] + s, problem.nodes[w].activation_bytes[static_cast<size_t>(s)] * kMemoryScale);
+      }
+      rows.Flush(false, problem.memory_limit_bytes * kMemoryScale);
     }
   }
 

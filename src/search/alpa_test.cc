@@ -624,86 +624,9 @@ TEST(Alpa, TrainingStepStoresWhatTheBackwardKeeps) {
       const bool y_split = !pattern.strategies[s].factor_axes[static_cast<size_t>(factor_y)].empty();
       split += y_split;
       EXPECT_EQ(extra, y_split ? 16'384 : 32'768) << kept.name << " strategy " << s;
-      EXPECT_EQ(kept.kept_bytes[s], extra) << kept.name << " strategy " << s;  // all of it is kept activations
     }
   }
   EXPECT_GT(split, 0);
-}
-
-// The same MLP step with an optimizer (p - dp per weight, after the
-// backward) and its gradients named (train.cc's attributes "gradients" and
-// "optimizer_start"): the weights' gradients, f32[1024, 4096] and
-// f32[4096, 1024], 16,777,216 B each replicated, are held by the nodes of
-// their optimizer ops, 33,554,432 B in all when nothing is split and half of
-// each where its optimizer op splits it over the 2 devices. They are live at
-// the optimizer, the kept activations (32,768 B replicated) at the
-// backward's start: the footprint is the larger of the two points, so with
-// every node replicated it is the leaves + 33,554,432 (+ the working set),
-// not + 33,554,432 + 32,768.
-TEST(Alpa, TrainingStepHoldsTheGradientsAtTheOptimizer) {
-  pir::GraphBuilder b("mlp_step");
-  pir::ValueId x = b.Input("x", pir::DType::kF32, {1, 1024});
-  pir::ValueId h = b.Linear("fc1", x, 4096, /*bias=*/false);
-  pir::ValueId g = b.Unary(pir::OpKind::kGeluTanh, "act", h);
-  pir::ValueId y = b.Linear("fc2", g, 1024, /*bias=*/false);
-  pir::ValueId loss = b.Reduce("loss", y, {0, 1}, "sum");
-  const pir::OpId backward_start = b.graph().num_ops();
-  std::vector<pir::ValueId> params;
-  for (pir::ValueId v = 0; v < b.graph().num_values(); ++v) {
-    if (b.graph().value(v).producer == pir::kNoOp && v != x) params.push_back(v);
-  }
-  ASSERT_EQ(params.size(), 2u);
-  auto backward = pir::AppendBackward(b, loss, params);
-  ASSERT_TRUE(backward.ok()) << backward.status().ToString();
-  const pir::OpId optimizer_start = b.graph().num_ops();
-  std::vector<int64_t> gradients;
-  for (size_t k = 0; k < params.size(); ++k) {
-    ASSERT_NE(backward->grads[k], pir::kNoValue);
-    gradients.push_back(backward->grads[k]);
-    b.Output(b.Binary(pir::OpKind::kSub, "optimizer." + std::to_string(k), params[k], backward->grads[k]));
-  }
-  b.Output(loss);
-  pir::Graph step = b.Finish();
-  step.attrs().Set("backward_start", static_cast<int64_t>(backward_start));
-  step.attrs().Set("optimizer_start", static_cast<int64_t>(optimizer_start));
-  step.attrs().Set("gradients", gradients);
-  const shard::Mesh mesh = ParseMesh("x=2");
-  auto model = alpa_internal::BuildAlpaModel(step, mesh, ZooOptions(mesh));
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  double most = 0, kept = 0;
-  int holders = 0;
-  std::vector<int> replicated(model->problem.nodes.size(), -1);
-  for (size_t v = 0; v < model->problem.nodes.size(); ++v) {
-    const AlpaNode& node = model->problem.nodes[v];
-    ASSERT_EQ(node.gradient_bytes.size(), node.stored_bytes.size());
-    const double largest = *std::max_element(node.gradient_bytes.begin(), node.gradient_bytes.end());
-    most += largest;
-    holders += largest > 0;
-    for (size_t s = 0; s < node.gradient_bytes.size(); ++s) {
-      if (node.gradient_bytes[s] == largest && node.kept_bytes[s] ==
-          *std::max_element(node.kept_bytes.begin(), node.kept_bytes.end()) && replicated[v] < 0) {
-        replicated[v] = static_cast<int>(s);
-      }
-      // Held whole or split in two, nothing else.
-      if (largest > 0) {
-        EXPECT_TRUE(node.gradient_bytes[s] == largest || node.gradient_bytes[s] * 2 == largest) << node.name;
-      }
-    }
-    kept += *std::max_element(node.kept_bytes.begin(), node.kept_bytes.end());
-  }
-  EXPECT_EQ(most, 33'554'432);
-  EXPECT_EQ(holders, 2);
-  EXPECT_EQ(kept, 32'768);
-  // A choice holding the gradients whole: its leaves + the gradients (the larger point).
-  for (size_t v = 0; v < replicated.size(); ++v) ASSERT_GE(replicated[v], 0) << model->problem.nodes[v].name;
-  double leaves = 0, activations = 0;
-  for (size_t v = 0; v < replicated.size(); ++v) {
-    const AlpaNode& node = model->problem.nodes[v];
-    const size_t s = static_cast<size_t>(replicated[v]);
-    leaves += node.stored_bytes[s] - node.kept_bytes[s];
-    activations = std::max(activations, node.activation_bytes[s]);
-  }
-  EXPECT_EQ(AlpaMemoryBytes(model->problem, replicated), leaves + 33'554'432 + activations);
 }
 
 }  // namespace
