@@ -29,6 +29,8 @@ std::string ScopedTp(const std::string& axis, const std::vector<std::string>& pa
   return out;
 }
 
+}  // namespace
+
 std::vector<int64_t> Divisors(int64_t n) {
   std::vector<int64_t> out;
   for (int64_t d = 1; d <= n; ++d) {
@@ -36,8 +38,6 @@ std::vector<int64_t> Divisors(int64_t n) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string Combo::ToString() const {
   std::string out;

@@ -121,6 +121,9 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
 // default tensor degree is 1).
 bool TrainExpert(const Combo& combo, int64_t chips);
 
+// The divisors of n >= 1, ascending.
+std::vector<int64_t> Divisors(int64_t n);
+
 // The model's attention head count (Wan 12 / 40, HunyuanVideo 24); 0 for an
 // imported program without attention (EnumerateCombos then splits only the batch).
 StatusOr<int64_t> AttentionHeads(const workload::Workload& config);

@@ -6,18 +6,6 @@
 
 namespace az::search {
 
-namespace {
-
-std::vector<int64_t> Divisors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
-  }
-  return out;
-}
-
-}  // namespace
-
 int64_t PipelineSlots(const PipelineShape& pipeline, int64_t forwards, int64_t steps) {
   const int64_t stages = std::max<int64_t>(1, pipeline.stages), patches = std::max<int64_t>(1, pipeline.patches);
   const int64_t total_steps = std::max<int64_t>(1, steps);
