@@ -65,8 +65,8 @@ sanitize-build: deps
 #
 # Left out here, and run by `make test`: the tests that only repeat a plan to compare
 # two runs (the same plan under 1, 2 and 8 threads: cli_e2e_3 and *AcrossThreads; the
-# bounded placement search against the unbounded one; the spread's survivors against all). Under ASan each costs minutes,
-# and the code they run is run here by the other planner tests.
+# bounded placement search against the unbounded one; the spread's survivors against all).
+# Under ASan each costs minutes, and the code they run is run here by the other planner tests.
 SANITIZE_SKIP ?= ^cli_e2e_3$$|AcrossThreads|BoundedPlacementSearchPicksWhatTheFullOnePicks|SurvivorsFromTheSpreadPickWhatEverySurvivorPicks
 test-sanitize: sanitize-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
