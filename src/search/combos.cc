@@ -365,7 +365,7 @@ bool ExpertDegrees(const workload::Workload& config, const Combo& combo) {
   // xDiT and the Wan repo have no context attention (MaxDiffusion's, training's expert).
   // Nor per-part strategies: their code runs one strategy over the whole block.
   return combo.dp == 1 && combo.context == 1 && !combo.IsHybrid() && (combo.tp == 1 || offered.tp) &&
-         (combo.cfg == 1 || offered.cfg);
+         (combo.cfg == 1 || offered.cfg) && (combo.pipefusion == 1 || offered.pipefusion);
 }
 
 bool RunsAsExpert(const workload::Workload& config, const Combo& combo) {

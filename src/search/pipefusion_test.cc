@@ -104,13 +104,16 @@ TEST(PipeFusionCombo, BadInput) {
       << plan.status().message();
 }
 
-TEST(PipeFusionCombo, InTheGridAndTheExpertsGrid) {
+// In the plan's grid; not in the expert's for Wan, whose xDiT examples assert
+// a PipeFusion degree of 1 (workload.h: DeployedDegrees::pipefusion).
+TEST(PipeFusionCombo, InTheGridNotInWansExpertGrid) {
   const workload::Workload wan = Config("wan2.1-t2v-1.3b", 832, 480, 17);
+  ASSERT_FALSE(wan.DeployedParallelism().pipefusion);
   std::vector<std::string> pipelines;
   for (const Combo& c : EnumerateCombos(wan, 8, 12)) {
     if (c.pipefusion > 1) {
       pipelines.push_back(c.ToString());
-      EXPECT_TRUE(RunsAsExpert(wan, c)) << c.ToString();
+      EXPECT_FALSE(RunsAsExpert(wan, c)) << c.ToString();
     }
   }
   // 30 blocks: 2 stages (15 blocks each) only; cfg x ulysses x ring on the

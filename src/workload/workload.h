@@ -79,6 +79,11 @@ struct TrainOptions {
 struct DeployedDegrees {
   bool cfg = true;
   bool tp = false;
+  // xDiT's PipeFusion (--pipefusion_parallel_degree): xDiT runs it only in its
+  // own pipeline wrappers (PixArt, SD3, Flux, HunyuanDiT); its Wan examples
+  // (examples/wan_example.py, wan_pipeline_example.py) assert a degree of 1.
+  // No zoo model built as patches (workload.h: pipeline_patches) runs it.
+  bool pipefusion = false;
 };
 
 // The attention library the model's deployed code calls on GPUs (a name of
