@@ -15,22 +15,17 @@ namespace az::search {
 namespace {
 
 using search_test::Config;
+using search_test::DitOptions;
 using search_test::Topo;
 
-// No encoders or VAE: these tests are about the DiT's configurations.
-PlanOptions Options(const hw::Topology& t) {
-  PlanOptions o = search_test::Options(t);
-  o.stages = false;
-  return o;
-}
 
 Evaluated EvaluateCombo(const workload::Workload& config, const std::string& text, const hw::Topology& t,
                         const PlacementPolicy& policy) {
   auto combo = ParseCombo(text, t.num_chips());
   EXPECT_TRUE(combo.ok()) << combo.status().message();
-  auto candidate = ComboCandidate(config, *combo, 0, Options(t));
+  auto candidate = ComboCandidate(config, *combo, 0, DitOptions(t));
   EXPECT_TRUE(candidate.ok()) << candidate.status().message();
-  return Evaluate(*candidate, t, EvaluateOptions{Options(t).calibration, ""}, policy);
+  return Evaluate(*candidate, t, EvaluateOptions{DitOptions(t).calibration, ""}, policy);
 }
 
 // A pinned combination under the default placement: the plan's best is
@@ -39,7 +34,7 @@ Evaluated EvaluateCombo(const workload::Workload& config, const std::string& tex
 TEST(Evaluate, ThePlanReportsWhatEvaluatePrices) {
   hw::Topology t = Topo("v5e:2x4");
   workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
-  PlanOptions options = Options(t);
+  PlanOptions options = DitOptions(t);
   options.pinned = "ulysses=4,cfg=2";
   options.search_placement = false;
   auto plan = MakePlan(config, t, options);
@@ -107,7 +102,7 @@ TEST(Sources, ProposeByContract) {
   SearchContext ctx;
   ctx.config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   ctx.topology = &t;
-  ctx.options = Options(t);
+  ctx.options = DitOptions(t);
   ctx.options.top_k = 3;
   ctx.evaluate.calibration = ctx.options.calibration;
   auto heads = AttentionHeads(ctx.config);
@@ -155,7 +150,7 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
   SearchContext ctx;
   ctx.config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   ctx.topology = &t;
-  ctx.options = Options(t);
+  ctx.options = DitOptions(t);
   ctx.evaluate.calibration = ctx.options.calibration;
   std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
   auto pick = baselines[2]->Choose(ctx);  // alpa
@@ -185,7 +180,7 @@ TEST(Sources, AlpaIsPricedByEvaluate) {
 TEST(ProgramCache, CombinationsShareTheProgramTheyRun) {
   hw::Topology t = Topo("v5e:2x2");
   workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 17);
-  PlanOptions options = Options(t);
+  PlanOptions options = DitOptions(t);
   ProgramCache programs;
   auto candidate = [&](const std::string& text, int64_t depth, const PlanOptions& o) {
     auto combo = ParseCombo(text, t.num_chips());

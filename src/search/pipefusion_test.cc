@@ -12,13 +12,9 @@ namespace az::search {
 namespace {
 
 using search_test::Config;
+using search_test::DitOptions;
 using search_test::Topo;
 
-PlanOptions Options(const hw::Topology& t) {
-  PlanOptions o = search_test::Options(t);
-  o.stages = false;
-  return o;
-}
 
 // Bytes of the parameters a graph declares.
 int64_t ParameterBytes(const pir::Graph& graph) {
@@ -90,12 +86,12 @@ TEST(PipeFusionCombo, BadInput) {
   // 32 x 32 pixels: a 4 x 4 latent, 2 token rows, fewer than 5 patches.
   hw::Topology five = Topo("h100:8");
   auto tiny = PipeFusionCandidate(Config("wan2.1-t2v-1.3b", 32, 32, 5), *ParseCombo("pipefusion=5", 5), 0,
-                                  Options(five));
+                                  DitOptions(five));
   ASSERT_FALSE(tiny.ok());
   EXPECT_NE(tiny.status().message().find("the latent has 2 token rows, at least one per patch"), std::string::npos)
       << tiny.status().message();
   // The planner refuses a pinned one with the template named.
-  PlanOptions pinned = Options(five);
+  PlanOptions pinned = DitOptions(five);
   pinned.pinned = "pipefusion=4,ulysses=2";
   auto plan = MakePlan(wan, five, pinned);
   ASSERT_FALSE(plan.ok());
@@ -150,7 +146,7 @@ TEST(PipeFusion, HandDerivedCase) {
   hw::Topology t = Topo("h100:8");
   workload::Workload wan = Config("wan2.1-t2v-1.3b", 256, 256, 5);
   wan.steps = 10;
-  PlanOptions options = Options(t);
+  PlanOptions options = DitOptions(t);
   const Combo combo = *ParseCombo("pipefusion=2,ulysses=4", 8);
   auto candidate = ComboCandidate(wan, combo, 0, options);
   ASSERT_TRUE(candidate.ok()) << candidate.status().message();

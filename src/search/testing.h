@@ -38,6 +38,13 @@ inline PlanOptions Options(const hw::Topology& t) {
   return o;
 }
 
+// Options for tests about the DiT's configurations: no encoders or VAE.
+inline PlanOptions DitOptions(const hw::Topology& t) {
+  PlanOptions o = Options(t);
+  o.stages = false;
+  return o;
+}
+
 // The stage planner's options on `t` with the default calibration.
 inline StagePlanOptions StageOptions(const hw::Topology& t, int64_t resident = 0, int threads = 2) {
   StagePlanOptions o;
