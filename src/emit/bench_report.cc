@@ -52,11 +52,29 @@ std::string BaselineCells(const search::Plan& p) {
   return out + Fixed(100 * p.efficiency, 1) + "% | " + Fixed(p.plan_time.value(), 2) + " s |\n";
 }
 
+// The geometric mean of AoiZora's speedup over `label` across `rows`, and
+// how many rows had that baseline: "1.123x (6 of 6)", "none (0 of 6)".
+std::string Geomean(const std::vector<const BenchRow*>& rows, const std::string& label) {
+  double log_sum = 0;
+  int count = 0;
+  for (const BenchRow* r : rows) {
+    const search::Configuration* c = r->plan.Find(label);
+    if (!c) continue;
+    const double ratio = Ratio(c->step_latency.value(), r->plan.best.step_latency.value());
+    if (ratio <= 0) continue;
+    log_sum += std::log(ratio);
+    ++count;
+  }
+  const std::string of = " (" + std::to_string(count) + " of " + std::to_string(rows.size()) + ")";
+  if (count == 0) return "none" + of;
+  return Fixed(std::exp(log_sum / count), 3) + "x" + of;
+}
+
 }  // namespace
 
 // Training rows: throughput, remat and memory beside the step, the
 // MaxDiffusion expert under the default placement.
-std::string BenchTrainMarkdown(const std::vector<BenchRow>& rows) {
+std::string BenchTrainTable(const std::vector<BenchRow>& rows) {
   std::string out =
       "| model | clips | micro-batch | slice | AoiZora | remat | ms/step | samples/s | peak | expert (MaxDiffusion, "
       "default order) | ms/step | vs expert | deployed ms/step | vs deployed | Alpa ms/step | vs Alpa | efficiency | "
@@ -73,6 +91,28 @@ std::string BenchTrainMarkdown(const std::vector<BenchRow>& rows) {
     out += p.best.description + " | " + p.best.remat + " | " + Fixed(p.best.step_latency.value() * 1e3, 1) + " | " +
            Fixed(p.samples_per_second, 2) + " | " + FormatBytes(p.best.peak_memory.value()) + " | ";
     out += BaselineCells(p);
+  }
+  return out;
+}
+
+std::string BenchTrainMarkdown(const std::vector<BenchRow>& rows) {
+  std::string out = BenchTrainTable(rows);
+  // Per slice, the geometric means, beside the paper's figures over expert
+  // training configurations (issue 26: 1.11x on 4 v5p chips, 1.21x on 8).
+  std::vector<std::string> slices;
+  for (const BenchRow& r : rows) {
+    if (std::find(slices.begin(), slices.end(), r.topology) == slices.end()) slices.push_back(r.topology);
+  }
+  out += "\n| slice | vs expert (geomean) | paper, vs expert training configurations | vs deployed (geomean) | vs "
+         "Alpa (geomean) |\n|---|---:|---:|---:|---:|\n";
+  for (const std::string& slice : slices) {
+    std::vector<const BenchRow*> planned;
+    for (const BenchRow& r : rows) {
+      if (r.topology == slice && r.planned) planned.push_back(&r);
+    }
+    const std::string paper = slice == "v5p:2x2x1" ? "1.11x" : slice == "v5p:2x2x2" ? "1.21x" : "-";
+    out += "| " + slice + " | " + Geomean(planned, "expert") + " | " + paper + " | " + Geomean(planned, "deployed") +
+           " | " + Geomean(planned, "alpa") + " |\n";
   }
   return out;
 }
@@ -96,6 +136,12 @@ std::string BenchMarkdown(const std::vector<BenchRow>& rows) {
     out += BaselineCells(p);
   }
   return out;
+}
+
+std::string BenchRowMarkdown(const BenchRow& row) {
+  std::string table = row.train ? BenchTrainTable({row}) : BenchMarkdown({row});
+  table.pop_back();
+  return table.substr(table.rfind('\n') + 1);
 }
 
 std::string BenchSvg(const std::vector<BenchRow>& rows) {
@@ -165,24 +211,6 @@ constexpr PaperFigures kPaper[] = {
     {"v5e:2x4", "1.12x", "1.06-1.18x"},
     {"v5e:4x4", "1.42x", "1.37x"},
 };
-
-// The geometric mean of AoiZora's speedup over `label` across `rows`, and
-// how many rows had that baseline: "1.123x (6 of 6)", "none (0 of 6)".
-std::string Geomean(const std::vector<const BenchRow*>& rows, const std::string& label) {
-  double log_sum = 0;
-  int count = 0;
-  for (const BenchRow* r : rows) {
-    const search::Configuration* c = r->plan.Find(label);
-    if (!c) continue;
-    const double ratio = Ratio(c->step_latency.value(), r->plan.best.step_latency.value());
-    if (ratio <= 0) continue;
-    log_sum += std::log(ratio);
-    ++count;
-  }
-  const std::string of = " (" + std::to_string(count) + " of " + std::to_string(rows.size()) + ")";
-  if (count == 0) return "none" + of;
-  return Fixed(std::exp(log_sum / count), 3) + "x" + of;
-}
 
 // Three cells: the description, ms/step and the speedup; or "none: why" and two empty ones.
 std::string BaselineCell(const search::Plan& p, const std::string& label) {

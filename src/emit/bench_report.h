@@ -27,7 +27,11 @@ struct BenchRow {
 // latency, the expert's and Alpa's, the speedups, the efficiency against the
 // roofline bound and the plan time. Training rows (BenchRow::train) add the
 // micro-batch, remat, samples/s and peak memory; their expert is MaxDiffusion's.
+// Training tables end with the geometric means per slice.
 std::string BenchMarkdown(const std::vector<BenchRow>& rows);
+// One row's line of that table (without the newline), as bench prints each
+// row when it lands.
+std::string BenchRowMarkdown(const BenchRow& row);
 // Bars of AoiZora's speedup over the expert, Alpa and the repository's
 // recipe, one group per row.
 std::string BenchSvg(const std::vector<BenchRow>& rows);

@@ -96,15 +96,21 @@ std::string Combo::Template() const {
   // The mesh names each axis after its strategy, so tp_on names the axis.
   if (IsHybrid()) out += (out.empty() ? "" : ",") + ScopedTp(tp_on, tp_parts);
   if (fsdp > 1) {
-    // Weights over the axes whose sizes multiply to fsdp: all of them, or the
-    // degree, bound by size (templates.h).
+    // Weights over the axes whose sizes multiply to fsdp: all of them; every
+    // axis but dp's (HSDP: sharded inside each data-parallel replica,
+    // replicated across them), named, since a degree could bind dp's axis;
+    // else the degree, bound by size (templates.h).
+    const bool hsdp = dp > 1 && fsdp * dp == devices() && fsdp != dp;
+    auto joined = [&](bool skip_dp) {
+      std::string text;
+      for (const auto& a : axes) {
+        if (skip_dp && a == "dp") continue;
+        text += (text.empty() ? "" : "+") + a;
+      }
+      return text;
+    };
     out += (out.empty() ? "" : ",") + std::string("fsdp=") +
-           (fsdp == devices() && !axes.empty() ? [&] {
-             std::string joined;
-             for (const auto& a : axes) joined += (joined.empty() ? "" : "+") + a;
-             return joined;
-           }()
-                                               : std::to_string(fsdp));
+           (fsdp == devices() && !axes.empty() ? joined(false) : hsdp ? joined(true) : std::to_string(fsdp));
   }
   return out.empty() ? "replicated" : out;
 }
@@ -337,6 +343,14 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
         if (dp > 1 && dp < chips) {
           c.fsdp = dp;
           out.push_back(c);
+          // HSDP: over the other axes, inside each data-parallel replica
+          // (MaxDiffusion's training README: data x fsdp, the fsdp axis
+          // carrying the sequence and the weights). Not where its degree
+          // equals dp's: "fsdp=2" beside "dp=2" names the data axis.
+          if (rest > 1 && rest != dp) {
+            c.fsdp = rest;
+            out.push_back(c);
+          }
         }
         c.fsdp = chips;
         out.push_back(c);
@@ -356,8 +370,13 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
 }
 
 bool TrainExpert(const Combo& combo, int64_t chips) {
-  return combo.tp == 1 && combo.cfg == 1 && combo.ring == 1 && combo.ulysses == 1 &&
-         (chips == 1 || combo.fsdp == chips);
+  if (combo.tp != 1 || combo.cfg != 1 || combo.ring != 1 || combo.ulysses != 1 || combo.IsHybrid()) return false;
+  // MaxDiffusion's README recipe (data x fsdp, the fsdp axis carrying the
+  // sequence and the weights): context parallel with the weights over the
+  // context axis alone, the batch over the data axis.
+  const bool data_by_context =
+      combo.dp > 1 && combo.context > 1 && combo.fsdp == combo.context && combo.fsdp != combo.dp;
+  return chips == 1 || combo.fsdp == chips || data_by_context;
 }
 
 bool ExpertDegrees(const workload::Workload& config, const Combo& combo) {

@@ -106,16 +106,21 @@ std::vector<Combo> EnumerateCombos(const workload::Workload& config, int64_t chi
 // devices: no CFG (a training step runs one forward), data parallelism over a
 // batch it divides, sequence and tensor parallelism as for inference; FSDP
 // (ZeRO-3: weights, gradients and optimizer states sharded) none, over the
-// data-parallel axis alone, or over every device. remat is left unset (the
-// planner picks it per combination). Context variants as for inference.
+// data-parallel axis alone, over every device, or (HSDP) over the other axes
+// inside each data-parallel replica, where its degree differs from dp's.
+// remat is left unset (the planner picks it per combination). Context
+// variants as for inference.
 std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t micro_batch);
 
 // The training expert's combinations (MaxDiffusion's Wan training recipes,
 // reference/models.md §4.4): FSDP over every chip with the batch over them
 // (mesh fsdp), and FSDP x context parallelism (the batch over a data axis, the
 // sequence over the context axis, the weights over both: MaxDiffusion shards
-// embed over context x fsdp). Its context attention is its default,
-// `attention: flash` (configs/base_wan_14b.yml), which gathers K and V over
+// embed over context x fsdp), or over the context axis alone (its training
+// README's data x fsdp mesh at maxdiffusion @f5f212f2, whose fsdp axis
+// carries the sequence and the weights: dp x context, fsdp = context). Its
+// context attention is its default, `attention: flash`
+// (configs/base_wan_14b.yml), which gathers K and V over
 // the axis (Combo::context), not a ring; ring, ulysses and ulysses_ring are
 // opt-in kernels, so they are not the baseline. No tensor parallelism (its
 // default tensor degree is 1).

@@ -26,45 +26,53 @@ std::string GiB(double bytes) {
   return text;
 }
 
+// The recipe the model's deployment publishes for this step on these chips
+// (a training recipe for a training step), as a combination, or why none.
+StatusOr<Combo> RecipeCombo(const SearchContext& ctx, std::string* command) {
+  const hw::Topology& topology = *ctx.topology;
+  const int64_t chips = topology.num_chips();
+  const bool tpu = topology.chip.family == hw::ChipFamily::kTpu;
+  const int64_t per_node = topology.gpus_per_node > 0 ? topology.gpus_per_node : chips;
+  AZ_ASSIGN_OR_RETURN(workload::DeployedRecipe recipe,
+                      ctx.options.train ? ctx.config.DeployedTrainRecipeOn(chips, ctx.options.train->micro_batch, tpu)
+                                        : ctx.config.DeployedRecipeOn(chips, per_node, tpu));
+  Combo c;
+  c.dp = recipe.dp;
+  c.ulysses = recipe.ulysses;
+  c.ring = recipe.ring;
+  c.tp = recipe.tp;
+  c.context = recipe.context;
+  c.fsdp = recipe.fsdp ? chips / recipe.dp : 0;
+  c.remat = recipe.remat;
+  *command = recipe.command;
+  AZ_CHECK_MSG(c.devices() == chips, "a deployed recipe's degrees multiply to the chip count");
+  return c;
+}
+
 // The recipe as a combination of the grid: its index in ctx.combos, or -1
 // with the reason in *note.
 int RecipeIndex(const SearchContext& ctx, Combo* combo, std::string* command, std::string* note) {
-  if (ctx.options.train) {
-    *note = "not run: the repositories' recipes are inference launches (a training step's expert is MaxDiffusion's)";
-    return -1;
-  }
   if (!ctx.options.pinned.empty()) {
     *note = "not run: the sharding is pinned (--template)";
     return -1;
   }
-  const hw::Topology& topology = *ctx.topology;
-  const int64_t chips = topology.num_chips();
-  const int64_t per_node = topology.gpus_per_node > 0 ? topology.gpus_per_node : chips;
-  StatusOr<workload::DeployedRecipe> recipe =
-      ctx.config.DeployedRecipeOn(chips, per_node, topology.chip.family == hw::ChipFamily::kTpu);
+  StatusOr<Combo> recipe = RecipeCombo(ctx, command);
   if (!recipe.ok()) {
     *note = recipe.status().message();
     return -1;
   }
-  Combo c;
-  c.ulysses = recipe->ulysses;
-  c.ring = recipe->ring;
-  c.tp = recipe->tp;
-  c.context = recipe->context;
-  c.fsdp = recipe->fsdp ? chips : 0;
+  const Combo& c = *recipe;
   *combo = c;
-  *command = recipe->command;
-  AZ_CHECK_MSG(c.devices() == chips, "a deployed recipe's degrees multiply to the chip count");
   if (c.context == 1) {
     if (Status split = ctx.config.DeployedSequenceSplit(c.ulysses * c.ring); !split.ok()) {
-      *note = recipe->command + " (" + c.ToString() + ") does not run here: " + split.message();
+      *note = *command + " (" + c.ToString() + ") does not run here: " + split.message();
       return -1;
     }
   }
   const auto it = std::find(ctx.combos.begin(), ctx.combos.end(), c);
   if (it == ctx.combos.end()) {
     const Status admitted = TargetAdmits(ctx.options.target, ctx.config, c);
-    *note = recipe->command + " (" + c.ToString() + ") is not among the " + std::to_string(ctx.combos.size()) +
+    *note = *command + " (" + c.ToString() + ") is not among the " + std::to_string(ctx.combos.size()) +
             " configurations of the grid" +
             (admitted.ok() ? std::string()
                            : ": --target " + std::string(TargetName(ctx.options.target)) + " does not run it (" +
@@ -77,6 +85,17 @@ int RecipeIndex(const SearchContext& ctx, Combo* combo, std::string* command, st
 class Deployed : public Source {
  public:
   std::string label() const override { return "deployed"; }
+
+  // A training recipe pins its remat policy, which the grid's combinations
+  // leave to the planner: the recipe joins the grid as it is written.
+  std::vector<Combo> Contribute(const SearchContext& ctx) const override {
+    if (!ctx.options.train || !ctx.options.pinned.empty()) return {};
+    std::string command;
+    StatusOr<Combo> recipe = RecipeCombo(ctx, &command);
+    if (!recipe.ok() || !recipe->remat) return {};
+    if (!TargetAdmits(ctx.options.target, ctx.config, *recipe).ok()) return {};
+    return {*recipe};
+  }
 
   std::vector<int> Propose(const SearchContext& ctx) const override {
     Combo combo;

@@ -118,7 +118,8 @@ TEST(Deployed, TheNoteSaysWhyItDoesNotFit) {
 // The recipe's sequence split refused by the deployed code: HunyuanVideo at
 // 720x720 has 45 x 45 patches, and 8 divides neither (reference/models.md
 // §4.2: 720x720 runs only sp 3 and 5). No recipe published: a model whose
-// repository has none. A training step: the recipes are inference launches.
+// repository has none. A training step on GPUs: MaxDiffusion's training
+// README, the one published training recipe, runs TPUs.
 TEST(Deployed, TheNoteSaysWhyThereIsNone) {
   hw::Topology t = Topo("h100:8");
   std::unique_ptr<Source> deployed = DeployedSource();
@@ -136,11 +137,47 @@ TEST(Deployed, TheNoteSaysWhyThereIsNone) {
   pick = deployed->Choose(cog);
   ASSERT_TRUE(pick.ok());
   EXPECT_EQ(pick->note.rfind("none published: cogvideox-2b", 0), 0u) << pick->note;
-  SearchContext train = Context(Config("wan2.1-t2v-1.3b", 256, 256, 9), t);
+  SearchContext train = Context(Config("wan2.1-t2v-14b", 256, 256, 9), t);
   train.options.train = TrainPlanOptions{};
+  train.options.train->micro_batch = 8;
   pick = deployed->Choose(train);
   ASSERT_TRUE(pick.ok());
-  EXPECT_EQ(pick->note.rfind("not run: the repositories' recipes are inference launches", 0), 0u) << pick->note;
+  EXPECT_EQ(pick->note.rfind("none published for GPUs: wan2.1-t2v-14b's training recipe is MaxDiffusion's", 0), 0u)
+      << pick->note;
+}
+
+// A training step of Wan 2.1 14B on v5p:2x2x1 at a batch of 1: MaxDiffusion's
+// training README (recipes.cc), the sequence and the weights over the 4 chips
+// (context=4,fsdp=4) with remat offload pinned, joins the grid as written
+// (Source::Contribute) and is priced like every candidate: its latency is
+// Evaluate's of that combination under the default placement.
+TEST(Deployed, WanTrainingIsMaxDiffusionsReadme) {
+  hw::Topology t = Topo("v5p:2x2x1");
+  workload::Workload config = Config("wan2.1-t2v-14b", 256, 256, 9);
+  PlanOptions options = Options(t);
+  options.train = TrainPlanOptions{};
+  options.train->micro_batch = 1;
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const Configuration* deployed = plan->Find("deployed");
+  ASSERT_NE(deployed, nullptr) << plan->NoteOf("deployed");
+  EXPECT_EQ(deployed->description,
+            "ici_data_parallelism=1 ici_fsdp_parallelism=4 ici_tensor_parallelism=1 attention=flash "
+            "remat_policy=HIDDEN_STATE_WITH_OFFLOAD per_device_batch_size=0.25 (context=4,fsdp=4,remat=offload)");
+  auto combo = ParseCombo("context=4,fsdp=4,remat=offload", 4);
+  ASSERT_TRUE(combo.ok()) << combo.status().message();
+  // The step the planner prices (planner.cc): the micro-batch, no CFG.
+  workload::Workload step = config;
+  step.batch = 1;
+  step.cfg = workload::CfgMode::kNone;
+  auto candidate = ComboCandidate(step, *combo, 0, options);
+  ASSERT_TRUE(candidate.ok()) << candidate.status().message();
+  Evaluated e = Evaluate(*candidate, t, EvaluateOptions{options.calibration, ""}, PlacementPolicy{});
+  ASSERT_TRUE(e.status.ok()) << e.status.message();
+  EXPECT_EQ(deployed->step_latency.value(), e.default_latency);
+  EXPECT_EQ(deployed->evidence_hash, evidence::HashOf(e.compiled.evidence));
+  EXPECT_TRUE(deployed->default_order);
+  EXPECT_LE(plan->best.step_latency.value(), deployed->step_latency.value());
 }
 
 }  // namespace

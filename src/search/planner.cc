@@ -305,9 +305,16 @@ StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topolo
   const Clock::time_point start = Clock::now();
   StackChoice stack;
   AZ_ASSIGN_OR_RETURN(SearchContext ctx, Prepare(model_config, topology, plan_options, stack));
-  Plan plan = Header(ctx, stack);
   const std::unique_ptr<Source> grid = ctx.program_search ? ProgramSource() : GridSource();
   const std::vector<std::unique_ptr<Source>> baselines = BaselineSources();
+  if (!ctx.program_search && ctx.options.hlo_dir.empty()) {
+    for (const std::unique_ptr<Source>& source : baselines) {
+      for (const Combo& c : source->Contribute(ctx)) {
+        if (std::find(ctx.combos.begin(), ctx.combos.end(), c) == ctx.combos.end()) ctx.combos.push_back(c);
+      }
+    }
+  }
+  Plan plan = Header(ctx, stack);
 
   // Prune the grid (with XLA's programs: keep those it compiled), evaluate
   // what the sources propose. The program source has no grid to prune.

@@ -106,6 +106,10 @@ class Source {
  public:
   virtual ~Source() = default;
   virtual std::string label() const = 0;
+  // Combinations the source needs that the grid does not hold (the deployed
+  // training recipe, whose remat is pinned), appended to ctx.combos before
+  // pruning, where they are scored as they are. Default: none.
+  virtual std::vector<Combo> Contribute(const SearchContext&) const { return {}; }
   // Combinations (indices into ctx.combos, among ctx.feasible) the planner
   // evaluates with the grid's survivors. Default: none.
   virtual std::vector<int> Propose(const SearchContext&) const { return {}; }

@@ -53,6 +53,32 @@ TEST(TrainCombos, EnumerationOfWan13bOnFourChips) {
   EXPECT_EQ(std::unique(names.begin(), names.end()), names.end());
 }
 
+// HSDP on 8 chips (Wan 14B, 40 heads), a micro-batch of 2: dp=2 leaves 4
+// chips per replica, split (u, t, ring 4/u/t) as (1,1,4), (1,2,2), (1,4,1),
+// (2,1,2), (2,2,1), (4,1,1) (u*t | 40 throughout): 6 combinations, each with
+// the weights over its replica's 4 chips (fsdp=4, != dp), plus the context
+// twins of the ring-only two, (1,1,4) and (1,2,2): 8. dp=1 has no replica to
+// shard inside. On 4 chips dp=2 leaves 2 = dp: none (fsdp=2 names the data
+// axis; EnumerationOfWan13bOnFourChips counts 30 as before).
+TEST(TrainCombos, HsdpShardsInsideEachReplica) {
+  std::vector<std::string> hsdp;
+  for (const Combo& c : EnumerateTrainCombos(8, 40, 2)) {
+    if (c.dp > 1 && c.fsdp * c.dp == 8 && c.fsdp != c.dp) hsdp.push_back(c.ToString());
+  }
+  std::sort(hsdp.begin(), hsdp.end());
+  EXPECT_EQ(hsdp, (std::vector<std::string>{"context=2,tp=2,dp=2,fsdp=4", "context=4,dp=2,fsdp=4",
+                                            "ring=2,tp=2,dp=2,fsdp=4", "ring=4,dp=2,fsdp=4", "tp=4,dp=2,fsdp=4",
+                                            "ulysses=2,ring=2,dp=2,fsdp=4", "ulysses=2,tp=2,dp=2,fsdp=4",
+                                            "ulysses=4,dp=2,fsdp=4"}));
+  // The template names the replica's axes, so the degree never binds dp's.
+  auto readme = ParseCombo("dp=2,context=4,fsdp=4", 8);
+  ASSERT_TRUE(readme.ok()) << readme.status().message();
+  EXPECT_EQ(readme->Template(), "dp=dp,context=context,fsdp=context");
+  auto usp = ParseCombo("dp=2,ulysses=2,ring=2,fsdp=4", 8);
+  ASSERT_TRUE(usp.ok()) << usp.status().message();
+  EXPECT_EQ(usp->Template(), "dp=dp,ring=ring,ulysses=ulysses,fsdp=ring+ulysses");
+}
+
 TEST(TrainCombos, MaxDiffusionRecipesAreTheExpert) {
   auto parse = [](const std::string& text) {
     auto c = ParseCombo(text, 8);
@@ -66,6 +92,8 @@ TEST(TrainCombos, MaxDiffusionRecipesAreTheExpert) {
   EXPECT_FALSE(TrainExpert(parse("dp=2,ulysses=4,fsdp=8"), 8));   // so is Ulysses
   EXPECT_FALSE(TrainExpert(parse("dp=8"), 8));                   // plain DDP: not a recipe
   EXPECT_FALSE(TrainExpert(parse("dp=2,context=4,fsdp=2"), 8));  // weights over the data axis only
+  EXPECT_TRUE(TrainExpert(parse("dp=2,context=4,fsdp=4"), 8));   // the README's data x fsdp (v5p-256: 32 x 4)
+  EXPECT_FALSE(TrainExpert(parse("dp=2,ring=4,fsdp=4"), 8));     // the same with ring attention: opt-in
   EXPECT_FALSE(TrainExpert(parse("dp=4,tp=2,fsdp=8"), 8));       // tensor degree 1 in the recipes
 }
 

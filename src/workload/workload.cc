@@ -42,6 +42,11 @@ StatusOr<DeployedRecipe> WorkloadBuilder::DeployedRecipeOn(const Workload& workl
   return NotFound("none published: '" + workload.model + "' is an imported program, deployed by no repository");
 }
 
+StatusOr<DeployedRecipe> WorkloadBuilder::DeployedTrainRecipeOn(const Workload& workload, int64_t, int64_t,
+                                                                bool) const {
+  return NotFound("none published: '" + workload.model + "' is an imported program, trained by no repository");
+}
+
 StatusOr<pir::Graph> WorkloadBuilder::Stage(const Workload& workload, std::string_view stage) const {
   return InvalidArgument("'" + workload.model + "' runs no stage '" + std::string(stage) +
                          "': an imported program is one graph, with no pipeline stages around it");

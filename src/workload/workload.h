@@ -105,9 +105,16 @@ struct DeployedAttention {
 // generate.py, HunyuanVideo's sample_video.py, Step-Video's run_parallel.py);
 // on TPUs MaxDiffusion's default mesh and attention. CFG is never split:
 // those recipes run the passes one after the other or as one batch.
+//
+// A training recipe (WorkloadBuilder::DeployedTrainRecipeOn) also splits the
+// batch over `dp` data-parallel replicas and pins its remat policy.
 struct DeployedRecipe {
   int64_t ulysses = 1, ring = 1, tp = 1, context = 1;
+  int64_t dp = 1;
+  // The weights sharded over every chip of a data-parallel replica (every
+  // chip when dp = 1), or not sharded.
   bool fsdp = false;
+  std::optional<pir::RematPolicy> remat;  // training recipes only
   std::string command;  // the flags as the recipe writes them: "--ulysses_size 8 --dit_fsdp"
   std::string source;   // where the recipe is written (file and commit)
 };
@@ -169,6 +176,11 @@ class WorkloadBuilder {
   // count). Default: none published.
   virtual StatusOr<DeployedRecipe> DeployedRecipeOn(const Workload& workload, int64_t chips, int64_t per_node,
                                                     bool tpu) const;
+  // The training recipe the model's deployment publishes for a step of
+  // `micro_batch` samples on `chips` chips, or why there is none (as
+  // DeployedRecipeOn). Default: none published.
+  virtual StatusOr<DeployedRecipe> DeployedTrainRecipeOn(const Workload& workload, int64_t chips, int64_t micro_batch,
+                                                         bool tpu) const;
   // The stages the pipeline runs besides the DiT, in pipeline order.
   virtual std::vector<StageInfo> Stages(const Workload&) const { return {}; }
   virtual StatusOr<pir::Graph> Stage(const Workload& workload, std::string_view stage) const;
@@ -223,6 +235,9 @@ struct Workload {
   DeployedAttention DeployedAttentionLibrary() const { return builder->DeployedAttentionLibrary(); }
   StatusOr<DeployedRecipe> DeployedRecipeOn(int64_t chips, int64_t per_node, bool tpu) const {
     return builder->DeployedRecipeOn(*this, chips, per_node, tpu);
+  }
+  StatusOr<DeployedRecipe> DeployedTrainRecipeOn(int64_t chips, int64_t micro_batch, bool tpu) const {
+    return builder->DeployedTrainRecipeOn(*this, chips, micro_batch, tpu);
   }
   std::vector<StageInfo> Stages() const { return builder->Stages(*this); }
   StatusOr<pir::Graph> Stage(std::string_view stage) const { return builder->Stage(*this, stage); }

@@ -14,6 +14,7 @@
 
 #include "emit/bench_report.h"
 #include "emit/plan_format.h"
+#include "fidelity/published_train.h"
 #include "price/calibration.h"
 #include "search/planner.h"
 #include "tools/aoizora/child_process.h"
@@ -231,8 +232,13 @@ int RunBench(const BenchArgs& args) {
     models = {{"wan2.1-t2v-14b", 1280, 720, 81}, {"hunyuanvideo-13b", 1280, 720, 129}};
   } else if (args.models.empty() && args.train) {
     // Issue 9's cases: Wan 2.1 14B and 1.3B and HunyuanVideo at training
-    // clips of 480p (Wan's 832x480x81; HunyuanVideo 960x544 at 61 frames).
-    models = {{"wan2.1-t2v-14b", 832, 480, 81}, {"wan2.1-t2v-1.3b", 832, 480, 81}, {"hunyuanvideo-13b", 960, 544, 61}};
+    // clips of 480p (Wan's 832x480x81; HunyuanVideo 960x544 at 61 frames);
+    // issue 26's: Wan 2.1 14B at the 720x1280x81 clips of MaxDiffusion's
+    // training README.
+    models = {{"wan2.1-t2v-14b", 832, 480, 81},
+              {"wan2.1-t2v-1.3b", 832, 480, 81},
+              {"hunyuanvideo-13b", 960, 544, 61},
+              {"wan2.1-t2v-14b", 720, 1280, 81}};
   } else if (args.models.empty()) {
     models = {{"wan2.1-t2v-14b", 832, 480, 81},   {"wan2.1-t2v-14b", 1280, 720, 81},
               {"wan2.1-t2v-1.3b", 832, 480, 81},  {"hunyuanvideo-13b", 1280, 720, 129},
@@ -261,35 +267,44 @@ int RunBench(const BenchArgs& args) {
     for (const std::string& spec : topologies) {
       auto topology = LoadTopology(spec);
       if (!topology.ok()) return Fail(topology.status());
-      emit::BenchRow row;
-      row.model = config->model;
-      row.resolution = std::to_string(config->width) + "x" + std::to_string(config->height) + "x" +
-                       std::to_string(config->frames);
-      row.topology = topology->name;
-      row.train = args.train;
-      search::PlanOptions plan_options;
-      if (args.train) {
-        search::TrainPlanOptions train;
-        train.micro_batch = args.micro_batch;
-        plan_options.train = train;
+      // Training: the micro-batch asked for; else a quarter of a sample per
+      // chip where 4 divides the chips (MaxDiffusion's README trains at
+      // per_device_batch_size 0.25) and one per chip.
+      std::vector<int64_t> batches = {args.micro_batch};
+      const int64_t chips = topology->num_chips();
+      if (args.train && args.micro_batch == 0) {
+        batches = {chips};
+        if (chips % 4 == 0) batches.insert(batches.begin(), chips / 4);
       }
-      plan_options.threads = args.threads;
-      plan_options.calibration = price::DefaultPriceCalibration(*topology);
-      if (!args.quiet) fmt::print(stderr, "bench: {} {} on {}\n", row.model, row.resolution, row.topology);
-      auto plan = search::MakePlan(zoo::WorkloadOf(*config), *topology, plan_options);
-      if (plan.ok()) {
-        row.planned = true;
-        row.plan = std::move(*plan);
-      } else {
-        row.error = plan.status().message();
+      for (int64_t micro_batch : batches) {
+        emit::BenchRow row;
+        row.model = config->model;
+        row.resolution = std::to_string(config->width) + "x" + std::to_string(config->height) + "x" +
+                         std::to_string(config->frames);
+        row.topology = topology->name;
+        row.train = args.train;
+        search::PlanOptions plan_options;
+        if (args.train) {
+          search::TrainPlanOptions train;
+          train.micro_batch = micro_batch;
+          plan_options.train = train;
+        }
+        plan_options.threads = args.threads;
+        plan_options.calibration = price::DefaultPriceCalibration(*topology);
+        if (!args.quiet) fmt::print(stderr, "bench: {} {} on {}\n", row.model, row.resolution, row.topology);
+        auto plan = search::MakePlan(zoo::WorkloadOf(*config), *topology, plan_options);
+        if (plan.ok()) {
+          row.planned = true;
+          row.plan = std::move(*plan);
+        } else {
+          row.error = plan.status().message();
+        }
+        if (!args.quiet) {
+          // Each row as it lands, so that a long bench cut short keeps what it measured.
+          fmt::print(stderr, "bench: {}\n", emit::BenchRowMarkdown(row));
+        }
+        rows.push_back(std::move(row));
       }
-      if (!args.quiet) {
-        // Each row as it lands, so that a long bench cut short keeps what it measured.
-        std::string table = emit::BenchMarkdown({row});
-        table.pop_back();
-        fmt::print(stderr, "bench: {}\n", table.substr(table.rfind('\n') + 1));
-      }
-      rows.push_back(std::move(row));
     }
   }
   if (args.paper) {
@@ -304,6 +319,11 @@ int RunBench(const BenchArgs& args) {
     return 0;
   }
   std::string markdown = emit::BenchMarkdown(rows);
+  if (args.train && args.models.empty() && args.topologies.empty() && args.micro_batch == 0) {
+    // The cases of record: also the published training steps.
+    if (!args.quiet) fmt::print(stderr, "bench: the published training steps\n");
+    markdown += "\n" + fidelity::PublishedTrainMarkdown(fidelity::CheckPublishedTrainSteps(args.threads));
+  }
   fmt::print("{}", markdown);
   if (!args.out.empty()) {
     std::error_code ec;
@@ -337,10 +357,11 @@ void RegisterBench(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--threads", args->threads, "Worker threads")->check(CLI::Range(1, 256));
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   CLI::Option* train = cmd->add_flag("--train", args->train,
-                "Training steps (default cases: Wan 2.1 14B and 1.3B at 832x480x81, HunyuanVideo at 960x544x61 on "
-                "v5p:2x2x1, v5p:2x2x2 and h100:8)");
+                "Training steps (default cases: Wan 2.1 14B and 1.3B at 832x480x81, HunyuanVideo at 960x544x61 and "
+                "Wan 2.1 14B at 720x1280x81 on v5p:2x2x1, v5p:2x2x2 and h100:8, each at a quarter and one sample per "
+                "chip, then the published training steps)");
   CLI::Option* micro_batch =
-      cmd->add_option("--micro-batch", args->micro_batch, "With --train: samples per step (default: one per chip)")
+      cmd->add_option("--micro-batch", args->micro_batch, "With --train: samples per step (default: a quarter per chip, MaxDiffusion's README, and one per chip)")
           ->check(CLI::Range(int64_t{1}, int64_t{1024}));
   CLI::Option* scale = cmd->add_flag(
       "--scale", args->scale,

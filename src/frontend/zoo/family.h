@@ -55,6 +55,10 @@ class DitFamily {
   // The recipe the model's own repository deploys on `chips` chips (zoo.h:
   // DeployedRecipeOf; recipes.cc cites each). Default: none published.
   virtual StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const;
+  // The training recipe it publishes for a step of `micro_batch` samples
+  // (zoo.h: DeployedTrainRecipeOf). Default: none published.
+  virtual StatusOr<DeployedRecipe> TrainRecipe(const ModelConfig& config, const RecipeChips& on,
+                                               int64_t micro_batch) const;
   // Declares the conditioning inputs of one pass (`pass` is "cond" or "uncond"):
   // inputs shared by both passes use the same name and come back as the same value.
   // The default declares the family's text_inputs(), in order.
@@ -112,6 +116,8 @@ inline std::string PassSuffix(const std::string& pass) { return pass == "uncond"
 // Step-Video's run_parallel.py.
 StatusOr<DeployedRecipe> WanRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on, bool dit_fsdp,
                                    const char* maxdiffusion_config);
+// MaxDiffusion's Wan 2.1 training README (recipes.cc), on TPUs.
+StatusOr<DeployedRecipe> WanTrainRecipe(const ModelConfig& config, const RecipeChips& on, int64_t micro_batch);
 StatusOr<DeployedRecipe> HunyuanVideoRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on);
 StatusOr<DeployedRecipe> StepVideoRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on);
 

@@ -46,10 +46,29 @@
 //       chips (FSDP). The later mesh (reference/models.md §4.4, @7cfb8801:
 //       ici_context_parallelism -1, activation_length and embed -> context)
 //       is the same layout. CFG runs as one batch-2 forward on `data` (1).
+//   Wan 2.1 T2V-14B training on TPUs  AI-Hypercomputer/maxdiffusion README.md
+//       @f5f212f2 ("Wan 2.1 training", 2025-10-21): on v5p-8 (4 chips)
+//       `train_wan.py configs/base_wan_14b.yml attention='flash'
+//       remat_policy='HIDDEN_STATE_WITH_OFFLOAD' per_device_batch_size=0.25
+//       ici_data_parallelism=1 ici_fsdp_parallelism=4
+//       ici_tensor_parallelism=1` at 720x1280, 81 frames (global batch 1:
+//       "0.25 * 4 (devices) = effective global batch size = 1"), and on
+//       v5p-256 (128 chips) the same with ici_data_parallelism=32; "the
+//       ici_fsdp_parallelism axis is used for sequence parallelism"; its
+//       configs/base_wan_14b.yml of that commit maps batch -> data,
+//       activation_length -> fsdp and embed -> fsdp, with attention flash
+//       (K and V gathered). Rule: the fsdp axis of 4 chips carries the
+//       sequence and the weights (context=4, the weights over it), the data
+//       axis the rest of the chips and the batch, remat offload (the
+//       planner's offload is that policy, pir/grad/backward.h). The README
+//       trains at per-device batch 0.25 (one sample per data replica);
+//       another batch the data axis divides runs the same mesh.
 //
 // Every other family: none published (CogVideoX, Mochi and LTX-Video deploy
 // through xDiT or diffusers, whose grid is the expert baseline; Open-Sora's
 // ColossalAI sequence-parallel plugin is not modelled).
+#include <cstdio>
+
 #include "frontend/zoo/family.h"
 
 namespace az::zoo {
@@ -110,6 +129,44 @@ StatusOr<DeployedRecipe> WanRecipe(const ModelConfig& config, int64_t heads, con
   return r;
 }
 
+StatusOr<DeployedRecipe> DitFamily::TrainRecipe(const ModelConfig& config, const RecipeChips&, int64_t) const {
+  return NotFound("none published: " + config.model + "'s deployment publishes no multi-chip training recipe");
+}
+
+StatusOr<DeployedRecipe> WanTrainRecipe(const ModelConfig& config, const RecipeChips& on, int64_t micro_batch) {
+  if (!on.tpu) {
+    return NotFound("none published for GPUs: " + config.model +
+                    "'s training recipe is MaxDiffusion's, on TPUs (its README: v5p-8 and v5p-256)");
+  }
+  // The README's fsdp axis: 4 chips (v5p-8 and v5p-256 alike).
+  constexpr int64_t kSequenceChips = 4;
+  if (on.chips % kSequenceChips != 0) {
+    return FailedPrecondition("MaxDiffusion's Wan training README runs ici_fsdp_parallelism=4 with the data axis "
+                              "over the other chips; " +
+                              std::to_string(on.chips) + " chips do not divide by 4");
+  }
+  DeployedRecipe r;
+  r.dp = on.chips / kSequenceChips;
+  r.context = kSequenceChips;
+  r.fsdp = true;
+  r.remat = pir::RematPolicy::kOffload;
+  if (micro_batch % r.dp != 0) {
+    return FailedPrecondition("MaxDiffusion's Wan training README splits the batch over ici_data_parallelism=" +
+                              std::to_string(r.dp) + "; a batch of " + std::to_string(micro_batch) +
+                              " samples does not divide over it");
+  }
+  char per_device[32];
+  std::snprintf(per_device, sizeof per_device, "%g", static_cast<double>(micro_batch) / static_cast<double>(on.chips));
+  r.command = "ici_data_parallelism=" + std::to_string(r.dp) +
+              " ici_fsdp_parallelism=4 ici_tensor_parallelism=1 attention=flash "
+              "remat_policy=HIDDEN_STATE_WITH_OFFLOAD per_device_batch_size=" +
+              per_device;
+  r.source = "maxdiffusion README @f5f212f2, Wan 2.1 training (v5p-8: ici_fsdp_parallelism=4, per_device_batch_size "
+             "0.25; v5p-256: ici_data_parallelism=32), base_wan_14b.yml @f5f212f2 (activation_length and embed -> "
+             "fsdp)";
+  return r;
+}
+
 StatusOr<DeployedRecipe> HunyuanVideoRecipe(const ModelConfig& config, int64_t heads, const RecipeChips& on) {
   if (on.tpu) return NoTpuRecipe(config);
   DeployedRecipe r = UlyssesElseRing(heads, on);
@@ -142,6 +199,14 @@ StatusOr<DeployedRecipe> DeployedRecipeOf(const ModelConfig& config, const Recip
                            " chips, " + std::to_string(on.per_node) + " per machine");
   }
   return FamilyOf(config.model).Recipe(config, on);
+}
+
+StatusOr<DeployedRecipe> DeployedTrainRecipeOf(const ModelConfig& config, const RecipeChips& on, int64_t micro_batch) {
+  if (on.chips < 1 || micro_batch < 1) {
+    return InvalidArgument("a deployed training recipe needs at least one chip and one sample, got " +
+                           std::to_string(on.chips) + " chips, " + std::to_string(micro_batch) + " samples");
+  }
+  return FamilyOf(config.model).TrainRecipe(config, on, micro_batch);
 }
 
 }  // namespace az::zoo

@@ -99,6 +99,55 @@ TEST(DeployedRecipe, WanOnTpusIsMaxDiffusionsDefault) {
             "wan2.1-i2v-14b");
 }
 
+// MaxDiffusion's Wan 2.1 training README (@f5f212f2): v5p-8 (4 chips) runs
+// ici_data_parallelism=1 ici_fsdp_parallelism=4 at per_device_batch_size
+// 0.25 (a batch of 1), v5p-256 (128 chips) ici_data_parallelism=32 (a batch
+// of 32), remat HIDDEN_STATE_WITH_OFFLOAD; the fsdp axis carries the sequence
+// and the weights. So 4 chips, batch 1: dp 1, context 4, weights over the 4;
+// 8 chips, batch 2: dp 2 (8 / 4), context 4, weights over each replica's 4,
+// per-device 2 / 8 = 0.25; batch 4 on 8 chips: the same mesh, 0.5 per chip.
+TEST(DeployedRecipe, Wan14BTrainingIsMaxDiffusionsReadme) {
+  auto config = ResolveConfig("wan2.1-t2v-14b", {});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto four = DeployedTrainRecipeOf(*config, {4, 4, true}, 1);
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  EXPECT_EQ(four->dp, 1);
+  EXPECT_EQ(four->context, 4);
+  EXPECT_EQ(four->ulysses * four->ring * four->tp, 1);
+  EXPECT_TRUE(four->fsdp);
+  ASSERT_TRUE(four->remat.has_value());
+  EXPECT_EQ(*four->remat, pir::RematPolicy::kOffload);
+  EXPECT_EQ(four->command,
+            "ici_data_parallelism=1 ici_fsdp_parallelism=4 ici_tensor_parallelism=1 attention=flash "
+            "remat_policy=HIDDEN_STATE_WITH_OFFLOAD per_device_batch_size=0.25");
+  EXPECT_NE(four->source.find("maxdiffusion README @f5f212f2"), std::string::npos) << four->source;
+  auto eight = DeployedTrainRecipeOf(*config, {8, 8, true}, 2);
+  ASSERT_TRUE(eight.ok()) << eight.status().ToString();
+  EXPECT_EQ(eight->dp, 2);
+  EXPECT_EQ(eight->context, 4);
+  EXPECT_EQ(eight->command.rfind("ici_data_parallelism=2 ici_fsdp_parallelism=4", 0), 0u) << eight->command;
+  auto half = DeployedTrainRecipeOf(*config, {8, 8, true}, 4);
+  ASSERT_TRUE(half.ok()) << half.status().ToString();
+  EXPECT_NE(half->command.find("per_device_batch_size=0.5"), std::string::npos) << half->command;
+  // A batch the data axis does not divide; a chip count 4 does not divide.
+  auto odd = DeployedTrainRecipeOf(*config, {8, 8, true}, 1);
+  EXPECT_EQ(odd.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(odd.status().message(),
+            "MaxDiffusion's Wan training README splits the batch over ici_data_parallelism=2; a batch of 1 samples "
+            "does not divide over it");
+  EXPECT_EQ(DeployedTrainRecipeOf(*config, {6, 6, true}, 6).status().code(), StatusCode::kFailedPrecondition);
+  // GPUs, and models the README does not train: none published.
+  auto gpu = DeployedTrainRecipeOf(*config, {8, 8, false}, 8);
+  EXPECT_EQ(gpu.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(gpu.status().message().rfind("none published for GPUs", 0), 0u) << gpu.status().message();
+  auto small = ResolveConfig("wan2.1-t2v-1.3b", {});
+  ASSERT_TRUE(small.ok());
+  auto none = DeployedTrainRecipeOf(*small, {4, 4, true}, 1);
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(none.status().message(),
+            "none published: wan2.1-t2v-1.3b's deployment publishes no multi-chip training recipe");
+}
+
 // HunyuanVideo's README: --ulysses-degree 8 --ring-degree 1 on 8 GPUs (8 |
 // 24 heads). 16 chips on two machines of 8: 16 does not divide 24, 8 does:
 // Ulysses 8 x Ring 2. 5 chips: 5 does not divide 24: Ring 5 (the README's

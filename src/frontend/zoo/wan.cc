@@ -52,6 +52,8 @@ constexpr double kEps = 1e-6;
 struct WanDeployment {
   bool dit_fsdp = true;
   const char* maxdiffusion_config = nullptr;
+  // Whether MaxDiffusion's README publishes a training recipe for it.
+  bool maxdiffusion_training = false;
 };
 
 class Wan final : public DitFamily {
@@ -60,6 +62,11 @@ class Wan final : public DitFamily {
 
   StatusOr<DeployedRecipe> Recipe(const ModelConfig& config, const RecipeChips& on) const override {
     return WanRecipe(config, s_.num_heads, on, deployment_.dit_fsdp, deployment_.maxdiffusion_config);
+  }
+  StatusOr<DeployedRecipe> TrainRecipe(const ModelConfig& config, const RecipeChips& on,
+                                       int64_t micro_batch) const override {
+    if (!deployment_.maxdiffusion_training) return DitFamily::TrainRecipe(config, on, micro_batch);
+    return WanTrainRecipe(config, on, micro_batch);
   }
 
   Status Validate(const ModelConfig& c) const override {
@@ -339,7 +346,7 @@ const DitFamily& Wan21T2V1_3B() {
   return kFamily;
 }
 const DitFamily& Wan21T2V14B() {
-  static const Wan kFamily({5120, 13824, 40, 40, 16, false}, {true, "configs/base_wan_14b.yml"});
+  static const Wan kFamily({5120, 13824, 40, 40, 16, false}, {true, "configs/base_wan_14b.yml", true});
   return kFamily;
 }
 const DitFamily& Wan21I2V14B() {

@@ -34,6 +34,10 @@ class ZooBuilder final : public workload::WorkloadBuilder {
                                             bool tpu) const override {
     return zoo::DeployedRecipeOf(At(w), {chips, per_node, tpu});
   }
+  StatusOr<DeployedRecipe> DeployedTrainRecipeOn(const workload::Workload& w, int64_t chips, int64_t micro_batch,
+                                                 bool tpu) const override {
+    return zoo::DeployedTrainRecipeOf(At(w), {chips, chips, tpu}, micro_batch);
+  }
   std::vector<StageInfo> Stages(const workload::Workload& w) const override { return StagesOf(At(w)); }
   StatusOr<pir::Graph> Stage(const workload::Workload& w, std::string_view stage) const override {
     return BuildStage(At(w), stage);

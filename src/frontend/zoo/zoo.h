@@ -166,6 +166,10 @@ struct RecipeChips {
   bool tpu = false;
 };
 StatusOr<DeployedRecipe> DeployedRecipeOf(const ModelConfig& config, const RecipeChips& on);
+// The training recipe the model's deployment publishes for a step of
+// `micro_batch` samples (recipes.cc cites it): Wan 2.1 T2V-14B on TPUs,
+// MaxDiffusion's training README. Every other model and GPUs: none published.
+StatusOr<DeployedRecipe> DeployedTrainRecipeOf(const ModelConfig& config, const RecipeChips& on, int64_t micro_batch);
 
 // The workload of a configuration: what the planner sees of it
 // (workload/workload.h); its graphs are this file's builders.
