@@ -418,6 +418,10 @@ def parallelize(module, plan, rank=None, dry_run=False, strict=False):
     or its globals()) says, for process `rank` (default: torch.distributed's), and swaps in the
     parallel Linears, norms and attention. Returns the Runtime. Raises PlanError for what the
     runtime cannot execute."""
+    chunks = _plan_value(plan, "ULYSSES_ATTENTION_CHUNKS", 1)
+    if chunks != 1:
+        raise PlanError(f"ULYSSES_ATTENTION_CHUNKS is {chunks}: this runtime runs each Ulysses all-to-all whole, "
+                        "not in head chunks (--target maxdiffusion runs them)")
     _, nn = _nn()
     if rank is None:
         import torch.distributed as dist

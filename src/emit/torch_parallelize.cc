@@ -277,6 +277,14 @@ std::string RuntimePython(const Configuration& config) {
     Line(out, "# the placements above (apply_plan, distribute_params) are exact, and --target jax runs it.");
   }
   Line(out, "AXIS_ROLES = " + JoinList(roles, PyString, "(", ")", /*python_tuple=*/true));
+  if (config.ulysses_chunks > 1) {
+    Line(out, "# Ulysses attention in " + std::to_string(config.ulysses_chunks) +
+                  " head chunks (MaxDiffusion's ulysses_attention_chunks), as priced: each chunk's");
+    Line(out, "# all-to-alls overlap another chunk's attention. aoizora_torch.runtime runs each all-to-all whole,");
+    Line(out, "# so parallelize_runtime() refuses this plan (PlanError naming ULYSSES_ATTENTION_CHUNKS); the");
+    Line(out, "# placements above are exact, and --target maxdiffusion runs the chunks on TPUs.");
+    Line(out, "ULYSSES_ATTENTION_CHUNKS = " + std::to_string(config.ulysses_chunks));
+  }
   Line(out, "# The PartitionSpec (mesh dims per tensor dim, major first) of every tensor that splits a dim over");
   Line(out, "# several mesh dims, where placements alone do not say which is major.");
   Line(out, "MULTI_AXIS_SPECS = {");

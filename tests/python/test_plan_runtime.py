@@ -101,6 +101,14 @@ class MeshTest(unittest.TestCase):
         with self.assertRaisesRegex(runtime.PlanError, "no AXIS_ROLES"):
             runtime.Mesh.from_plan({"MESH_DIM_NAMES": ("tp",), "MESH_SHAPE": (2,), "RANK_LAYOUT": [0, 1]}, 0)
 
+    def test_ulysses_chunks_refused(self):
+        # plan_torch.py writes ULYSSES_ATTENTION_CHUNKS only for head-chunked Ulysses, which this
+        # runtime does not run: refused by name before anything is swapped (no torch needed).
+        plan = {"MESH_DIM_NAMES": ("ulysses",), "MESH_SHAPE": (2,), "RANK_LAYOUT": [0, 1],
+                "AXIS_ROLES": ("ulysses",), "ULYSSES_ATTENTION_CHUNKS": 2}
+        with self.assertRaisesRegex(runtime.PlanError, "ULYSSES_ATTENTION_CHUNKS is 2"):
+            runtime.parallelize(object(), plan, rank=0, dry_run=True)
+
 
 WAN_COLWISE = ("self_attn.q", "self_attn.k", "self_attn.v", "cross_attn.q", "cross_attn.k", "cross_attn.v", "ffn.0")
 WAN_ROWWISE = ("self_attn.o", "cross_attn.o", "ffn.2")
