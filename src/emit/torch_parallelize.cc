@@ -279,10 +279,10 @@ std::string RuntimePython(const Configuration& config) {
   Line(out, "AXIS_ROLES = " + JoinList(roles, PyString, "(", ")", /*python_tuple=*/true));
   if (config.ulysses_chunks > 1) {
     Line(out, "# Ulysses attention in " + std::to_string(config.ulysses_chunks) +
-                  " head chunks (MaxDiffusion's ulysses_attention_chunks), as priced: each chunk's");
-    Line(out, "# all-to-alls overlap another chunk's attention. aoizora_torch.runtime runs each all-to-all whole,");
-    Line(out, "# so parallelize_runtime() refuses this plan (PlanError naming ULYSSES_ATTENTION_CHUNKS); the");
-    Line(out, "# placements above are exact, and --target maxdiffusion runs the chunks on TPUs.");
+                  " head chunks (MaxDiffusion's ulysses_attention_chunks), as priced: per chunk of");
+    Line(out, "# this rank's heads (runtime.ulysses_head_chunk_ranges), the all-to-alls of q, k, v, its attention");
+    Line(out, "# and the all-to-all of its output; aoizora_torch.runtime issues them async (the next chunk's");
+    Line(out, "# inputs before this chunk attends), so the transfers overlap the attention.");
     Line(out, "ULYSSES_ATTENTION_CHUNKS = " + std::to_string(config.ulysses_chunks));
   }
   Line(out, "# The PartitionSpec (mesh dims per tensor dim, major first) of every tensor that splits a dim over");
