@@ -181,7 +181,7 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
     // code's, as MaxDiffusion writes them.
     std::string ranges;
     for (const auto& [begin, end] : config.ulysses_head_chunks) {
-      ranges += (ranges.empty() ? "" : ", ") + std::string("(") + std::to_string(begin) + ", " + std::to_string(end) + ")";
+      ranges += (ranges.empty() ? "(" : ", (") + std::to_string(begin) + ", " + std::to_string(end) + ")";
     }
     Line(out, "# Ulysses attention in " + std::to_string(config.ulysses_chunks) +
                   " head chunks, as priced: jit with these shardings alone runs each all-to-all");

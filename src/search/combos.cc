@@ -210,7 +210,8 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, ulysses_chunks; remat for training)");
+                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, ulysses_chunks; "
+                             "remat for training)");
     }
   }
   if (c.pipefusion > 1 && (c.tp > 1 || c.dp > 1 || c.context > 1 || c.fsdp > 0 || c.IsHybrid())) {

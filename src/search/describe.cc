@@ -97,7 +97,8 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
       // attention's (the widest the program has) over tp.
       int64_t heads = 0;
       for (const pir::Op& op : candidate.program->ops()) {
-        if (op.kind == pir::OpKind::kAttention) heads = std::max(heads, candidate.program->type(op.operands[0]).shape[2]);
+        if (op.kind != pir::OpKind::kAttention) continue;
+        heads = std::max(heads, candidate.program->type(op.operands[0]).shape[2]);
       }
       c.ulysses_head_chunks = compile::UlyssesHeadChunks(heads / combo.tp, combo.ulysses, combo.ulysses_chunks);
     }

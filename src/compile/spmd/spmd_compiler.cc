@@ -687,7 +687,8 @@ class Lowering {
                           .buffer;
       }
       const pir::TensorType out_type = WithHeads(result_type, chunk_heads);
-      const std::vector<pir::TensorType> local_results = {{out_type.dtype, produced[0].LocalShape(mesh_, out_type.shape)}};
+      const std::vector<pir::TensorType> local_results = {
+          {out_type.dtype, produced[0].LocalShape(mesh_, out_type.shape)}};
       const int out = held_result >= 0
                           ? held_result
                           : NewBuffer(op.name + tag, cir::BufferKind::kActivation, out_type, produced[0]);
