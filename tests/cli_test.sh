@@ -314,6 +314,14 @@ run plan_pipefusion_tp 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" 
   expect plan_pipefusion_tp err "pipefusion combines with ulysses, ring and cfg only"
 run plan_pipefusion_model 1 "$bin" plan -m hunyuanvideo-13b -t h100:8 "${small[@]}" -T pipefusion=2,ulysses=4 -q &&
   expect plan_pipefusion_model err "is not built as PipeFusion patches"
+# Ulysses head chunks (combos.h: ulysses_chunks): Ulysses needed, at most the head groups (12 / 4 = 3).
+run plan_uchunks_none 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x2 "${small[@]}" -T ring=4,ulysses_chunks=2 -q &&
+  expect plan_uchunks_none err "the combination has no ulysses degree"
+run plan_uchunks_groups 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5e:2x2 "${small[@]}" -T ulysses=4,ulysses_chunks=4 -q &&
+  expect plan_uchunks_groups err "ulysses_chunks=4 exceeds the 3 head groups (12 heads / ulysses 4)"
+run plan_uchunks_xdit 1 "$bin" plan -m wan2.1-t2v-1.3b -t h100:4 "${small[@]}" --target xdit \
+  -T ulysses=4,ulysses_chunks=2 -q &&
+  expect plan_uchunks_xdit err "xDiT's Ulysses runs one all-to-all per tensor, no head chunks"
 # Wan 14B 720p replicated on one v5e chip (16 GB) does not fit; FSDP over 8 does.
 run compile_oom 1 "$bin" compile -m wan2.1-t2v-14b --mesh x=1 -T replicated --chip v5e && expect compile_oom out "DOES NOT FIT on v5e"
 run compile_fsdp 0 "$bin" compile -m wan2.1-t2v-14b --mesh f=8 -T fsdp=f --chip v5e && expect compile_fsdp out "fits on v5e"

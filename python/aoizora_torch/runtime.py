@@ -11,7 +11,10 @@ GPUs) and issues exactly the collectives the plan prices, on the plan's groups:
                  guidance branches on two rank groups)
   ulysses        its slice of the token sequence; inside   all-to-all on the ulysses dim's groups:
                  self-attention, its slice of the heads    q, k, v (sequence -> heads) and the
-                                                           output (heads -> sequence)
+                                                           output (heads -> sequence); with
+                                                           ULYSSES_ATTENTION_CHUNKS = C, per head
+                                                           chunk, issued async (SequenceParallel-
+                                                           Attention.chunked)
   ring           its slice of the token sequence; inside   collective-permute i -> i+1 on the ring
                  self-attention, K and V travel the ring   dim's groups, ring - 1 times, K and V
                  (online-softmax merge of the blocks)      in one message
@@ -187,6 +190,11 @@ class Comm:
     def all_to_all(self, tensor, axis, scatter_dim, gather_dim):
         """Chunk j of `tensor` along scatter_dim goes to position j of the dim's group; what
         arrives is concatenated along gather_dim in group order."""
+        return self.all_to_all_async(tensor, axis, scatter_dim, gather_dim)()
+
+    def all_to_all_async(self, tensor, axis, scatter_dim, gather_dim):
+        """all_to_all issued without waiting (async_op): returns a function that waits for it
+        and gives its result, so that compute can run while it is in flight."""
         import torch
 
         size = self.mesh.shape[axis]
@@ -196,11 +204,18 @@ class Comm:
         self._record("all-to-all", axis, tensor, self.mesh.groups(axis))
         send = torch.stack(tensor.chunk(size, dim=scatter_dim)).contiguous()
         receive = torch.empty_like(send)
+        work = None
         if not self.dry_run:
             import torch.distributed as dist
 
-            dist.all_to_all_single(receive, send, group=self._groups[axis])
-        return torch.cat(receive.unbind(0), dim=gather_dim)
+            work = dist.all_to_all_single(receive, send, group=self._groups[axis], async_op=True)
+
+        def wait():
+            if work is not None:
+                work.wait()
+            return torch.cat(receive.unbind(0), dim=gather_dim)
+
+        return wait
 
     def ring_shift(self, tensor, axis):
         """Sends `tensor` to the next rank of mesh dim `axis` (position i -> i + 1, cyclic) and
@@ -296,15 +311,23 @@ def _make_modules():
         Cross-attention: each rank's query tokens against the whole K and V it already holds,
         no collective."""
 
-        def __init__(self, core, comm, ulysses_axis, ring_axis):
+        def __init__(self, core, comm, ulysses_axis, ring_axis, chunks=1):
             super().__init__()
             self.core = core
             self.comm, self.ulysses_axis, self.ring_axis = comm, ulysses_axis, ring_axis
+            self.chunks = chunks
+
+        def attend(self, q, k, v):
+            if self.ring_axis is not None:
+                return ring_attention(q, k, v, self.core.head_dim, self.comm, self.ring_axis)
+            return self.core(q, k, v)
 
         def forward(self, q, k, v):
             if not self.core.kv_from_sequence:
                 return self.core(q, k, v)
             ulysses = self.ulysses_axis
+            if ulysses is not None and self.chunks > 1:
+                return self.chunked(q, k, v)
             if ulysses is not None:
                 q, k, v = (self.comm.all_to_all(t, ulysses, scatter_dim=2, gather_dim=1) for t in (q, k, v))
             if self.ring_axis is not None:
@@ -315,7 +338,53 @@ def _make_modules():
                 out = self.comm.all_to_all(out, ulysses, scatter_dim=1, gather_dim=2)
             return out
 
+        def chunked(self, q, k, v):
+            """Ulysses in head chunks (ULYSSES_ATTENTION_CHUNKS, MaxDiffusion's
+            ulysses_attention_chunks, over ulysses_head_chunk_ranges of this rank's heads): chunk
+            i + 1's q, k, v all-to-alls are issued before chunk i attends, and each chunk's output
+            all-to-all is issued as soon as it is computed, so the transfers overlap the
+            attention; the outputs are concatenated on heads."""
+            torch, _ = _nn()
+            ulysses = self.ulysses_axis
+            ranges = ulysses_head_chunk_ranges(q.shape[2], self.comm.mesh.shape[ulysses], self.chunks)
+
+            def issue(start, end):
+                return [self.comm.all_to_all_async(t[:, :, start:end], ulysses, scatter_dim=2, gather_dim=1)
+                        for t in (q, k, v)]
+
+            pending = issue(*ranges[0])
+            outputs = []
+            for i in range(len(ranges)):
+                inputs = [wait() for wait in pending]
+                if i + 1 < len(ranges):
+                    pending = issue(*ranges[i + 1])
+                out = self.attend(*inputs)
+                outputs.append(self.comm.all_to_all_async(out, ulysses, scatter_dim=1, gather_dim=2))
+            return torch.cat([wait() for wait in outputs], dim=2)
+
     return ColwiseLinear, RowwiseLinear, TpRMSNorm, SequenceParallelAttention
+
+
+def ulysses_head_chunk_ranges(num_heads, ulysses_shards, num_chunks):
+    """MaxDiffusion's _ulysses_head_chunk_ranges (attention_flax.py): half-open ranges over
+    `num_heads` heads, each a multiple of `ulysses_shards`: the num_heads / ulysses_shards groups
+    cut into min(num_chunks, groups) chunks of floor(groups / num_chunks) groups, the last with
+    the remainder. The compiler's are the same (compile/spmd/spmd_compiler.h UlyssesHeadChunks)."""
+    if num_chunks <= 1:
+        return [(0, num_heads)]
+    if num_heads % ulysses_shards != 0:
+        raise PlanError(f"{num_heads} heads do not split over {ulysses_shards} Ulysses shards")
+    groups = num_heads // ulysses_shards
+    num_chunks = min(num_chunks, groups)
+    per_chunk = max(1, groups // num_chunks)
+    ranges, start = [], 0
+    for chunk in range(num_chunks):
+        end = groups if chunk == num_chunks - 1 else min(start + per_chunk, groups)
+        if start >= end:
+            break
+        ranges.append((start * ulysses_shards, end * ulysses_shards))
+        start = end
+    return ranges
 
 
 def ring_attention(q, k, v, head_dim, comm, axis):
@@ -418,6 +487,9 @@ def parallelize(module, plan, rank=None, dry_run=False, strict=False):
     or its globals()) says, for process `rank` (default: torch.distributed's), and swaps in the
     parallel Linears, norms and attention. Returns the Runtime. Raises PlanError for what the
     runtime cannot execute."""
+    chunks = _plan_value(plan, "ULYSSES_ATTENTION_CHUNKS", 1)
+    if not isinstance(chunks, int) or chunks < 1:
+        raise PlanError(f"ULYSSES_ATTENTION_CHUNKS is {chunks!r}: a positive integer expected")
     _, nn = _nn()
     if rank is None:
         import torch.distributed as dist
@@ -503,7 +575,7 @@ def parallelize(module, plan, rank=None, dry_run=False, strict=False):
                     raise PlanError(f"attention '{fqn}': the plan splits dim {dim} over {entry}, another attention "
                                     f"over {[mesh.names[axis] for axis in orders[dim]]}")
         if ulysses is not None or ring is not None:
-            _set_submodule(module, fqn, SequenceParallelAttention(core, comm, ulysses, ring))
+            _set_submodule(module, fqn, SequenceParallelAttention(core, comm, ulysses, ring, chunks))
     if 0 in orders and sorted(orders[0]) == sorted(batch_axes):
         batch_axes = orders[0]
     if 1 in orders and sorted(orders[1]) == sorted(sequence_axes):

@@ -27,6 +27,11 @@ struct CompileOptions {
   // next to its transfer, small enough that the first bucket is ready early
   // in the backward and the last one exposes little of the reduction.
   Bytes gradient_bucket = MiB(25);
+  // MaxDiffusion's ulysses_attention_chunks (search/combos.h
+  // Combo::ulysses_chunks): the built-in compiler lowers each Ulysses
+  // attention as this many head chunks (spmd/spmd_compiler.h); 1: whole.
+  // Inference only: a program with a backward refuses chunks above 1.
+  int64_t ulysses_chunks = 1;
   // The planner's id of the candidate being compiled (search/combos.h
   // Combo::Id). A compiler that looks up programs compiled elsewhere
   // (xla/xla_compiler.h) finds them by it; the built-in one ignores it.

@@ -176,6 +176,24 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
   Line(out, "# logical rank k runs on the device whose id is DEVICE_ORDER[k]. This is the plan's");
   Line(out, "# placement and, as one row, the XLA device assignment.");
   Line(out, "DEVICE_ORDER = " + order);
+  if (config.ulysses_chunks > 1) {
+    // GSPMD lowers each all-to-all whole: the chunks are the attention
+    // code's, as MaxDiffusion writes them.
+    std::string ranges;
+    for (const auto& [begin, end] : config.ulysses_head_chunks) {
+      ranges += (ranges.empty() ? "(" : ", (") + std::to_string(begin) + ", " + std::to_string(end) + ")";
+    }
+    Line(out, "# Ulysses attention in " + std::to_string(config.ulysses_chunks) +
+                  " head chunks, as priced: jit with these shardings alone runs each all-to-all");
+    Line(out, "# whole. The attention must loop over ULYSSES_HEAD_CHUNKS (each device's heads before the");
+    Line(out, "# all-to-all: all-to-all in, attention, all-to-all out per range, outputs concatenated on heads),");
+    Line(out, "# as MaxDiffusion's _run_chunked_ulysses_attention does (ulysses_attention_chunks: " +
+                  std::to_string(config.ulysses_chunks) + "), with");
+    Line(out, "# LIBTPU_INIT_ARGS=\"--xla_tpu_enable_async_all_to_all=true --xla_tpu_overlap_compute_collective_tc=true\"");
+    Line(out, "# so that XLA overlaps one chunk's all-to-alls with another's attention (maxdiffusion.yml).");
+    Line(out, "ULYSSES_ATTENTION_CHUNKS = " + std::to_string(config.ulysses_chunks));
+    Line(out, "ULYSSES_HEAD_CHUNKS = (" + ranges + ")");
+  }
   Line(out, "# Logical rank (mesh position) -> chip:");
   for (size_t k = 0; k < config.placement.size(); ++k) {
     int chip = config.placement[k];

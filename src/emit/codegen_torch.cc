@@ -305,6 +305,11 @@ XditLaunch PlanXditLaunch(const Plan& plan, const Configuration& config) {
     launch.notes.push_back("xDiT and the model repositories run on GPUs; this is a TPU plan");
     return launch;
   }
+  if (config.ulysses_chunks > 1) {
+    launch.notes.push_back("xDiT's Ulysses runs one all-to-all per tensor: it has no head chunks (ulysses_chunks=" +
+                           std::to_string(config.ulysses_chunks) + ", MaxDiffusion's ulysses_attention_chunks)");
+    return launch;
+  }
   if (!config.expressible_in_xdit) {
     launch.notes.push_back("the sharding '" + config.sharding + "' has no xDiT form");
     return launch;

@@ -565,6 +565,44 @@ TEST(RuntimePlan, PerPartHybridIsRefusedByItsRole) {
   EXPECT_NE(text.find("parallelize_runtime() refuses this plan"), std::string::npos);
 }
 
+// Ulysses head chunks: plan_torch.py names them for the runtime (which runs
+// them with async all-to-alls), xDiT's launch says it has no such chunks,
+// and plan_jax.py gives the ranges the attention must loop over and the XLA
+// flags (GSPMD does not chunk by itself).
+TEST(RuntimePlan, UlyssesChunksAreNamedRefusedOrExplained) {
+  search::Configuration config;
+  config.mesh = {{"ulysses", 4}};
+  config.axis_roles = {"ulysses"};
+  config.placement = net::IdentityPlacement(4);
+  config.ulysses = 4;
+  config.ulysses_chunks = 3;
+  config.ulysses_head_chunks = {{0, 4}, {4, 8}, {8, 12}};
+  config.sharding = "ulysses=ulysses";
+  const std::string text = RuntimePython(config);
+  EXPECT_NE(text.find("\nULYSSES_ATTENTION_CHUNKS = 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("aoizora_torch.runtime issues them async"), std::string::npos);
+  search::Plan plan;
+  plan.model = "wan2.1-t2v-1.3b";
+  plan.topology = "h100:4";
+  const XditLaunch launch = PlanXditLaunch(plan, config);
+  EXPECT_FALSE(launch.expressible);
+  ASSERT_EQ(launch.notes.size(), 1u);
+  EXPECT_NE(launch.notes[0].find("xDiT's Ulysses runs one all-to-all per tensor: it has no head chunks"),
+            std::string::npos);
+  plan.chips = {{0, "gpu0", {}}, {1, "gpu1", {}}, {2, "gpu2", {}}, {3, "gpu3", {}}};
+  const std::string jax = PlanJax(plan, config);
+  EXPECT_NE(jax.find("\nULYSSES_ATTENTION_CHUNKS = 3\nULYSSES_HEAD_CHUNKS = ((0, 4), (4, 8), (8, 12))\n"),
+            std::string::npos)
+      << jax;
+  EXPECT_NE(jax.find("--xla_tpu_enable_async_all_to_all=true --xla_tpu_overlap_compute_collective_tc=true"),
+            std::string::npos);
+  // Unchunked: none of it.
+  config.ulysses_chunks = 1;
+  config.ulysses_head_chunks.clear();
+  EXPECT_EQ(RuntimePython(config).find("ULYSSES_ATTENTION_CHUNKS"), std::string::npos);
+  EXPECT_EQ(PlanJax(plan, config).find("ULYSSES"), std::string::npos);
+}
+
 TEST(JaxPlan, PartialSumsAreMarkedUnconstrained) {
   // A row-parallel linear's result (a partial sum over "ulysses") is listed
   // with its addends' spec and a note not to constrain it: XLA then

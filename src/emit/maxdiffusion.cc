@@ -106,6 +106,14 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
   set("per_device_batch_size", PerDevice(plan.batch, devices));
   set("attention", attention);
   if (attention == "ulysses_ring") set("ulysses_shards", std::to_string(config.ulysses));
+  if (config.ulysses_chunks > 1) {
+    // base_wan_*.yml: "For communication-compute overlap to be effective,
+    // enable the XLA flags --xla_tpu_enable_async_all_to_all=true
+    // --xla_tpu_overlap_compute_collective_tc=true".
+    set("ulysses_attention_chunks", std::to_string(config.ulysses_chunks));
+    out.env.emplace_back("LIBTPU_INIT_ARGS",
+                         "--xla_tpu_enable_async_all_to_all=true --xla_tpu_overlap_compute_collective_tc=true");
+  }
   set("ici_data_parallelism", std::to_string(data / dcn_data));
   set("ici_fsdp_parallelism", "1");
   set("ici_context_parallelism", std::to_string(sequence / dcn_context));
@@ -138,7 +146,9 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
 
 std::string MaxDiffusionCommand(const MaxDiffusionLaunch& launch) {
   if (!launch.expressible) return "";
-  std::string command = "python src/maxdiffusion/generate_wan.py " + launch.config_file;
+  std::string command;
+  for (const auto& [name, value] : launch.env) command += name + "=\"" + value + "\" ";
+  command += "python src/maxdiffusion/generate_wan.py " + launch.config_file;
   for (const auto& [key, value] : launch.overrides) command += " " + key + "=" + value;
   return command;
 }
@@ -170,6 +180,10 @@ std::string MaxDiffusionYaml(const search::Plan& plan) {
   for (const std::string& note : launch.notes) out += "# Differs from what was priced: " + note + ".\n";
   out += "# Run from a MaxDiffusion checkout:\n#   " + MaxDiffusionCommand(launch) + "\n";
   out += "# or merge these keys into " + launch.config_file + ".\n";
+  for (const auto& [name, value] : launch.env) {
+    out += "# The Ulysses head chunks overlap their all-to-alls with attention only with " + name + "=\"" + value +
+           "\" set.\n";
+  }
   for (const auto& [key, value] : launch.overrides) out += key + ": " + value + "\n";
   return out;
 }

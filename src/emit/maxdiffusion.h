@@ -10,7 +10,13 @@
 // with the attention kernel named by `attention` (flash: K and V gathered;
 // ring; ulysses; ulysses_ring with ulysses_shards = the Ulysses degree, the
 // context axis reshaped to (ring, ulysses), Ulysses innermost); heads and MLP
-// over `tensor`; the weights' embed dimension over context x fsdp.
+// over `tensor`; the weights' embed dimension over context x fsdp. A plan
+// with Ulysses head chunks (search/combos.h Combo::ulysses_chunks) sets
+// ulysses_attention_chunks (attention ulysses or ulysses_ring; MaxDiffusion
+// cuts the same head ranges, compile/spmd/spmd_compiler.h UlyssesHeadChunks)
+// and, in `env`, the XLA flags its config names for the overlap
+// (LIBTPU_INIT_ARGS: --xla_tpu_enable_async_all_to_all=true
+// --xla_tpu_overlap_compute_collective_tc=true).
 //
 // The plan's degrees map as: data = dp x cfg, context = ring x ulysses x
 // context, tensor = tp, fsdp = 1. What MaxDiffusion would run differently from
@@ -36,6 +42,8 @@ struct MaxDiffusionLaunch {
   // key -> value, in the order written (values as generate_wan.py parses them).
   std::vector<std::pair<std::string, std::string>> overrides;
   std::vector<std::string> notes;  // what MaxDiffusion runs differently from what was priced
+  // Environment the command needs ("LIBTPU_INIT_ARGS", "--xla_..."), in order.
+  std::vector<std::pair<std::string, std::string>> env;
 };
 
 MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Configuration& config);

@@ -70,7 +70,7 @@ TEST(MaxDiffusion, KeysAreMaxDiffusionConfigNames) {
       "do_classifier_free_guidance", "per_device_batch_size", "ulysses_shards",
       "ici_data_parallelism", "ici_fsdp_parallelism", "ici_context_parallelism",
       "ici_tensor_parallelism", "dcn_data_parallelism", "dcn_fsdp_parallelism",
-      "dcn_context_parallelism", "dcn_tensor_parallelism"};
+      "dcn_context_parallelism", "dcn_tensor_parallelism", "ulysses_attention_chunks"};
   Plan plan = WanPlan();
   for (const Configuration& c : {Degrees(2, 2, 1, 2, 1), Degrees(2, 1, 4, 1, 1), Degrees(1, 8, 1, 1, 1)}) {
     MaxDiffusionLaunch launch = PlanMaxDiffusion(plan, c);
@@ -170,6 +170,42 @@ TEST(MaxDiffusion, YamlFallsBackToTheExpert) {
   yaml = MaxDiffusionYaml(plan);
   EXPECT_NE(yaml.find("# Nothing here runs under MaxDiffusion"), std::string::npos) << yaml;
   EXPECT_EQ(yaml.find("\nattention:"), std::string::npos) << yaml;
+}
+
+// Ulysses head chunks (MaxDiffusion's ulysses_attention_chunks, a key of
+// base_wan_14b.yml at 7cfb880): the key beside attention ulysses (or
+// ulysses_ring), and the two XLA flags its config names for the overlap in
+// the command's environment and the YAML's comments. Unchunked plans write
+// neither.
+TEST(MaxDiffusion, UlyssesChunksAndTheirFlags) {
+  Plan plan = WanPlan();
+  Configuration c = Degrees(1, 1, 1, 8, 1);
+  c.ulysses_chunks = 4;
+  c.ulysses_head_chunks = {{0, 8}, {8, 16}, {16, 24}, {24, 40}};
+  MaxDiffusionLaunch launch = PlanMaxDiffusion(plan, c);
+  ASSERT_TRUE(launch.expressible) << launch.reason;
+  EXPECT_EQ(Value(launch, "attention"), "ulysses");
+  EXPECT_EQ(Value(launch, "ulysses_attention_chunks"), "4");
+  const std::string flags = "--xla_tpu_enable_async_all_to_all=true --xla_tpu_overlap_compute_collective_tc=true";
+  EXPECT_EQ(MaxDiffusionCommand(launch).rfind("LIBTPU_INIT_ARGS=\"" + flags + "\" python src/maxdiffusion/generate_wan.py ", 0),
+            0u)
+      << MaxDiffusionCommand(launch);
+  plan.best = c;
+  plan.best.description = "ulysses=8,ulysses_chunks=4";
+  const std::string yaml = MaxDiffusionYaml(plan);
+  EXPECT_NE(yaml.find("\nulysses_attention_chunks: 4\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("only with LIBTPU_INIT_ARGS=\"" + flags + "\" set"), std::string::npos) << yaml;
+  // USP with chunks: ulysses_ring, ulysses_shards and the chunks.
+  Configuration usp = Degrees(2, 2, 1, 2, 1);
+  usp.ulysses_chunks = 2;
+  launch = PlanMaxDiffusion(plan, usp);
+  ASSERT_TRUE(launch.expressible);
+  EXPECT_EQ(Value(launch, "attention"), "ulysses_ring");
+  EXPECT_EQ(Value(launch, "ulysses_attention_chunks"), "2");
+  // Unchunked: no key, no environment.
+  launch = PlanMaxDiffusion(plan, Degrees(1, 1, 1, 8, 1));
+  EXPECT_EQ(Value(launch, "ulysses_attention_chunks"), "<absent>");
+  EXPECT_TRUE(launch.env.empty());
 }
 
 }  // namespace

@@ -252,6 +252,12 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   }
   out["mesh"] = Mesh(config);
   out["sharding"] = config.sharding;
+  if (config.ulysses_chunks > 1) {
+    // Written only when chunked, so that other plans' files stay as they were.
+    Json ranges = Json::array();
+    for (const auto& [begin, end] : config.ulysses_head_chunks) ranges.push_back(Json::array({begin, end}));
+    out["ulysses_chunks"] = Json{{"chunks", config.ulysses_chunks}, {"head_ranges", std::move(ranges)}};
+  }
   out["placement"] = Placement(plan, config);
   out["peak_memory_bytes"] = config.peak_memory.value();
   out["memory"] = Memory(plan, config);

@@ -37,6 +37,12 @@ std::string Inputs(const Plan& plan) {
 // A share of the step latency, "-" without a latency.
 std::string Share(double part, double whole) { return whole > 0 ? FormatPercent(part / whole) : "-"; }
 
+// The sharding and, for chunked Ulysses (not a sharding), its chunks.
+std::string ShardingText(const Configuration& config) {
+  if (config.ulysses_chunks <= 1) return config.sharding;
+  return config.sharding + " +ulysses_chunks=" + std::to_string(config.ulysses_chunks);
+}
+
 void Summary(std::string& out, const Plan& plan) {
   Line(out, "## Summary");
   Line(out);
@@ -46,7 +52,7 @@ void Summary(std::string& out, const Plan& plan) {
   Line(out, Row(header));
   Line(out, Rule(header.size()));
   auto row = [&](const Configuration& config, const std::string& name) {
-    Line(out, Row({name, MarkdownCell(MeshText(config)), MarkdownCell(config.sharding),
+    Line(out, Row({name, MarkdownCell(MeshText(config)), MarkdownCell(ShardingText(config)),
                    MarkdownCell(config.placement_method), FormatMs(config.step_latency.value()),
                    plan.train ? ThroughputText(plan, config) : FormatDuration(VideoLatency(plan, config)),
                    FormatBytes(config.peak_memory.value()),
@@ -357,17 +363,17 @@ std::string PlanSummary(const Plan& plan) {
     if (text.size() < width) text.append(width - text.size(), ' ');
     return text;
   };
-  size_t mesh_width = MeshText(plan.best).size(), sharding_width = plan.best.sharding.size();
+  size_t mesh_width = MeshText(plan.best).size(), sharding_width = ShardingText(plan.best).size();
   size_t name_width = std::string("aoizora").size() + 1;  // the longest label and a space
   for (const search::Baseline& b : plan.baselines) {
     name_width = std::max(name_width, b.label.size() + 1);
     if (!b.configuration) continue;
     mesh_width = std::max(mesh_width, MeshText(*b.configuration).size());
-    sharding_width = std::max(sharding_width, b.configuration->sharding.size());
+    sharding_width = std::max(sharding_width, ShardingText(*b.configuration).size());
   }
   auto line = [&](const std::string& name, const Configuration& config, bool best) {
     std::string text = "  " + pad(name, name_width) + pad(MeshText(config), mesh_width + 2) +
-                       pad(config.sharding, sharding_width + 2) + FormatMs(config.step_latency.value()) + "/step  " +
+                       pad(ShardingText(config), sharding_width + 2) + FormatMs(config.step_latency.value()) + "/step  " +
                        ThroughputText(plan, config) + "  peak " +
                        FormatBytes(config.peak_memory.value()) + (plan.train ? "  remat " + config.remat : "");
     if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency.value(), plan.best.step_latency.value())) + ")";

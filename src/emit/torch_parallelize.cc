@@ -277,6 +277,14 @@ std::string RuntimePython(const Configuration& config) {
     Line(out, "# the placements above (apply_plan, distribute_params) are exact, and --target jax runs it.");
   }
   Line(out, "AXIS_ROLES = " + JoinList(roles, PyString, "(", ")", /*python_tuple=*/true));
+  if (config.ulysses_chunks > 1) {
+    Line(out, "# Ulysses attention in " + std::to_string(config.ulysses_chunks) +
+                  " head chunks (MaxDiffusion's ulysses_attention_chunks), as priced: per chunk of");
+    Line(out, "# this rank's heads (runtime.ulysses_head_chunk_ranges), the all-to-alls of q, k, v, its attention");
+    Line(out, "# and the all-to-all of its output; aoizora_torch.runtime issues them async (the next chunk's");
+    Line(out, "# inputs before this chunk attends), so the transfers overlap the attention.");
+    Line(out, "ULYSSES_ATTENTION_CHUNKS = " + std::to_string(config.ulysses_chunks));
+  }
   Line(out, "# The PartitionSpec (mesh dims per tensor dim, major first) of every tensor that splits a dim over");
   Line(out, "# several mesh dims, where placements alone do not say which is major.");
   Line(out, "MULTI_AXIS_SPECS = {");

@@ -53,6 +53,7 @@ std::string Combo::ToString() const {
   if (IsHybrid()) out += (out.empty() ? "" : ",") + ScopedTp(tp_on, tp_parts);
   add("dp", dp);
   add("fsdp", fsdp);
+  add("ulysses_chunks", ulysses_chunks);
   if (out.empty()) out = "replicated";
   if (remat) out += ",remat=" + std::string(pir::RematPolicyName(*remat));
   return out;
@@ -202,6 +203,10 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
       c.fsdp = degree == 1 ? 0 : degree;
       continue;
     }
+    if (name == "ulysses_chunks") {
+      c.ulysses_chunks = degree;
+      continue;
+    }
     bool known = false;
     for (const Axis& a : kAxes) {
       if (name == a.name) {
@@ -211,13 +216,29 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp; remat for training)");
+                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, ulysses_chunks; "
+                             "remat for training)");
     }
   }
   if (c.pipefusion > 1 && (c.tp > 1 || c.dp > 1 || c.context > 1 || c.fsdp > 0 || c.IsHybrid())) {
     return InvalidArgument("--template '" + spec +
                            "': pipefusion combines with ulysses, ring and cfg only (xDiT's hybrid parallelism; "
                            "each stage holds its own blocks, no tp (per-part or not), dp, context or fsdp)");
+  }
+  if (c.ulysses_chunks > 1) {
+    if (c.ulysses <= 1) {
+      return InvalidArgument("--template '" + spec +
+                             "': ulysses_chunks splits Ulysses attention's all-to-alls into head chunks; the "
+                             "combination has no ulysses degree");
+    }
+    if (c.pipefusion > 1) {
+      return InvalidArgument("--template '" + spec + "': ulysses_chunks does not combine with pipefusion");
+    }
+    if (c.remat) {
+      return InvalidArgument("--template '" + spec +
+                             "': ulysses_chunks is for inference; a training step's attention backward is not "
+                             "chunked");
+    }
   }
   if (c.context > 1 && (c.ring > 1 || c.ulysses > 1)) {
     return InvalidArgument("--template '" + spec +
@@ -249,6 +270,32 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
                            std::to_string(chips) + " chips");
   }
   return c;
+}
+
+Status CheckUlyssesChunks(const Combo& combo, int64_t heads) {
+  if (combo.ulysses_chunks <= 1) return Status::Ok();
+  const int64_t groups = heads / (combo.ulysses * combo.tp);
+  if (combo.ulysses_chunks > groups) {
+    return InvalidArgument("ulysses_chunks=" + std::to_string(combo.ulysses_chunks) + " exceeds the " +
+                           std::to_string(groups) + " head groups (" + std::to_string(heads) + " heads / ulysses " +
+                           std::to_string(combo.ulysses) +
+                           (combo.tp > 1 ? " x tp " + std::to_string(combo.tp) : std::string()) +
+                           "); each chunk holds whole groups");
+  }
+  return Status::Ok();
+}
+
+std::vector<Combo> UlyssesChunkVariants(const Combo& combo, int64_t heads) {
+  std::vector<Combo> out;
+  if (combo.ulysses <= 1 || combo.pipefusion > 1 || combo.remat || combo.ulysses_chunks > 1 || heads <= 0) {
+    return out;
+  }
+  for (int64_t chunks : {int64_t{2}, int64_t{4}}) {
+    Combo c = combo;
+    c.ulysses_chunks = chunks;
+    if (CheckUlyssesChunks(c, heads).ok()) out.push_back(c);
+  }
+  return out;
 }
 
 StatusOr<int64_t> AttentionHeads(const workload::Workload& config) {
@@ -383,7 +430,10 @@ bool ExpertDegrees(const workload::Workload& config, const Combo& combo) {
   const workload::DeployedDegrees offered = config.DeployedParallelism();
   // xDiT and the Wan repo have no context attention (MaxDiffusion's, training's expert).
   // Nor per-part strategies: their code runs one strategy over the whole block.
-  return combo.dp == 1 && combo.context == 1 && !combo.IsHybrid() && (combo.tp == 1 || offered.tp) &&
+  // Nor head-chunked Ulysses (MaxDiffusion's ulysses_attention_chunks): xDiT's
+  // Ulysses runs one all-to-all per tensor.
+  return combo.dp == 1 && combo.context == 1 && !combo.IsHybrid() && combo.ulysses_chunks == 1 &&
+         (combo.tp == 1 || offered.tp) &&
          (combo.cfg == 1 || offered.cfg) && (combo.pipefusion == 1 || offered.pipefusion);
 }
 

@@ -46,6 +46,15 @@ struct Combo {
   // binds to it (every stage runs its own blocks, sharded like the others).
   // Combines with Ulysses, Ring and CFG, as xDiT's hybrid parallelism does.
   int64_t pipefusion = 1;
+  // MaxDiffusion's ulysses_attention_chunks: each Ulysses attention runs as
+  // this many head chunks, each its own all-to-alls in, attention and
+  // all-to-all out, so one chunk's all-to-alls overlap another's attention
+  // (compile/spmd/spmd_compiler.h; UlyssesHeadChunks for the ranges). Needs
+  // ulysses > 1; at most the head groups (heads / (ulysses x tp)). Not a
+  // sharding: Template() leaves it out, ToString() and Id() name it
+  // ("ulysses=4,ring=2,ulysses_chunks=2"). xDiT has no such chunking, so a
+  // combination with chunks > 1 is never an expert's (ExpertDegrees).
+  int64_t ulysses_chunks = 1;
   // Training steps only: the per-block rematerialization of the step
   // (pir/grad/backward.h); unset for inference. Not a sharding: Template()
   // leaves it out, ToString() and Id() name it ("dp=8,fsdp=8,remat=full").
@@ -67,7 +76,7 @@ struct Combo {
   std::vector<std::string> AxisRoles() const;
   // Expert style: xDiT / the Wan repo run Ulysses x Ring x CFG (with FSDP),
   // no tensor or data parallelism. The model-aware test is RunsAsExpert.
-  bool IsExpert() const { return tp == 1 && dp == 1 && context == 1 && !IsHybrid(); }
+  bool IsExpert() const { return tp == 1 && dp == 1 && context == 1 && ulysses_chunks == 1 && !IsHybrid(); }
   bool IsHybrid() const { return !tp_parts.empty(); }
   bool operator==(const Combo&) const = default;
 };
@@ -90,8 +99,21 @@ bool RunsAsExpert(const workload::Workload& config, const Combo& combo);
 // beside a tp degree, on a strategy that is not a sequence one of the
 // combination (or on ring when ulysses is there too), with no parts or
 // a part twice; pipefusion with tp, dp, context or fsdp (pipefusion.h:
-// CheckPipeFusion checks it against the model).
+// CheckPipeFusion checks it against the model); ulysses_chunks above 1
+// without ulysses, or with pipefusion or remat (a training step's backward
+// is not chunked). CheckUlyssesChunks checks it against the heads.
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
+
+// Whether the combination's ulysses_chunks fits the model's `heads`: at most
+// the head groups heads / (ulysses x tp) (MaxDiffusion caps the chunks there;
+// every chunk holds whole groups).
+Status CheckUlyssesChunks(const Combo& combo, int64_t heads);
+
+// The Ulysses chunk variants the plan's grid adds for a combination with
+// Ulysses (2 and 4 chunks, capped by the head groups; none without Ulysses,
+// for PipeFusion or a training step). The grid prices them for its survivors
+// whose compiled program has an all-to-all (planner.cc).
+std::vector<Combo> UlyssesChunkVariants(const Combo& combo, int64_t heads);
 
 // Every combination for `chips` devices the model admits: CFG parallelism of
 // 2 only for models with a CFG pass, Ulysses x TP dividing the head count of

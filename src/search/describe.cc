@@ -1,5 +1,10 @@
 #include "search/describe.h"
 
+#include <algorithm>
+
+#include "compile/spmd/spmd_compiler.h"
+#include "pir/ir/op_kind.h"
+
 namespace az::search {
 
 namespace {
@@ -83,7 +88,20 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.pipeline_warmup_steps = static_cast<int>(candidate.step.pipeline.warmup_steps);
     // xDiT has no context attention (K and V gathered): MaxDiffusion's, on TPUs.
     // Nor per-part strategies: xDiT runs one strategy over the whole block.
-    c.expressible_in_xdit = combo.context == 1 && !combo.remat && !combo.IsHybrid();  // and it runs inference
+    // Nor head-chunked Ulysses (MaxDiffusion's ulysses_attention_chunks).
+    c.expressible_in_xdit = combo.context == 1 && !combo.remat && !combo.IsHybrid() &&
+                            combo.ulysses_chunks == 1;  // and it runs inference
+    if (combo.ulysses_chunks > 1) {
+      c.ulysses_chunks = static_cast<int>(combo.ulysses_chunks);
+      // The heads one device holds before the all-to-all: the video
+      // attention's (the widest the program has) over tp.
+      int64_t heads = 0;
+      for (const pir::Op& op : candidate.program->ops()) {
+        if (op.kind != pir::OpKind::kAttention) continue;
+        heads = std::max(heads, candidate.program->type(op.operands[0]).shape[2]);
+      }
+      c.ulysses_head_chunks = compile::UlyssesHeadChunks(heads / combo.tp, combo.ulysses, combo.ulysses_chunks);
+    }
     c.axis_roles = combo.AxisRoles();
     if (combo.IsHybrid()) {
       Combo scoped;

@@ -81,6 +81,13 @@ struct Configuration {
   // with stages > 1 `breakdown` is one slot (one patch through one stage and
   // its send) and step_latency the pipeline's (search/pipeline_schedule.h).
   int pipefusion = 1, pipeline_patches = 1, pipeline_warmup_steps = 0;
+  // Ulysses attention in head chunks (search/combos.h Combo::ulysses_chunks;
+  // MaxDiffusion's ulysses_attention_chunks), 1: whole. The ranges are
+  // MaxDiffusion's (compile/spmd/spmd_compiler.h UlyssesHeadChunks) over the
+  // heads one device holds before the all-to-all (the model's heads / tp),
+  // each a multiple of the Ulysses degree; empty when 1.
+  int ulysses_chunks = 1;
+  std::vector<std::pair<int64_t, int64_t>> ulysses_head_chunks;
   bool expressible_in_xdit = false;
   // Why the model's deployed code (xDiT, the official repository) would refuse
   // these degrees (workload.h: WorkloadBuilder::DeployedSequenceSplit); empty when it runs them.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 
 #include "compile/xla/xla_compiler.h"
 #include "pir/rules/cost.h"
@@ -84,12 +85,21 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
   AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
   AZ_RETURN_IF_ERROR(TargetRuns(options.target, config, topology.chip.family == hw::ChipFamily::kTpu));
   AZ_ASSIGN_OR_RETURN(int64_t heads, AttentionHeads(config));
+  ctx.heads = heads;
 
   std::vector<Combo>& combos = ctx.combos;
   if (!options.pinned.empty()) {
     AZ_ASSIGN_OR_RETURN(Combo pinned, ParseCombo(options.pinned, chips));
     if (pinned.remat && !options.train) {
       return InvalidArgument("--template '" + options.pinned + "': remat applies to training steps (--train)");
+    }
+    if (Status chunks = CheckUlyssesChunks(pinned, heads); !chunks.ok()) {
+      return InvalidArgument("--template '" + options.pinned + "': " + chunks.message());
+    }
+    if (options.train && pinned.ulysses_chunks > 1) {
+      return InvalidArgument("--template '" + options.pinned +
+                             "': ulysses_chunks is for inference; a training step's attention backward is not "
+                             "chunked");
     }
     if (options.train) {
       if (pinned.cfg > 1) {
@@ -214,6 +224,82 @@ Status FindDumps(SearchContext& ctx) {
   return Status::Ok();
 }
 
+// The all-to-all time a ranked evaluation leaves exposed per step, under its
+// best placement (0 without an all-to-all): the most its Ulysses head-chunk
+// variants can save, since chunking changes only the all-to-alls and the
+// kernels' split (their FLOPs sum to the whole kernel's).
+double ExposedAllToAll(const SearchContext& ctx, const Evaluated& e) {
+  const auto& collectives = e.compiled.evidence.collectives;
+  const bool any = std::any_of(collectives.begin(), collectives.end(), [](const evidence::CollectiveRecord& c) {
+    return c.kind == cir::CollectiveKind::kAllToAll;
+  });
+  if (!any) return 0;
+  StatusOr<price::SimResult> result =
+      Breakdown(e.compiled, *ctx.topology, ctx.options.calibration, e.best_placement, /*timeline=*/false);
+  if (!result.ok()) return 0;
+  double exposed = 0;
+  for (const price::ClassCost& c : result->classes) {
+    if (c.kind == "all-to-all") exposed += c.exposed.value();
+  }
+  // Per invocation -> per step, in proportion (the step runs the invocation `forwards` times).
+  return result->latency.value() > 0 ? exposed / result->latency.value() * e.best_latency : 0;
+}
+
+// The grid's Ulysses head-chunk variants (combos.h: UlyssesChunkVariants),
+// priced only where they can change the pick: for each ranked combination
+// whose exposed all-to-all time, taken away whole, would bring it below the
+// fastest ranked configuration the target runs (so never for one that
+// cannot win even with its all-to-alls hidden). Enumerating them in the grid
+// would compile every Ulysses combination two or three times over.
+// Appended to the grid (ctx.combos), the survivors and the ranked list with
+// the same quick placement search; only the plan's own pick can take them
+// (the expert and deployed baselines never run chunks: combos.h
+// ExpertDegrees), and only under a target that admits them. Not for
+// training steps or XLA's programs (a dump is of an unchunked template).
+void RankUlyssesChunks(SearchContext& ctx, const PlacementPolicy& quick) {
+  if (ctx.options.train || !ctx.pruned || !ctx.options.pinned.empty()) return;
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const Evaluated& e : ctx.ranked) {
+    if (!e.status.ok() || !e.fits) continue;
+    if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
+    fastest = std::min(fastest, e.best_latency);
+  }
+  std::vector<Combo> variants;
+  for (size_t k = 0; k < ctx.ranked.size(); ++k) {
+    const Evaluated& e = ctx.ranked[k];
+    if (!e.status.ok() || !e.fits) continue;
+    const Combo& combo = ctx.combos[static_cast<size_t>(ctx.survivors[k])];
+    if (combo.ulysses <= 1 || combo.pipefusion > 1) continue;
+    const double exposed = ExposedAllToAll(ctx, e);
+    if (exposed <= 0 || e.best_latency - exposed >= fastest) continue;
+    for (const Combo& c : UlyssesChunkVariants(combo, ctx.heads)) {
+      if (!TargetAdmits(ctx.options.target, ctx.config, c).ok()) continue;
+      if (std::find(ctx.combos.begin(), ctx.combos.end(), c) != ctx.combos.end()) continue;
+      variants.push_back(c);
+    }
+  }
+  if (variants.empty()) return;
+  Say(ctx, "rank: compiling and placing " + std::to_string(variants.size()) +
+               " Ulysses head-chunk variants of survivors whose exposed all-to-alls could make them the fastest");
+  const size_t first = ctx.ranked.size();
+  for (const Combo& c : variants) {
+    ctx.survivors.push_back(static_cast<int>(ctx.combos.size()));
+    ctx.combos.push_back(c);
+  }
+  ctx.ranked.resize(first + variants.size());
+  ParallelFor(static_cast<int>(variants.size()), ctx.options.threads, [&](int k) {
+    const Combo& combo = variants[static_cast<size_t>(k)];
+    Evaluated& e = ctx.ranked[first + static_cast<size_t>(k)];
+    StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options, ctx.programs.get());
+    if (!candidate.ok()) {
+      e.status = candidate.status();
+      e.compiled.candidate.strategy.combo = combo;
+      return;
+    }
+    e = Evaluate(*candidate, *ctx.topology, ctx.evaluate, quick);
+  });
+}
+
 // Every source's proposals, in order, each once; evaluated in full with a
 // short placement search each (the grid's pick gets a longer one).
 void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_ptr<Source>>& baselines) {
@@ -244,6 +330,7 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
     }
     e = Evaluate(*candidate, *ctx.topology, ctx.evaluate, quick);
   });
+  RankUlyssesChunks(ctx, quick);
   for (const Evaluated& e : ctx.ranked) {
     if (!e.compiled.warning.empty()) Say(ctx, "warning: " + e.compiled.warning);
   }

@@ -70,6 +70,7 @@ struct SearchContext {
   PlanOptions options;
   EvaluateOptions evaluate;
   std::vector<Combo> combos;  // the grid (training: each with the remat pruning chose)
+  int64_t heads = 0;          // the model's attention heads (combos.h: AttentionHeads)
   // An imported program with no attention: the program source
   // (program_source.h) stands in for the grid, which is then empty.
   bool program_search = false;

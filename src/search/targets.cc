@@ -63,6 +63,11 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
         return InvalidArgument("JAX lowers a sequence-sharded K and V as an all-gather, not a ring: " +
                                combo.ToString() + " is priced as context parallelism instead");
       }
+      if (combo.ulysses_chunks > 1) {
+        return InvalidArgument("plan_jax.py gives shardings, and GSPMD lowers each Ulysses all-to-all whole: " +
+                               combo.ToString() + "'s head chunks run under MaxDiffusion (--target maxdiffusion: "
+                               "ulysses_attention_chunks)");
+      }
       return Status::Ok();
     case Target::kMaxDiffusion: {
       if (combo.pipefusion > 1) {
@@ -83,6 +88,10 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
       return Status::Ok();
     }
     case Target::kXdit:
+      if (combo.ulysses_chunks > 1) {
+        return InvalidArgument("xDiT's Ulysses runs one all-to-all per tensor, no head chunks: " + combo.ToString() +
+                               " is MaxDiffusion's ulysses_attention_chunks");
+      }
       if (!RunsAsExpert(config, combo)) {
         return InvalidArgument(combo.ToString() + " is not a configuration " + config.model +
                                "'s deployed code (xDiT or its repository) runs");

@@ -13,11 +13,16 @@
 //   maxdiffusion  MaxDiffusion's Wan text-to-video configs on a TPU slice
 //                 (emit/maxdiffusion.h): data = dp x cfg filling the batch-2
 //                 CFG forward, context (flash, ring, ulysses, ulysses_ring),
-//                 tensor; no sharding of per-tensor seeds, no per-part
-//                 hybrid (one sharding for the whole model).
+//                 tensor, Ulysses head chunks (ulysses_attention_chunks);
+//                 no sharding of per-tensor seeds, no per-part hybrid (one
+//                 sharding for the whole model).
 //   xdit          the model's deployed code on GPUs (xDiT or its own
 //                 repository): the expert's vocabulary and split rules
-//                 (combos.h: RunsAsExpert; no per-part hybrid).
+//                 (combos.h: RunsAsExpert; no per-part hybrid, no Ulysses
+//                 head chunks).
+// Ulysses head chunks (Combo::ulysses_chunks > 1) run under maxdiffusion
+// (ulysses_attention_chunks) and any; jax refuses them (GSPMD does not chunk
+// an all-to-all; plan_jax.py gives shardings, not the attention's code).
 //
 // A baseline's pick is still reported under any target (it is what its user
 // runs), but the plan's best is only a configuration the target admits.

@@ -101,6 +101,20 @@ class MeshTest(unittest.TestCase):
         with self.assertRaisesRegex(runtime.PlanError, "no AXIS_ROLES"):
             runtime.Mesh.from_plan({"MESH_DIM_NAMES": ("tp",), "MESH_SHAPE": (2,), "RANK_LAYOUT": [0, 1]}, 0)
 
+    def test_ulysses_head_chunk_ranges(self):
+        # MaxDiffusion's ranges: 40 heads over 4 shards are 10 groups; 4 chunks of floor(10/4) = 2
+        # groups, the last the remainder: 8, 8, 8, 16 heads. Capped at the groups; 1: the whole.
+        self.assertEqual(runtime.ulysses_head_chunk_ranges(40, 4, 4), [(0, 8), (8, 16), (16, 24), (24, 40)])
+        self.assertEqual(runtime.ulysses_head_chunk_ranges(12, 4, 8), [(0, 4), (4, 8), (8, 12)])
+        self.assertEqual(runtime.ulysses_head_chunk_ranges(12, 4, 1), [(0, 12)])
+        with self.assertRaisesRegex(runtime.PlanError, "12 heads do not split over 8 Ulysses shards"):
+            runtime.ulysses_head_chunk_ranges(12, 8, 2)
+        # A bad ULYSSES_ATTENTION_CHUNKS is refused by name before anything is swapped.
+        plan = {"MESH_DIM_NAMES": ("ulysses",), "MESH_SHAPE": (2,), "RANK_LAYOUT": [0, 1],
+                "AXIS_ROLES": ("ulysses",), "ULYSSES_ATTENTION_CHUNKS": 0}
+        with self.assertRaisesRegex(runtime.PlanError, "ULYSSES_ATTENTION_CHUNKS is 0"):
+            runtime.parallelize(object(), plan, rank=0, dry_run=True)
+
 
 WAN_COLWISE = ("self_attn.q", "self_attn.k", "self_attn.v", "cross_attn.q", "cross_attn.k", "cross_attn.v", "ffn.0")
 WAN_ROWWISE = ("self_attn.o", "cross_attn.o", "ffn.2")

@@ -81,6 +81,8 @@ PLANS = [
     ("h100:8", "ring=8", []),
     ("h100:8", "dp=2,cfg=2,ring=2", ["--batch", "2"]),
     ("l40s:8", "ulysses=4,ring=2", []),
+    # Ulysses in head chunks: 12 heads / 4 = 3 groups, 3 chunks (async all-to-alls per chunk).
+    ("h100:8", "ulysses=4,cfg=2,ulysses_chunks=3", []),
 ]
 TINY = "tiny-1.3b-heads"
 TINY_GRID = (2, 4, 8)  # frames, rows, cols of patches: 64 video tokens

@@ -27,6 +27,7 @@ struct CompileArgs : ModelFlags {
   bool json = false;
   bool no_fusion = false;
   bool no_async = false;
+  int64_t ulysses_chunks = 1;  // MaxDiffusion's ulysses_attention_chunks
   int64_t micro_batch = 1;  // --graph train
   std::string remat = "none";
 };
@@ -51,6 +52,7 @@ int RunCompile(const CompileArgs& args) {
   compile::CompileOptions options;
   options.fuse_elementwise = !args.no_fusion;
   options.async_collectives = !args.no_async;
+  options.ulysses_chunks = args.ulysses_chunks;
   auto program = compile::CompileTemplate(compiler, *graph, *mesh, args.templ, options);
   if (!program.ok()) return Fail(program.status());
   evidence::Evidence ev = evidence::Extract(*program, compiler.name());
@@ -143,6 +145,10 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->add_flag("--no-fusion", args->no_fusion, "Keep every element-wise op its own kernel");
   cmd->add_flag("--no-async", args->no_async, "Keep collectives blocking");
+  cmd->add_option("--ulysses-chunks", args->ulysses_chunks,
+                  "Lower each Ulysses attention in this many head chunks (MaxDiffusion's ulysses_attention_chunks)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->capture_default_str();
   cmd->callback([args, &ctx] {
     if (args->model.empty() && !HasProgram(*args)) {
       fmt::print(stderr, "aoizora compile: give --model M, --stablehlo FILE or --onnx FILE (see --help)\n");

@@ -132,7 +132,8 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--template,-T", args->templ,
                   "Pin the sharding, in xDiT's vocabulary: ulysses=2,ring=2,cfg=2 | ulysses=8,fsdp=8 | tp=4,cfg=2 "
                   "| pipefusion=2,ulysses=4 (degrees multiply to the chip count; fsdp=F shards the weights over F "
-                  "devices; pipefusion=P is xDiT's patch pipeline of P stages, docs/pricing.md)");
+                  "devices; pipefusion=P is xDiT's patch pipeline of P stages; ulysses_chunks=C runs Ulysses attention "
+                  "in C head chunks, MaxDiffusion's ulysses_attention_chunks; docs/pricing.md)");
   cmd->add_option("--placement", args->placement, "search (default) or default (JAX's / the rank order)")
       ->check(CLI::IsMember({"search", "default"}));
   cmd->add_option("--calibration,-c", args->calibration, "Calibration JSON (network keys and a \"compute\" object)");

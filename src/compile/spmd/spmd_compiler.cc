@@ -51,7 +51,8 @@ cir::BufferKind BufferKindOf(pir::ValueRole role) {
 
 class Lowering {
  public:
-  Lowering(const pir::Graph& graph, const shard::ShardingPlan& plan) : graph_(graph), plan_(plan), mesh_(plan.mesh) {
+  Lowering(const pir::Graph& graph, const shard::ShardingPlan& plan, int64_t ulysses_chunks)
+      : graph_(graph), plan_(plan), mesh_(plan.mesh), ulysses_chunks_(ulysses_chunks) {
     // A training step (frontend/zoo/train.cc) names its gradients and the
     // leaves its outputs replace; any other graph has neither.
     for (int64_t v : graph_.attrs().GetInts("gradients").value_or(std::vector<int64_t>{})) {
@@ -73,6 +74,12 @@ class Lowering {
     program_.name = graph_.name();
     program_.num_devices = mesh_.num_devices();
     program_.mesh = mesh_.ToString();
+    if (ulysses_chunks_ > 1 && backward_start_ >= 0) {
+      return Status(StatusCode::kUnimplemented,
+                    "ulysses_chunks=" + std::to_string(ulysses_chunks_) + " on " + graph_.name() +
+                        ": chunked Ulysses attention is lowered for inference; a training step's attention_grad "
+                        "reads the forward's resharded q, k and v whole");
+    }
     placed_.resize(static_cast<size_t>(graph_.num_values()));
     // 1. Leaves.
     for (pir::ValueId v = 0; v < graph_.num_values(); ++v) {
@@ -270,6 +277,10 @@ class Lowering {
     const pir::Op& op = graph_.op(id);
     const pir::FactorRule& rule = plan_.rules[id];
     const shard::OpSharding& sharding = plan_.ops[id];
+    if (ulysses_chunks_ > 1 && op.kind == pir::OpKind::kAttention) {
+      AZ_ASSIGN_OR_RETURN(bool chunked, LowerChunkedUlysses(id));
+      if (chunked) return Status::Ok();
+    }
     std::vector<int> operands;
     std::vector<pir::TensorType> local_operands;
     Extension extension;  // operand 0's, when it is a split pad's result
@@ -528,22 +539,33 @@ class Lowering {
                             const std::vector<pir::TensorType>& local_operands,
                             const std::vector<pir::TensorType>& local_results, std::vector<TensorSharding> produced,
                             const std::vector<int>& axes) {
-    const int64_t n = mesh_.AxesSize(axes);
     // The LSE merge inside the ring completes the sum over kv blocks (of the
     // output and, in a training forward, of the log-sum-exp rows).
     DropRingPartials(produced, axes);
-    pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
-    const int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
-    const Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
     std::vector<int> outs;
     for (size_t r = 0; r < op.results.size(); ++r) {
       outs.push_back(NewBuffer(op.name, cir::BufferKind::kActivation, graph_.type(op.results[r]), produced[r]));
     }
+    RingAttentionSteps(op, operands, local_operands, local_results, outs, axes, op.name);
+    for (size_t r = 0; r < op.results.size(); ++r) placed_[op.results[r]] = {outs[r], produced[r]};
+    return Status::Ok();
+  }
+
+  // The ring's kernels and kv permutes writing `outs` (names from `base`:
+  // "<base>.ring<i>", "<base>.kv-permute<i>").
+  void RingAttentionSteps(const pir::Op& op, const std::vector<int>& operands,
+                          const std::vector<pir::TensorType>& local_operands,
+                          const std::vector<pir::TensorType>& local_results, const std::vector<int>& outs,
+                          const std::vector<int>& axes, const std::string& base) {
+    const int64_t n = mesh_.AxesSize(axes);
+    pir::OpCost block = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
+    const int64_t kv_elements = local_operands[1].NumElements() + local_operands[2].NumElements();
+    const Bytes kv_bytes = Bytes(local_operands[1].NumBytes() + local_operands[2].NumBytes());
     const std::vector<std::pair<int, int>> pairs = RingPairs(axes);
     std::vector<int> kv = {operands[1], operands[2]};
     for (int64_t step = 0; step < n; ++step) {
       // The op's cost on one (q block, kv block) pair.
-      const std::string kernel = UniqueName(op.name + ".ring" + std::to_string(step));
+      const std::string kernel = UniqueName(base + ".ring" + std::to_string(step));
       cir::Instruction k = OpKernel(op, cir::KernelKind::kAttention, kernel, block, local_operands, local_results);
       k.operands = {operands[0]};
       k.operands.insert(k.operands.end(), kv.begin(), kv.end());
@@ -552,13 +574,152 @@ class Lowering {
       k.results = outs;
       program_.AddInstruction(std::move(k));
       if (step + 1 == n) break;
-      const std::string kv_name = UniqueName(op.name + ".kv-permute" + std::to_string(step));
+      const std::string kv_name = UniqueName(base + ".kv-permute" + std::to_string(step));
       const int next_kv = FlatBuffer(kv_name, cir::BufferKind::kCommunication, local_operands[1].dtype, kv_elements);
       Permute(kv_name, op.name, kv, {next_kv}, kv_bytes, pairs);
       kv = {next_kv};
     }
-    for (size_t r = 0; r < op.results.size(); ++r) placed_[op.results[r]] = {outs[r], produced[r]};
-    return Status::Ok();
+  }
+
+  // Whether resharding a `type` from `from` to `to` is all-to-alls alone (at
+  // least one): EmitReshard tried on a scratch program.
+  bool AllToAllsOnly(const pir::TensorType& type, const TensorSharding& from, const TensorSharding& to) const {
+    if (from == to || !from.partial.empty()) return false;
+    cir::Program scratch;
+    scratch.num_devices = program_.num_devices;
+    cir::Buffer held;
+    held.name = "held";
+    held.kind = cir::BufferKind::kActivation;
+    held.dtype = type.dtype;
+    held.shape = from.LocalShape(mesh_, type.shape);
+    const int buffer = scratch.AddBuffer(std::move(held));
+    EmitReshard(mesh_, type, buffer, from, to, "scratch", "scratch", scratch);
+    return !scratch.instructions.empty() &&
+           std::all_of(scratch.instructions.begin(), scratch.instructions.end(), [](const cir::Instruction& in) {
+             return in.kind == cir::InstrKind::kCollective && in.collective == cir::CollectiveKind::kAllToAll;
+           });
+  }
+
+  // [batch, sequence, heads, dim] with `heads` heads.
+  static pir::TensorType WithHeads(pir::TensorType type, int64_t heads) {
+    type.shape[2] = heads;
+    return type;
+  }
+
+  // Chunked Ulysses attention (spmd_compiler.h): false when the op is not
+  // one (the caller lowers it whole).
+  StatusOr<bool> LowerChunkedUlysses(pir::OpId id) {
+    const pir::Op& op = graph_.op(id);
+    const pir::FactorRule& rule = plan_.rules[id];
+    const shard::OpSharding& sharding = plan_.ops[id];
+    if (op.operands.size() != 3 || op.results.size() != 1) return false;  // a mask, or a training forward's lse
+    const int h = rule.FindFactor("h");
+    if (h < 0 || rule.FindFactor("g") >= 0) return false;  // grouped-query heads
+    const int64_t shards = mesh_.AxesSize(sharding.factor_axes[static_cast<size_t>(h)]);
+    const int64_t heads = graph_.type(op.operands[0]).shape[2];
+    const std::vector<std::pair<int64_t, int64_t>> ranges = UlyssesHeadChunks(heads, shards, ulysses_chunks_);
+    if (shards <= 1 || ranges.size() <= 1) return false;
+    const std::vector<int>& kv_axes = sharding.factor_axes[static_cast<size_t>(rule.FindFactor("kv"))];
+    const std::vector<int> ring_axes = RingAxesOf(rule, sharding);
+    if (!kv_axes.empty() && ring_axes.empty()) return false;  // the whole lowering says why it cannot
+    std::vector<TensorSharding> required(3);
+    std::vector<bool> chunked(3);
+    for (int i = 0; i < 3; ++i) {
+      const pir::ValueId v = op.operands[static_cast<size_t>(i)];
+      if (ExtensionOf(v).dim >= 0) return false;
+      required[static_cast<size_t>(i)] = shard::RequiredOperandSharding(rule, sharding, i);
+      chunked[static_cast<size_t>(i)] =
+          AllToAllsOnly(graph_.type(v), placed_[v].sharding, required[static_cast<size_t>(i)]);
+    }
+    if (!chunked[0]) return false;  // the queries need no all-to-all: no Ulysses here
+    std::vector<TensorSharding> produced = {shard::ProducedResultSharding(rule, sharding, 0)};
+    if (!ring_axes.empty()) DropRingPartials(produced, ring_axes);
+    // The output's one reader, when its sharding is all-to-alls away: each
+    // chunk's output goes there on its own.
+    const pir::ValueId result = op.results[0];
+    const pir::TensorType& result_type = graph_.type(result);
+    std::optional<TensorSharding> reader_needs;
+    if (std::find(graph_.outputs().begin(), graph_.outputs().end(), result) == graph_.outputs().end()) {
+      int uses = 0, index = -1;
+      pir::OpId reader = pir::kNoOp;
+      for (pir::OpId j = id + 1; j < graph_.num_ops(); ++j) {
+        const std::vector<pir::ValueId>& reads = graph_.op(j).operands;
+        for (size_t k = 0; k < reads.size(); ++k) {
+          if (reads[k] != result) continue;
+          ++uses;
+          reader = j;
+          index = static_cast<int>(k);
+        }
+      }
+      if (uses == 1) {
+        TensorSharding to = shard::RequiredOperandSharding(plan_.rules[reader], plan_.ops[reader], index);
+        if (AllToAllsOnly(result_type, produced[0], to)) reader_needs = std::move(to);
+      }
+    }
+    // Operands resharded otherwise than by all-to-alls are resharded whole.
+    std::vector<int> whole(3, -1);
+    for (int i = 0; i < 3; ++i) {
+      if (!chunked[static_cast<size_t>(i)]) {
+        whole[static_cast<size_t>(i)] =
+            Operand(op.operands[static_cast<size_t>(i)], required[static_cast<size_t>(i)], id);
+      }
+    }
+    // Without a chunked reader every chunk's kernel writes its heads of one buffer.
+    const int held_result =
+        reader_needs ? -1 : NewBuffer(op.name, cir::BufferKind::kActivation, result_type, produced[0]);
+    std::vector<int> chunk_results;
+    for (size_t c = 0; c < ranges.size(); ++c) {
+      const int64_t chunk_heads = ranges[c].second - ranges[c].first;
+      const std::string tag = ".ulysses-chunk" + std::to_string(c);
+      std::vector<int> operands(3);
+      std::vector<pir::TensorType> local_operands(3);
+      for (size_t i = 0; i < 3; ++i) {
+        const pir::ValueId v = op.operands[i];
+        const pir::TensorType type = WithHeads(graph_.type(v), chunk_heads);
+        local_operands[i] = {type.dtype, required[i].LocalShape(mesh_, type.shape)};
+        if (!chunked[i]) {
+          operands[i] = whole[i];
+          continue;
+        }
+        const std::string origin = Origin(v);
+        operands[i] = EmitReshard(mesh_, type, placed_[v].buffer, placed_[v].sharding, required[i],
+                                  UniqueName(origin + tag), origin, program_)
+                          .buffer;
+      }
+      const pir::TensorType out_type = WithHeads(result_type, chunk_heads);
+      const std::vector<pir::TensorType> local_results = {
+          {out_type.dtype, produced[0].LocalShape(mesh_, out_type.shape)}};
+      const int out = held_result >= 0
+                          ? held_result
+                          : NewBuffer(op.name + tag, cir::BufferKind::kActivation, out_type, produced[0]);
+      if (ring_axes.empty()) {
+        const pir::OpCost cost = pir::ComputeOpCost(op.kind, local_operands, local_results, op.attrs);
+        cir::Instruction k =
+            OpKernel(op, cir::KernelKind::kAttention, UniqueName(op.name + tag), cost, local_operands, local_results);
+        k.operands = operands;
+        k.results = {out};
+        program_.AddInstruction(std::move(k));
+      } else {
+        RingAttentionSteps(op, operands, local_operands, local_results, {out}, ring_axes, op.name + tag);
+      }
+      chunk_results.push_back(out);
+    }
+    if (!reader_needs) {
+      placed_[result] = {held_result, produced[0]};
+      return true;
+    }
+    // Each chunk's output all-to-all writes its heads of the buffer the reader reads.
+    const int assembled = NewBuffer(op.name, cir::BufferKind::kActivation, result_type, *reader_needs);
+    for (size_t c = 0; c < ranges.size(); ++c) {
+      const pir::TensorType out_type = WithHeads(result_type, ranges[c].second - ranges[c].first);
+      const std::string name = UniqueName(op.name + ".ulysses-chunk" + std::to_string(c) + ".output");
+      const int chunk_out =
+          EmitReshard(mesh_, out_type, chunk_results[c], produced[0], *reader_needs, name, op.name, program_).buffer;
+      if (chunk_out == static_cast<int>(program_.buffers.size()) - 1) program_.buffers.pop_back();
+      program_.instructions.back().results = {assembled};
+    }
+    placed_[result] = {assembled, *reader_needs};
+    return true;
   }
 
   const pir::Graph& graph_;
@@ -573,9 +734,26 @@ class Lowering {
   std::set<pir::ValueId> offloaded_, reloaded_;  // remat offload: host-kept values, and those brought back
   std::map<pir::ValueId, pir::ValueId> updates_;  // output value -> the leaf it replaces
   int64_t backward_start_ = -1, optimizer_start_ = -1;
+  const int64_t ulysses_chunks_;
 };
 
 }  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> UlyssesHeadChunks(int64_t heads, int64_t shards, int64_t chunks) {
+  if (chunks <= 1 || shards < 1 || heads % shards != 0) return {{0, heads}};
+  const int64_t groups = heads / shards;
+  chunks = std::min(chunks, groups);
+  const int64_t per_chunk = std::max<int64_t>(1, groups / chunks);
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  int64_t start = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t end = c == chunks - 1 ? groups : std::min(start + per_chunk, groups);
+    if (start >= end) break;
+    ranges.push_back({start * shards, end * shards});
+    start = end;
+  }
+  return ranges;
+}
 
 pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorType>& operands) {
   if (kind != cir::KernelKind::kMatmul && kind != cir::KernelKind::kAttention &&
@@ -593,7 +771,7 @@ pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorTy
 StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shard::ShardingPlan& plan,
                                              const CompileOptions& options) {
   AZ_RETURN_IF_ERROR(shard::VerifyPlan(graph, plan));
-  AZ_ASSIGN_OR_RETURN(cir::Program program, Lowering(graph, plan).Run());
+  AZ_ASSIGN_OR_RETURN(cir::Program program, Lowering(graph, plan, options.ulysses_chunks).Run());
   if (options.fuse_elementwise) FuseElementwise(program);
   if (options.combine_threshold.value() > 0) CombineCollectives(program, options.combine_threshold);
   if (options.async_collectives) {

@@ -14,6 +14,23 @@
 //      its halo rows with its neighbours, two collective-permutes, and runs
 //      on the extended shard (halo.h); an upsample of an unevenly split dim
 //      whose blocks would not align is refused;
+//      A Ulysses attention (its queries resharded from a sequence split to a
+//      heads split by all-to-alls) under CompileOptions::ulysses_chunks = C
+//      > 1 is lowered as MaxDiffusion's chunked Ulysses attention
+//      (attention_flax.py: _run_chunked_ulysses_attention) over the head
+//      ranges of UlyssesHeadChunks: per chunk, the all-to-alls of its q, k
+//      and v slices, then its attention kernel (its own ring when the kv
+//      sequence is a ring too), each priced on the chunk's local shapes;
+//      then, per chunk, the all-to-all of its output slice back to the
+//      sequence split its one reader needs, every chunk writing its heads
+//      of one buffer (the concatenation). Emitted in that order (every
+//      chunk's inputs and kernel, then the outputs), ScheduleAsync starts
+//      chunk i+1's first all-to-all before chunk i's kernel and chunk 0's
+//      output all-to-all before the last kernel. Operands whose resharding
+//      is not all-to-alls alone are resharded whole; an attention with a
+//      mask, grouped-query heads or an lse result, or whose queries need no
+//      all-to-all, is lowered whole. A program with a backward refuses
+//      C > 1 (its attention_grad reads the forward's resharded q, k, v);
 //      A training step's value kept in host memory (remat offload, the graph
 //      attribute "offloaded") is brought back by a copy kernel
 //      "<origin>.host-reload" before the backward first reads it;
@@ -21,6 +38,9 @@
 //   4. passes over the program (schedule.h): element-wise fusion, combining
 //      of small collectives, then asynchronous collectives.
 #pragma once
+
+#include <utility>
+#include <vector>
 
 #include "compile/compiler.h"
 
@@ -32,6 +52,14 @@ class SpmdCompiler final : public Compiler {
   StatusOr<cir::Program> Compile(const pir::Graph& graph, const shard::ShardingPlan& plan,
                                  const CompileOptions& options) override;
 };
+
+// MaxDiffusion's _ulysses_head_chunk_ranges: half-open ranges over `heads`
+// heads, each a multiple of `shards` (the heads factor's devices): the
+// heads / shards groups cut into min(chunks, groups) chunks of
+// floor(groups / chunks) groups, the last carrying the remainder (40 heads,
+// 4 shards, 4 chunks: 8, 8, 8, 16 heads). chunks <= 1, or heads not a
+// multiple of shards: one range, the whole.
+std::vector<std::pair<int64_t, int64_t>> UlyssesHeadChunks(int64_t heads, int64_t shards, int64_t chunks);
 
 // cir::Instruction::precision of a kernel of `kind` reading `operands` (its
 // local operand types): what the matrix units read, the promoted type of the
