@@ -29,6 +29,7 @@ struct CompileArgs : ModelFlags {
   bool no_async = false;
   int64_t micro_batch = 1;  // --graph train
   std::string remat = "none";
+  int prefetch = 1;
 };
 
 StatusOr<pir::Graph> BuildGraph(const CompileArgs& args, const workload::Workload& workload) {
@@ -51,6 +52,7 @@ int RunCompile(const CompileArgs& args) {
   compile::CompileOptions options;
   options.fuse_elementwise = !args.no_fusion;
   options.async_collectives = !args.no_async;
+  options.prefetch_depth = args.prefetch;
   auto program = compile::CompileTemplate(compiler, *graph, *mesh, args.templ, options);
   if (!program.ok()) return Fail(program.status());
   evidence::Evidence ev = evidence::Extract(*program, compiler.name());
@@ -143,6 +145,10 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
   cmd->add_flag("--no-fusion", args->no_fusion, "Keep every element-wise op its own kernel");
   cmd->add_flag("--no-async", args->no_async, "Keep collectives blocking");
+  cmd->add_option("--prefetch", args->prefetch,
+                  "FSDP prefetch depth: the weight gathers of the next N-1 layers start with the current layer's")
+      ->check(CLI::Range(1, compile::kMaxPrefetchDepth))
+      ->capture_default_str();
   cmd->callback([args, &ctx] {
     if (args->model.empty() && !HasProgram(*args)) {
       fmt::print(stderr, "aoizora compile: give --model M, --stablehlo FILE or --onnx FILE (see --help)\n");
