@@ -88,6 +88,7 @@ StatusOr<Compiled> Compile(const Candidate& candidate, const EvaluateOptions& op
   compile::Compiler& compiler = options.hlo_dir.empty() ? static_cast<compile::Compiler&>(builtin) : xla;
   compile::CompileOptions compile_options;
   compile_options.candidate_id = candidate.strategy.combo.Id();
+  compile_options.prefetch_depth = candidate.strategy.combo.prefetch;
   AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, out.sharding, compile_options));
   // A pipeline stage's slot ends with its send to the next stage.
   if (candidate.step.pipeline.stages > 1) AZ_RETURN_IF_ERROR(AppendStageSend(candidate.mesh, program));

@@ -115,7 +115,15 @@ class Grid : public Source {
   StatusOr<Pick> Choose(const SearchContext& ctx) const override {
     const Evaluated* best = nullptr;
     Status first_error = ctx.first_error;
-    for (const Evaluated& e : ctx.ranked) {
+    // Depth 1 of every survivor, then the deeper prefetches that beat theirs
+    // (prefetch.h); with a pinned depth above 1, that depth alone.
+    std::vector<const Evaluated*> priced;
+    if (ctx.pinned_prefetch <= 1) {
+      for (const Evaluated& e : ctx.ranked) priced.push_back(&e);
+    }
+    for (const Evaluated& e : ctx.prefetched) priced.push_back(&e);
+    for (const Evaluated* p : priced) {
+      const Evaluated& e = *p;
       if (!e.status.ok()) {
         if (first_error.ok()) first_error = e.status;
         continue;
