@@ -252,6 +252,7 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
   }
   out["mesh"] = Mesh(config);
   out["sharding"] = config.sharding;
+  if (config.prefetch > 1) out["fsdp_prefetch"] = config.prefetch;  // the runtimes' default (1) is left out
   out["placement"] = Placement(plan, config);
   out["peak_memory_bytes"] = config.peak_memory.value();
   out["memory"] = Memory(plan, config);

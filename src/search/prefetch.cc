@@ -62,7 +62,7 @@ void ChoosePrefetch(SearchContext& ctx, size_t grid_survivors) {
       // A pinned depth is kept whatever it costs (the grid reports its
       // error or its peak); else strictly faster and fitting, a tie keeping
       // the smaller depth.
-      if (pinned || (e.status.ok() && e.fits && e.best_latency < best_latency)) {
+      if (pinned || (e.status.ok() && e.fits && e.best_latency < best_latency * (1 - kPrefetchMinGain))) {
         best = j;
         best_latency = e.best_latency;
       }

@@ -27,6 +27,12 @@ namespace az::search {
 // layers ahead; each layer ahead holds one more layer of gathered weights).
 inline constexpr int kPrefetchDepths = 4;
 
+// A deeper prefetch is kept only when it is faster by more than this
+// fraction (its own depth 1 in ChoosePrefetch, the grid's depth-1 pick in the
+// grid's choice): a gain below it is the rounding of two sums of the same
+// compute, not a step saved, and the depth costs memory.
+inline constexpr double kPrefetchMinGain = 1e-9;
+
 // Fills ctx.prefetched (depths 2 to min(kPrefetchDepths,
 // ctx.options.max_prefetch)): for each of the first `grid_survivors` entries of
 // ctx.ranked (the grid's own proposals) with fsdp, a depth-1 evaluation that

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "search/pipefusion.h"
+#include "search/prefetch.h"
 #include "search/prune.h"
 #include "search/targets.h"
 
@@ -130,7 +131,14 @@ class Grid : public Source {
       }
       // Ranked with the baselines' proposals: only what the target runs.
       if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
-      if (e.fits && Faster(e, e.best_latency, best, best ? best->best_latency : 0)) best = &e;
+      if (!e.fits) continue;
+      // A deeper prefetch holds more memory for its speed: it displaces a
+      // depth-1 pick only by more than rounding (a step the prefetch made
+      // compute-bound ties, up to the last bits of the simulator's sums, with
+      // a configuration that was compute-bound without FSDP).
+      const bool deeper = e.compiled.candidate.strategy.combo.prefetch > 1 && ctx.pinned_prefetch <= 1;
+      if (deeper && best && e.best_latency >= best->best_latency * (1 - kPrefetchMinGain)) continue;
+      if (Faster(e, e.best_latency, best, best ? best->best_latency : 0)) best = &e;
     }
     const hw::Topology& topology = *ctx.topology;
     if (!best) {
