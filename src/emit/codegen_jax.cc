@@ -252,8 +252,8 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
     Line(out, "# FSDP prefetch depth the plan priced: the weight all-gathers of the next " +
                   std::to_string(config.prefetch - 1) + " layer(s) issued with the");
     Line(out, "# current layer's. XLA does not run it: its latency-hiding scheduler keeps one all-gather in flight");
-    Line(out, "# (SchedulerConfig.all_gather_overlap_limit = 1 on GPUs and TPUs; no XLA flag raises it). FSDP2 runs it");
-    Line(out, "# (plan_torch.py: set_fsdp_prefetch); under XLA expect the plan's depth-1 timing.");
+    Line(out, "# (SchedulerConfig.all_gather_overlap_limit = 1 on GPUs and TPUs; no XLA flag raises it).");
+    Line(out, "# FSDP2 runs it (plan_torch.py: set_fsdp_prefetch); under XLA expect the plan's depth-1 timing.");
     Line(out, "FSDP_PREFETCH_DEPTH = " + std::to_string(config.prefetch));
   }
   Line(out);

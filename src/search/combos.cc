@@ -182,8 +182,9 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
         return InvalidArgument("'prefetch' appears twice in --template '" + spec + "'");
       }
       seen.push_back(name);
-      if (value.size() > 2 || !std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) ||
-          std::stoi(value) < 1 || std::stoi(value) > compile::kMaxPrefetchDepth) {
+      const bool digits =
+          value.size() <= 2 && std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!digits || std::stoi(value) < 1 || std::stoi(value) > compile::kMaxPrefetchDepth) {
         return InvalidArgument("'" + token + "': the FSDP prefetch depth is a layer count from 1 to " +
                                std::to_string(compile::kMaxPrefetchDepth));
       }
@@ -220,7 +221,8 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, prefetch; remat for training)");
+                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, prefetch; remat for "
+                             "training)");
     }
   }
   if (c.prefetch > 1 && c.fsdp == 0) {
@@ -268,7 +270,8 @@ bool PinsPrefetch(std::string_view text) {
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
-    const std::string_view token = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const size_t length = comma == std::string_view::npos ? std::string_view::npos : comma - start;
+    const std::string_view token = text.substr(start, length);
     if (token.starts_with("prefetch=")) return true;
     if (comma == std::string_view::npos) break;
     start = comma + 1;

@@ -158,6 +158,72 @@ TEST(ScheduleAsync, DepthThreeStartsEveryGatherFirst) {
   EXPECT_EQ(cir::Summarize(l.program).peak_memory, Bytes(350));
 }
 
+// Two weight gathers per layer: each of the next layer's gathers starts
+// beside the gather at the same position of the current layer (the
+// position-p rule), not all at the layer's first anchor. Layer i:
+//   ga_i = all-gather(Wa_i) -> Ga_i   k_i(in_i, Ga_i) -> Y_i   a_i = all-to-all(Y_i) -> Z_i
+//   gb_i = all-gather(Wb_i) -> Gb_i   m_i(Z_i, Gb_i) -> V_i (= in_{i+1})
+TEST(ScheduleAsync, DepthTwoPairsEachGatherWithTheSamePositionOfTheLayerBefore) {
+  cir::Program p;
+  p.num_devices = 2;
+  auto buffer = [&](std::string name, cir::BufferKind kind) {
+    cir::Buffer b;
+    b.name = std::move(name);
+    b.kind = kind;
+    b.shape = {4};
+    return p.AddBuffer(std::move(b));
+  };
+  auto add = [&](std::string name, cir::InstrKind kind, cir::CollectiveKind collective, std::vector<int> operands,
+                 int result) {
+    cir::Instruction in;
+    in.kind = kind;
+    in.name = std::move(name);
+    in.collective = collective;
+    in.operands = std::move(operands);
+    in.results = {result};
+    if (kind == cir::InstrKind::kCollective) in.groups.groups = {{0, 1}};
+    p.AddInstruction(std::move(in));
+  };
+  int input = buffer("x", cir::BufferKind::kInput);
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = std::to_string(i), layer = "blocks." + n;
+    const int wa = buffer(layer + ".a.weight", cir::BufferKind::kParameter);
+    const int wb = buffer(layer + ".b.weight", cir::BufferKind::kParameter);
+    const int ga = buffer(layer + ".ga", cir::BufferKind::kCommunication);
+    const int gb = buffer(layer + ".gb", cir::BufferKind::kCommunication);
+    const int y = buffer(layer + ".y", cir::BufferKind::kActivation);
+    const int z = buffer(layer + ".z", cir::BufferKind::kCommunication);
+    const int v = buffer(layer + ".v", cir::BufferKind::kActivation);
+    add("ga" + n, cir::InstrKind::kCollective, cir::CollectiveKind::kAllGather, {wa}, ga);
+    add("k" + n, cir::InstrKind::kKernel, cir::CollectiveKind::kAllReduce, {input, ga}, y);
+    add("a" + n, cir::InstrKind::kCollective, cir::CollectiveKind::kAllToAll, {y}, z);
+    add("gb" + n, cir::InstrKind::kCollective, cir::CollectiveKind::kAllGather, {wb}, gb);
+    add("m" + n, cir::InstrKind::kKernel, cir::CollectiveKind::kAllReduce, {z, gb}, v);
+    input = v;
+  }
+  p.outputs = {input};
+  cir::Program one = p;
+  ASSERT_TRUE(ScheduleAsync(one, 1));
+  // Depth 1: each start right after the previous collective's done (a_i
+  // after k_i, Y_i's writer). Depth-1 anchors A(u, p): A(0,0) none (first),
+  // A(0,1) a0's done, A(1,0) gb0's done, A(1,1) a1's done, A(2,0) gb1's
+  // done, A(2,1) a2's done.
+  // A start goes right after its anchor, so ga1 (anchored at gb0's done)
+  // overlaps m0, and ga2 m1.
+  EXPECT_EQ(Names(one), (std::vector<std::string>{"ga0", "ga0.done", "k0", "a0", "a0.done", "gb0", "gb0.done", "ga1",
+                                                  "m0", "ga1.done", "k1", "a1", "a1.done", "gb1", "gb1.done", "ga2",
+                                                  "m1", "ga2.done", "k2", "a2", "a2.done", "gb2", "gb2.done", "m2"}));
+  // Depth 2: ga_u at A(u - 1, 0), gb_u at A(u - 1, 1) (layer 0 at its own):
+  // ga1 first beside ga0, gb1 after a0's done beside gb0, ga2 after gb0's
+  // done, gb2 after a1's done. The all-to-alls and every done stay put.
+  ASSERT_TRUE(ScheduleAsync(p, 2));
+  EXPECT_EQ(Names(p), (std::vector<std::string>{"ga0", "ga1", "ga0.done", "k0", "a0", "a0.done", "gb0", "gb1",
+                                                "gb0.done", "ga2", "m0", "ga1.done", "k1", "a1", "a1.done", "gb2",
+                                                "gb1.done", "m1", "ga2.done", "k2", "a2", "a2.done", "gb2.done",
+                                                "m2"}));
+  EXPECT_TRUE(cir::VerifyProgram(p).ok());
+}
+
 // A real program: Wan 2.1 1.3B, two blocks, a training step under
 // ulysses=2 with the weights sharded over both devices. Depth 1 is the
 // default (every existing program unchanged); a deeper schedule moves
