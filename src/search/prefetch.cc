@@ -25,13 +25,15 @@ double BestRanked(const SearchContext& ctx) {
   return best;
 }
 
-// A lower bound of the survivor's step at any depth: its kernels alone (a
-// depth moves collectives only, and the compute engine runs every kernel),
-// plus the noise experts' swap.
-double ComputeBound(const SearchContext& ctx, const Evaluated& e) {
+// A lower bound of the survivor's step at any depth: a depth moves
+// collectives only, the same kernels and collectives under the same
+// placement, and each engine runs all of its own one at a time, so no depth
+// is faster than the busier engine's total; plus the noise experts' swap.
+double DepthBound(const SearchContext& ctx, const Evaluated& e) {
   auto result = Breakdown(e.compiled, *ctx.topology, ctx.evaluate.calibration, e.best_placement, false);
   if (!result.ok()) return 0;
-  return StepLatency(e.compiled.candidate.step, result->compute.value()) + e.noise_experts.swap_per_step_s;
+  const double busiest = std::max(result->compute.value(), result->communication.value());
+  return StepLatency(e.compiled.candidate.step, busiest) + e.noise_experts.swap_per_step_s;
 }
 
 }  // namespace
@@ -65,9 +67,9 @@ void ChoosePrefetch(SearchContext& ctx, size_t grid_survivors) {
     Combo deeper = combo;
     deeper.prefetch = 2;
     if (!e.fits || !TargetAdmits(ctx.options.target, ctx.config, deeper).ok()) continue;
-    // No depth can beat the grid's depth-1 pick when the kernels alone
-    // take longer.
-    if (ComputeBound(ctx, e) >= target) continue;
+    // No depth can beat the grid's depth-1 pick when either engine's work
+    // alone takes longer.
+    if (DepthBound(ctx, e) >= target) continue;
     climbs.push_back({k, 2, e.best_latency, {}});
   }
   int compiles = 0;

@@ -8,9 +8,9 @@
 // rounding, and the first depth that is not ends the climb (a deeper one
 // holds more gathered weights, so once one does not fit none deeper does;
 // past the fastest depth the extra gathers queued ahead of a layer's own
-// collectives cost more than they hide). A survivor whose kernels alone
-// take longer than the grid's fastest depth-1 step is not compiled again:
-// no depth can make it the pick. Deeper prefetch only moves weight gathers
+// collectives cost more than they hide). A survivor whose kernels or
+// collectives alone take longer than the grid's fastest depth-1 step is not
+// compiled again: no depth can make it the pick. Deeper prefetch only moves weight gathers
 // earlier, so the choice needs no pruning pass of its own.
 //
 // The expert's and the deployed configurations keep depth 1: xDiT, the Wan
