@@ -291,6 +291,20 @@ run plan_context_degree 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}"
   expect plan_context_degree err "the degrees of pipefusion, ulysses, ring, context, cfg, tp and dp multiply to 3"
 run plan_context_ring 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x4 "${small[@]}" -T context=4,ring=2 -q &&
   expect plan_context_ring err "context combines with neither ring nor ulysses"
+# FSDP prefetch depth (compile/spmd/schedule.h, search/prefetch.h): only with fsdp, 1 to 8, and
+# only plan_torch.py runs a depth above 1 (no XLA flag sets it); a pinned depth is reported.
+run plan_prefetch_no_fsdp 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,prefetch=2 -q &&
+  expect plan_prefetch_no_fsdp err "prefetch sets how far FSDP's weight gathers run ahead; the combination has no fsdp"
+run plan_prefetch_depth 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,fsdp=4,prefetch=9 -q &&
+  expect plan_prefetch_depth err "the FSDP prefetch depth is a layer count from 1 to 8"
+run plan_prefetch_target 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,fsdp=4,prefetch=2 \
+    --target jax -q &&
+  expect plan_prefetch_target err "an FSDP prefetch depth above 1 is set through plan_torch.py"
+run plan_prefetch 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,fsdp=4,prefetch=2 --no-alpa \
+    --no-stages -q &&
+  expect plan_prefetch out "fsdp prefetch 2"
+run compile_prefetch_bad 2 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh r=4 -T ring=r,fsdp=r --prefetch 0 &&
+  expect compile_prefetch_bad err "--prefetch"
 # Per-part hybrids (templates.h: tp scoped to block parts on a sequence axis): the 40 blocks'
 # cross-attention and FFN gather the sequence and reduce-scatter it (80 each; the 81st gather
 # is the output's), the self-attention keeps Ulysses' 4 all-to-alls (160). Errors name the part.

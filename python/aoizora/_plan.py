@@ -29,6 +29,8 @@ class Configuration:
     shardings       {tensor name: spec}, spec per dimension: None, "x" or ("x", "y")
     step_latency_s, video_latency_s (None for a training step), peak_memory_bytes
     samples_per_s, remat  a training step's throughput and rematerialization (None otherwise)
+    fsdp_prefetch   FSDP prefetch depth (1: the runtimes' default; d > 1: the next d - 1 layers'
+                    weight gathers issued with the current layer's)
     breakdown       one forward's latency, compute, communication, collectives (a dict)
     data            this configuration's object in plan.json
     """
@@ -47,6 +49,7 @@ class Configuration:
         self.video_latency_s = data.get("video_latency_s")
         self.samples_per_s = data.get("samples_per_s")
         self.remat = data.get("remat")
+        self.fsdp_prefetch = data.get("fsdp_prefetch", 1)
         self.peak_memory_bytes = data["peak_memory_bytes"]
         self.breakdown = data["breakdown"]
         self.tensors = data["tensors"]

@@ -14,6 +14,10 @@
 
 namespace az::compile {
 
+// The deepest FSDP prefetch a user may ask for (CompileOptions::prefetch_depth;
+// the planner tries 1 to 4): each layer ahead holds its gathered weights.
+inline constexpr int kMaxPrefetchDepth = 8;
+
 struct CompileOptions {
   bool fuse_elementwise = true;  // fold element-wise chains into their producers
   bool async_collectives = true;  // -start/-done pairs overlapping independent compute
@@ -32,6 +36,10 @@ struct CompileOptions {
   // attention as this many head chunks (spmd/spmd_compiler.h); 1: whole.
   // Inference only: a program with a backward refuses chunks above 1.
   int64_t ulysses_chunks = 1;
+  // FSDP prefetch depth (spmd/schedule.h ScheduleAsync): 1 keeps at most one
+  // resharding collective in flight, weight gathers included; d > 1 lets the
+  // weight gathers of the next d - 1 layers start with the current layer's.
+  int prefetch_depth = 1;
   // The planner's id of the candidate being compiled (search/combos.h
   // Combo::Id). A compiler that looks up programs compiled elsewhere
   // (xla/xla_compiler.h) finds them by it; the built-in one ignores it.

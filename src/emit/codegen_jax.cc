@@ -263,6 +263,17 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
     SpecTable(out, config, "OPTIMIZER_STATE_SPECS", {"optimizer_state"});
   }
   SpecTable(out, config, "ACTIVATION_SPECS", {}, {"parameter", "optimizer_state"});
+  if (config.prefetch > 1) {
+    // No XLA flag sets it (compile/spmd/schedule.h, docs/pricing.md): the
+    // depth is stated for the user to act on, not applied.
+    Line(out);
+    Line(out, "# FSDP prefetch depth the plan priced: the weight all-gathers of the next " +
+                  std::to_string(config.prefetch - 1) + " layer(s) issued with the");
+    Line(out, "# current layer's. XLA does not run it: its latency-hiding scheduler keeps one all-gather in flight");
+    Line(out, "# (SchedulerConfig.all_gather_overlap_limit = 1 on GPUs and TPUs; no XLA flag raises it).");
+    Line(out, "# FSDP2 runs it (plan_torch.py: set_fsdp_prefetch); under XLA expect the plan's depth-1 timing.");
+    Line(out, "FSDP_PREFETCH_DEPTH = " + std::to_string(config.prefetch));
+  }
   Line(out);
   Line(out);
   Line(out, "def param_sharding(mesh, name):");

@@ -297,6 +297,40 @@ std::string CommandsLiteral(const std::vector<std::string>& commands) {
   return PyString(joined);
 }
 
+// FSDP_PREFETCH_DEPTH and set_fsdp_prefetch for a plan whose FSDP prefetch
+// depth is d > 1 (compile/spmd/schedule.h); "" for depth 1, FSDP2's default.
+// FSDP2 gathers one fully_shard unit per collective; with one unit per
+// block, the gathers of the next d - 1 blocks issued at a block's
+// pre-forward (FSDPModule.set_modules_to_forward_prefetch) are the plan's
+// schedule, and the backward's mirror image (set_modules_to_backward_prefetch,
+// the blocks before it) a training step's.
+std::string FsdpPrefetchPython(const Plan& plan, const Configuration& config) {
+  if (config.prefetch <= 1) return "";
+  std::string out;
+  Line(out);
+  Line(out);
+  Line(out, "# FSDP prefetch depth the plan priced: each block's weight all-gather is issued with those of the");
+  Line(out, "# " + std::to_string(config.prefetch - 1) +
+                " block(s) before it (depth 1 is FSDP2's default: the next block's gather overlaps the current one).");
+  Line(out, "FSDP_PREFETCH_DEPTH = " + std::to_string(config.prefetch));
+  Line(out);
+  Line(out);
+  Line(out, "def set_fsdp_prefetch(blocks, depth=FSDP_PREFETCH_DEPTH, backward=" +
+                std::string(plan.train ? "True" : "False") + "):");
+  Line(out, "    \"\"\"Blocks each wrapped with FSDP2's fully_shard, in forward order: block i prefetches the");
+  Line(out, "    next depth - 1 blocks' weights in the forward (and the previous depth - 1 in the backward).\"\"\"");
+  Line(out, "    blocks = list(blocks)");
+  Line(out, "    for i, block in enumerate(blocks):");
+  Line(out, "        ahead = blocks[i + 1:i + depth]");
+  Line(out, "        if ahead:");
+  Line(out, "            block.set_modules_to_forward_prefetch(ahead)");
+  Line(out, "        behind = blocks[max(0, i - depth + 1):i][::-1]");
+  Line(out, "        if backward and behind:");
+  Line(out, "            block.set_modules_to_backward_prefetch(behind)");
+  Line(out, "    return blocks");
+  return out;
+}
+
 }  // namespace
 
 XditLaunch PlanXditLaunch(const Plan& plan, const Configuration& config) {
@@ -501,6 +535,7 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out, "            placements = [Replicate()] * len(MESH_SHAPE)");
   Line(out, "        out[name] = distribute_tensor(tensor, mesh, placements)");
   Line(out, "    return out");
+  out += FsdpPrefetchPython(plan, config);
   Line(out);
   Line(out);
   out += ParallelizePython(config);

@@ -138,6 +138,12 @@ MaxDiffusionLaunch PlanMaxDiffusion(const search::Plan& plan, const search::Conf
     out.notes.push_back("MaxDiffusion shards the weights' embed dimension over context x fsdp, so it also "
                         "all-gathers weights the plan keeps replicated");
   }
+  if (config.prefetch > 1) {
+    out.notes.push_back("the plan priced FSDP prefetch depth " + std::to_string(config.prefetch) +
+                        " (the weight all-gathers of the next " + std::to_string(config.prefetch - 1) +
+                        " layer(s) issued with the current layer's); XLA's latency-hiding scheduler keeps one "
+                        "all-gather in flight and no flag raises it, so MaxDiffusion runs depth 1");
+  }
   if (guidance && config.cfg == 1 && config.forwards_per_step == 2) {
     out.notes.push_back("MaxDiffusion runs CFG as one batch-2 forward; the plan priced two batch-1 passes");
   }

@@ -127,6 +127,22 @@ TEST(MaxDiffusion, KernelsAndDifferences) {
   EXPECT_EQ(Value(PlanMaxDiffusion(plan, tp), "ici_tensor_parallelism"), "4");
 }
 
+// A deeper FSDP prefetch (compile/spmd/schedule.h) has no XLA setting: the
+// launch runs and says what differs from what was priced.
+TEST(MaxDiffusion, PrefetchDepthIsANoteNotAKey) {
+  Plan plan = WanPlan();
+  Configuration c = Degrees(2, 4, 1, 1, 1);
+  c.fsdp = 8;
+  MaxDiffusionLaunch shallow = PlanMaxDiffusion(plan, c);
+  c.prefetch = 2;
+  MaxDiffusionLaunch deep = PlanMaxDiffusion(plan, c);
+  ASSERT_TRUE(shallow.expressible && deep.expressible);
+  EXPECT_EQ(deep.overrides, shallow.overrides);
+  ASSERT_EQ(deep.notes.size(), shallow.notes.size() + 1);
+  EXPECT_NE(deep.notes.back().find("FSDP prefetch depth 2"), std::string::npos) << deep.notes.back();
+  EXPECT_NE(deep.notes.back().find("MaxDiffusion runs depth 1"), std::string::npos);
+}
+
 // What MaxDiffusion cannot run is refused with the reason.
 TEST(MaxDiffusion, RefusedWithTheReason) {
   Plan plan = WanPlan();

@@ -719,6 +719,63 @@ TEST(CodegenPython, FilesCompileAndImport) {
   }
 }
 
+// ---- FSDP prefetch depth (compile/spmd/schedule.h). ----
+
+// A script that loads plan_torch.py and runs set_fsdp_prefetch on stand-in
+// blocks recording what they are told to prefetch (no torch needed: the
+// function only calls the FSDPModule methods).
+constexpr const char* kPrefetchScript = R"PY(
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("plan_torch", sys.argv[1])
+plan = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plan)
+
+class Block:
+    def __init__(self, i):
+        self.i, self.forward, self.backward = i, None, None
+    def set_modules_to_forward_prefetch(self, modules):
+        self.forward = [m.i for m in modules]
+    def set_modules_to_backward_prefetch(self, modules):
+        self.backward = [m.i for m in modules]
+
+blocks = plan.set_fsdp_prefetch([Block(i) for i in range(5)], backward=True)
+# Depth 3: block i prefetches the next two blocks forward, the previous two backward.
+assert [b.forward for b in blocks] == [[1, 2], [2, 3], [3, 4], [4], None], [b.forward for b in blocks]
+assert [b.backward for b in blocks] == [None, [0], [1, 0], [2, 1], [3, 2]], [b.backward for b in blocks]
+assert plan.FSDP_PREFETCH_DEPTH == 3
+)PY";
+
+TEST(CodegenPrefetch, DepthIsEmittedWhereTheTargetRunsIt) {
+  Plan gpu = MakePlan(/*tpu=*/false), tpu = MakePlan(/*tpu=*/true);
+  // Depth 1, the runtimes' default: nothing is written (every existing plan's files unchanged).
+  EXPECT_EQ(PlanTorch(gpu, gpu.best).find("FSDP_PREFETCH_DEPTH"), std::string::npos);
+  EXPECT_EQ(PlanJax(tpu, tpu.best).find("FSDP_PREFETCH_DEPTH"), std::string::npos);
+  EXPECT_FALSE(Json::parse(PlanJson(gpu, false))["best"].contains("fsdp_prefetch"));
+  gpu.best.fsdp = tpu.best.fsdp = 8;
+  gpu.best.prefetch = tpu.best.prefetch = 3;
+  // FSDP2 runs it: plan_torch.py sets the forward prefetch (and the backward's for training).
+  const std::string torch = PlanTorch(gpu, gpu.best);
+  EXPECT_NE(torch.find("\nFSDP_PREFETCH_DEPTH = 3\n"), std::string::npos) << torch;
+  EXPECT_NE(torch.find("def set_fsdp_prefetch(blocks, depth=FSDP_PREFETCH_DEPTH, backward=False):"),
+            std::string::npos);
+  EXPECT_NE(torch.find("block.set_modules_to_forward_prefetch(ahead)"), std::string::npos);
+  gpu.train = true;
+  EXPECT_NE(PlanTorch(gpu, gpu.best).find("backward=True):"), std::string::npos);
+  gpu.train = false;
+  // XLA has no setting for it: plan_jax.py states the depth and why it is not applied.
+  const std::string jax = PlanJax(tpu, tpu.best);
+  EXPECT_NE(jax.find("\nFSDP_PREFETCH_DEPTH = 3\n"), std::string::npos);
+  EXPECT_NE(jax.find("all_gather_overlap_limit = 1"), std::string::npos);
+  EXPECT_EQ(Json::parse(PlanJson(gpu, false))["best"]["fsdp_prefetch"], 3);
+  REQUIRE_PYTHON();
+  TempDir dir("prefetch");
+  WriteText(dir.path() / "plan_torch.py", PlanTorch(gpu, gpu.best));
+  WriteText(dir.path() / "check.py", kPrefetchScript);
+  EXPECT_EQ(RunPython(ShellWord((dir.path() / "check.py").string()) + " " +
+                      ShellWord((dir.path() / "plan_torch.py").string())),
+            0);
+}
+
 // ---- xDiT rank order. ----
 
 TEST(CodegenXdit, RanksFollowTheAxisRoles) {

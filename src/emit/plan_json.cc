@@ -258,6 +258,7 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
     for (const auto& [begin, end] : config.ulysses_head_chunks) ranges.push_back(Json::array({begin, end}));
     out["ulysses_chunks"] = Json{{"chunks", config.ulysses_chunks}, {"head_ranges", std::move(ranges)}};
   }
+  if (config.prefetch > 1) out["fsdp_prefetch"] = config.prefetch;  // the runtimes' default (1) is left out
   out["placement"] = Placement(plan, config);
   out["peak_memory_bytes"] = config.peak_memory.value();
   out["memory"] = Memory(plan, config);

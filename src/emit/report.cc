@@ -192,6 +192,13 @@ void Breakdown(std::string& out, const Plan& plan) {
     Line(out, "One forward pass; the step runs " + std::to_string(plan.best.forwards_per_step) +
                   (plan.best.forwards_per_step == 1 ? " of them." : " of them (two-pass CFG)."));
   }
+  if (plan.best.prefetch > 1) {
+    Line(out);
+    Line(out, "FSDP prefetch depth " + std::to_string(plan.best.prefetch) + ": the weight all-gathers of the next " +
+                  std::to_string(plan.best.prefetch - 1) +
+                  " layer(s) run alongside the current layer's, their gathered weights held ahead (in the peak). "
+                  "The baselines keep depth 1, their runtimes' default.");
+  }
   Line(out);
   const std::string unit = plan.train ? "training step" : "forward pass";
   Line(out, Row({"", "time", "share of the " + std::string(plan.train ? "step" : "forward")}));
@@ -375,7 +382,8 @@ std::string PlanSummary(const Plan& plan) {
     std::string text = "  " + pad(name, name_width) + pad(MeshText(config), mesh_width + 2) +
                        pad(ShardingText(config), sharding_width + 2) + FormatMs(config.step_latency.value()) + "/step  " +
                        ThroughputText(plan, config) + "  peak " +
-                       FormatBytes(config.peak_memory.value()) + (plan.train ? "  remat " + config.remat : "");
+                       FormatBytes(config.peak_memory.value()) + (plan.train ? "  remat " + config.remat : "") +
+                       (config.prefetch > 1 ? "  fsdp prefetch " + std::to_string(config.prefetch) : "");
     if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency.value(), plan.best.step_latency.value())) + ")";
     Line(out, text);
   };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "compile/compiler.h"
 #include "pir/ir/op_kind.h"
 #include "search/pipefusion.h"
 
@@ -54,6 +55,7 @@ std::string Combo::ToString() const {
   add("dp", dp);
   add("fsdp", fsdp);
   add("ulysses_chunks", ulysses_chunks);
+  add("prefetch", prefetch);
   if (out.empty()) out = "replicated";
   if (remat) out += ",remat=" + std::string(pir::RematPolicyName(*remat));
   return out;
@@ -182,6 +184,20 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
       c.remat = *policy;
       continue;
     }
+    if (name == "prefetch") {
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+        return InvalidArgument("'prefetch' appears twice in --template '" + spec + "'");
+      }
+      seen.push_back(name);
+      const bool digits =
+          value.size() <= 2 && std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!digits || std::stoi(value) < 1 || std::stoi(value) > compile::kMaxPrefetchDepth) {
+        return InvalidArgument("'" + token + "': the FSDP prefetch depth is a layer count from 1 to " +
+                               std::to_string(compile::kMaxPrefetchDepth));
+      }
+      c.prefetch = std::stoi(value);
+      continue;
+    }
     if (name == "tp" && value.find('@') != std::string::npos) {
       if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
         return InvalidArgument("'tp' appears twice in --template '" + spec + "'");
@@ -216,9 +232,13 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     }
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
-                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, ulysses_chunks; "
-                             "remat for training)");
+                             "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, ulysses_chunks, "
+                             "prefetch; remat for training)");
     }
+  }
+  if (c.prefetch > 1 && c.fsdp == 0) {
+    return InvalidArgument("--template '" + spec +
+                           "': prefetch sets how far FSDP's weight gathers run ahead; the combination has no fsdp");
   }
   if (c.pipefusion > 1 && (c.tp > 1 || c.dp > 1 || c.context > 1 || c.fsdp > 0 || c.IsHybrid())) {
     return InvalidArgument("--template '" + spec +
@@ -296,6 +316,19 @@ std::vector<Combo> UlyssesChunkVariants(const Combo& combo, int64_t heads) {
     if (CheckUlyssesChunks(c, heads).ok()) out.push_back(c);
   }
   return out;
+}
+
+bool PinsPrefetch(std::string_view text) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const size_t length = comma == std::string_view::npos ? std::string_view::npos : comma - start;
+    const std::string_view token = text.substr(start, length);
+    if (token.starts_with("prefetch=")) return true;
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return false;
 }
 
 StatusOr<int64_t> AttentionHeads(const workload::Workload& config) {

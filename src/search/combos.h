@@ -59,6 +59,13 @@ struct Combo {
   // (pir/grad/backward.h); unset for inference. Not a sharding: Template()
   // leaves it out, ToString() and Id() name it ("dp=8,fsdp=8,remat=full").
   std::optional<pir::RematPolicy> remat;
+  // FSDP prefetch depth (compile/spmd/schedule.h ScheduleAsync): 1, the
+  // runtimes' default, or d > 1: the weight gathers of the next d - 1 layers
+  // start with the current layer's. Only with fsdp; not a sharding either:
+  // ToString() and Id() name it when > 1 ("ulysses=4,fsdp=16,prefetch=2").
+  // The grid's survivors choose it (search/prefetch.h); the expert's and the
+  // deployed configurations keep 1, as their code runs.
+  int prefetch = 1;
 
   int64_t devices() const { return dp * cfg * pipefusion * ring * context * ulysses * tp; }
   // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: pipefusion, ulysses, ring, cfg, tp, dp, fsdp, with
@@ -101,8 +108,13 @@ bool RunsAsExpert(const workload::Workload& config, const Combo& combo);
 // a part twice; pipefusion with tp, dp, context or fsdp (pipefusion.h:
 // CheckPipeFusion checks it against the model); ulysses_chunks above 1
 // without ulysses, or with pipefusion or remat (a training step's backward
-// is not chunked). CheckUlyssesChunks checks it against the heads.
+// is not chunked), CheckUlyssesChunks checks it against the heads;
+// prefetch below 1, above compile::kMaxPrefetchDepth, repeated, or above 1
+// without fsdp.
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
+// Whether --template text names a prefetch depth ("ulysses=4,fsdp=16,prefetch=1"):
+// the planner then keeps it instead of choosing one (prefetch.h).
+bool PinsPrefetch(std::string_view text);
 
 // Whether the combination's ulysses_chunks fits the model's `heads`: at most
 // the head groups heads / (ulysses x tp) (MaxDiffusion caps the chunks there;

@@ -83,6 +83,7 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.tp = static_cast<int>(combo.tp);
     c.dp = static_cast<int>(combo.dp);
     c.fsdp = static_cast<int>(combo.fsdp);
+    c.prefetch = combo.prefetch;
     c.pipefusion = static_cast<int>(combo.pipefusion);
     c.pipeline_patches = static_cast<int>(candidate.step.pipeline.patches);
     c.pipeline_warmup_steps = static_cast<int>(candidate.step.pipeline.warmup_steps);

@@ -89,6 +89,7 @@ StatusOr<Compiled> Compile(const Candidate& candidate, const EvaluateOptions& op
   compile::CompileOptions compile_options;
   compile_options.candidate_id = candidate.strategy.combo.Id();
   compile_options.ulysses_chunks = candidate.strategy.combo.ulysses_chunks;
+  compile_options.prefetch_depth = candidate.strategy.combo.prefetch;
   AZ_ASSIGN_OR_RETURN(cir::Program program, compiler.Compile(graph, out.sharding, compile_options));
   // A pipeline stage's slot ends with its send to the next stage.
   if (candidate.step.pipeline.stages > 1) AZ_RETURN_IF_ERROR(AppendStageSend(candidate.mesh, program));

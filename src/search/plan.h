@@ -68,6 +68,10 @@ struct Configuration {
   // Training steps: the per-block rematerialization ("none", "selected",
   // "full"; pir/grad/backward.h); empty for inference.
   std::string remat;
+  // FSDP prefetch depth (search/combos.h Combo::prefetch): 1, the runtimes'
+  // default, or d > 1: the weight gathers of the next d - 1 layers start
+  // with the current layer's. plan.json writes it when > 1.
+  int prefetch = 1;
   // Of one forward pass under the placement (timeline included for the best);
   // the step runs `forwards_per_step` of them (two-pass CFG: 2).
   price::SimResult breakdown;

@@ -15,6 +15,7 @@
 #include "search/describe.h"
 #include "search/hybrid.h"
 #include "search/pipefusion.h"
+#include "search/prefetch.h"
 #include "search/program_source.h"
 #include "search/prune.h"
 #include "search/sources.h"
@@ -119,6 +120,10 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
       return InvalidArgument("--template '" + options.pinned + "' under --target " +
                              std::string(TargetName(options.target)) + ": " + admitted.message());
     }
+    // The shared ranking prices depth 1 (the baselines' runtimes' default);
+    // the grid prices the pinned depth (prefetch.h).
+    if (PinsPrefetch(options.pinned)) ctx.pinned_prefetch = pinned.prefetch;
+    pinned.prefetch = 1;
     combos.push_back(pinned);
   } else if (options.train) {
     combos = EnumerateTrainCombos(chips, heads, options.train->micro_batch);
@@ -304,6 +309,7 @@ void RankUlyssesChunks(SearchContext& ctx, const PlacementPolicy& quick) {
 // short placement search each (the grid's pick gets a longer one).
 void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_ptr<Source>>& baselines) {
   ctx.survivors = grid.Propose(ctx);
+  const size_t grid_survivors = ctx.survivors.size();
   int from_baselines = 0;
   for (const auto& source : baselines) {
     for (int i : source->Propose(ctx)) {
@@ -334,6 +340,9 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
   for (const Evaluated& e : ctx.ranked) {
     if (!e.compiled.warning.empty()) Say(ctx, "warning: " + e.compiled.warning);
   }
+  // The grid's own survivors choose their FSDP prefetch depth; the
+  // baselines' proposals keep depth 1 (prefetch.h).
+  ChoosePrefetch(ctx, grid_survivors);
 }
 
 // Whether the plan's target runs a pick as it was priced.

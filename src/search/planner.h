@@ -93,6 +93,9 @@ struct PlanOptions {
   // Moves per restart of the winner's longer placement search (3 restarts);
   // 0: LongerSearchMoves(chips).
   int64_t placement_moves = 0;
+  // The deepest FSDP prefetch the grid's survivors try (prefetch.h; 1 to
+  // kPrefetchDepths): 1 keeps every configuration at the runtimes' default.
+  int max_prefetch = 4;
   bool alpa = true;
   // Non-empty: price XLA's programs instead of compiling (--compiler xla):
   // each candidate whose dump <hlo_dir>/<Combo::Id()>.hlo exists is imported

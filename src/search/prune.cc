@@ -35,7 +35,12 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   const int64_t first = units >= 3 ? 2 : 1;
   for (int k = 0; k < 2; ++k) {
     int64_t depth = std::min<int64_t>(first + k, units);
-    StatusOr<Candidate> candidate = ComboCandidate(config, combo, depth, ctx.options, ctx.programs.get());
+    // Depth-1 prefetch: a deeper one holds its layers of gathered weights
+    // ahead once, not per layer, so it does not extrapolate from 2 and 3
+    // units; it is priced in full only (prefetch.h).
+    Combo truncated = combo;
+    truncated.prefetch = 1;
+    StatusOr<Candidate> candidate = ComboCandidate(config, truncated, depth, ctx.options, ctx.programs.get());
     if (!candidate.ok()) {
       out.status = candidate.status();
       return out;

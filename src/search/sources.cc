@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "search/pipefusion.h"
+#include "search/prefetch.h"
 #include "search/prune.h"
 #include "search/targets.h"
 
@@ -115,14 +116,29 @@ class Grid : public Source {
   StatusOr<Pick> Choose(const SearchContext& ctx) const override {
     const Evaluated* best = nullptr;
     Status first_error = ctx.first_error;
-    for (const Evaluated& e : ctx.ranked) {
+    // Depth 1 of every survivor, then the deeper prefetches that beat theirs
+    // (prefetch.h); with a pinned depth above 1, that depth alone.
+    std::vector<const Evaluated*> priced;
+    if (ctx.pinned_prefetch <= 1) {
+      for (const Evaluated& e : ctx.ranked) priced.push_back(&e);
+    }
+    for (const Evaluated& e : ctx.prefetched) priced.push_back(&e);
+    for (const Evaluated* p : priced) {
+      const Evaluated& e = *p;
       if (!e.status.ok()) {
         if (first_error.ok()) first_error = e.status;
         continue;
       }
       // Ranked with the baselines' proposals: only what the target runs.
       if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
-      if (e.fits && Faster(e, e.best_latency, best, best ? best->best_latency : 0)) best = &e;
+      if (!e.fits) continue;
+      // A deeper prefetch holds more memory for its speed: it displaces a
+      // depth-1 pick only by more than rounding (a step the prefetch made
+      // compute-bound ties, up to the last bits of the simulator's sums, with
+      // a configuration that was compute-bound without FSDP).
+      const bool deeper = e.compiled.candidate.strategy.combo.prefetch > 1 && ctx.pinned_prefetch <= 1;
+      if (deeper && best && e.best_latency >= best->best_latency * (1 - kPrefetchMinGain)) continue;
+      if (Faster(e, e.best_latency, best, best ? best->best_latency : 0)) best = &e;
     }
     const hw::Topology& topology = *ctx.topology;
     if (!best) {

@@ -14,14 +14,15 @@
 //              combos.h: RunsAsExpert; a training step: MaxDiffusion's FSDP
 //              recipes, TrainExpert), FSDP only where the plain combination
 //              does not fit; picks the fastest under the default placement
-//              (what a user running that code gets).
+//              and FSDP prefetch depth 1, its runtime's default (what a user
+//              running that code gets; prefetch.h).
 //   deployed   the configuration the model's own repository deploys
 //              (Workload::DeployedRecipeOn: Wan's generate.py flags,
 //              HunyuanVideo's, Step-Video's; on TPUs MaxDiffusion's default
 //              mesh and attention), proposed as its combination of the grid
 //              and picked under the default placement; none, with why, when
 //              no recipe is published, it is not in the grid or it does not
-//              fit (deployed_source.cc).
+//              fit (deployed_source.cc). FSDP prefetch depth 1, as deployed.
 //   alpa       Alpa's ILP (alpa.h) on every 1D and 2D mesh; its lowest
 //              objective, evaluated under the default placement.
 //   annotated  an imported program's own shardings on the mesh it declares,
@@ -87,6 +88,13 @@ struct SearchContext {
   // The survivors (indices into combos) and their evaluations, in the same order.
   std::vector<int> survivors;
   std::vector<Evaluated> ranked;
+  // Grid survivors with FSDP priced again under a deeper prefetch that beat
+  // their depth 1 (prefetch.h), for the grid alone: the baselines pick from
+  // `ranked`, where every combination keeps depth 1.
+  std::vector<Evaluated> prefetched;
+  // A pinned --template's prefetch depth (0: none named): the grid then
+  // prices that depth alone, and picks from `prefetched` when it is above 1.
+  int pinned_prefetch = 0;
   // Shared by the grid and the baselines (a pointer: sources see a const context).
   std::shared_ptr<ProgramCache> programs = std::make_shared<ProgramCache>();
 };

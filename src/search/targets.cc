@@ -53,6 +53,15 @@ Status TargetRuns(Target target, const workload::Workload& config, bool tpu) {
 }
 
 Status TargetAdmits(Target target, const workload::Workload& config, const Combo& combo) {
+  // A deeper FSDP prefetch (compile/spmd/schedule.h) is a runtime setting
+  // only plan_torch.py applies (FSDP2's set_modules_to_forward_prefetch).
+  // XLA's latency-hiding scheduler keeps one all-gather in flight
+  // (SchedulerConfig::all_gather_overlap_limit, 1 on GPUs and TPUs) and no
+  // flag raises it; xDiT's command line has no prefetch setting.
+  if (combo.prefetch > 1 && target != Target::kAny) {
+    return InvalidArgument(combo.ToString() + ": an FSDP prefetch depth above 1 is set through plan_torch.py " +
+                           "(FSDP2), which --target " + std::string(TargetName(target)) + " does not run");
+  }
   switch (target) {
     case Target::kAny: return Status::Ok();
     case Target::kJax:

@@ -30,6 +30,7 @@ struct CompileArgs : ModelFlags {
   int64_t ulysses_chunks = 1;  // MaxDiffusion's ulysses_attention_chunks
   int64_t micro_batch = 1;  // --graph train
   std::string remat = "none";
+  int prefetch = 1;
 };
 
 StatusOr<pir::Graph> BuildGraph(const CompileArgs& args, const workload::Workload& workload) {
@@ -53,6 +54,7 @@ int RunCompile(const CompileArgs& args) {
   options.fuse_elementwise = !args.no_fusion;
   options.async_collectives = !args.no_async;
   options.ulysses_chunks = args.ulysses_chunks;
+  options.prefetch_depth = args.prefetch;
   auto program = compile::CompileTemplate(compiler, *graph, *mesh, args.templ, options);
   if (!program.ok()) return Fail(program.status());
   evidence::Evidence ev = evidence::Extract(*program, compiler.name());
@@ -148,6 +150,9 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--ulysses-chunks", args->ulysses_chunks,
                   "Lower each Ulysses attention in this many head chunks (MaxDiffusion's ulysses_attention_chunks)")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+  cmd->add_option("--prefetch", args->prefetch,
+                  "FSDP prefetch depth: the weight gathers of the next N-1 layers start with the current layer's")
+      ->check(CLI::Range(1, compile::kMaxPrefetchDepth))
       ->capture_default_str();
   cmd->callback([args, &ctx] {
     if (args->model.empty() && !HasProgram(*args)) {

@@ -33,6 +33,7 @@ struct PlanArgs : ModelFlags {
   uint64_t seed = 1;
   int top_k = 6;
   double survivor_margin = 0.10;
+  int max_prefetch = 4;
   bool no_alpa = false;
   bool quiet = false;
   std::string compiler = "builtin";
@@ -86,6 +87,7 @@ int RunPlan(const PlanArgs& args) {
   options.seed = args.seed;
   options.top_k = args.top_k;
   options.survivor_margin = args.survivor_margin;
+  options.max_prefetch = args.max_prefetch;
   options.alpa = !args.no_alpa;
   auto target = search::ParseTarget(args.target);
   if (!target.ok()) return Fail(InvalidArgument("--target: " + target.status().message()));
@@ -159,6 +161,11 @@ void RegisterPlan(CLI::App& app, CommandContext& ctx) {
                   "Stage-1 survivors: every configuration within this fraction of the best score (default 0.10; "
                   "large: exactly the top K)")
       ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--max-prefetch", args->max_prefetch,
+                  "The deepest FSDP prefetch the survivors try (1 to 4; 1: the runtimes' default everywhere; "
+                  "docs/pricing.md)")
+      ->check(CLI::Range(1, 4))
+      ->capture_default_str();
   cmd->add_flag("--no-alpa", args->no_alpa, "Skip the Alpa baseline");
   cmd->add_option("--compiler", args->compiler,
                   "builtin (AoiZora's SPMD compiler) or xla (price XLA's compiled programs from --hlo-dir)")

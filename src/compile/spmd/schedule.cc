@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace az::compile {
@@ -99,22 +101,56 @@ bool CombineCollectives(cir::Program& program, Bytes threshold) {
   return changed;
 }
 
-bool ScheduleAsync(cir::Program& program) {
-  // One pass, linear in the program. A new start goes right after the later
-  // of the previous collective's done (no start goes above it) and the last
-  // writer of its operands, both instructions kept in order ("anchors"), so
-  // it is recorded against its anchor and placed when the program is
-  // rebuilt. Two starts never share an anchor: each anchors at or after the
-  // previous collective's done, which follows the previous start.
+bool IsWeightGather(const cir::Program& program, const cir::Instruction& in) {
+  if (in.kind != cir::InstrKind::kCollective || in.collective != cir::CollectiveKind::kAllGather ||
+      in.operands.empty()) {
+    return false;
+  }
+  return std::all_of(in.operands.begin(), in.operands.end(), [&](int b) {
+    return program.buffers[static_cast<size_t>(b)].kind == cir::BufferKind::kParameter;
+  });
+}
+
+std::string_view WeightUnitKey(std::string_view parameter) {
+  size_t begin = 0;
+  while (begin <= parameter.size()) {
+    size_t dot = parameter.find('.', begin);
+    const size_t end = dot == std::string_view::npos ? parameter.size() : dot;
+    std::string_view component = parameter.substr(begin, end - begin);
+    const bool numeric = !component.empty() && std::all_of(component.begin(), component.end(),
+                                                           [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (numeric) return parameter.substr(0, end);
+    if (dot == std::string_view::npos) break;
+    begin = dot + 1;
+  }
+  return parameter.substr(0, parameter.find('.'));
+}
+
+bool ScheduleAsync(cir::Program& program, int prefetch_depth) {
+  AZ_CHECK(prefetch_depth >= 1);
+  // One pass, linear in the program. A new start goes right after its
+  // anchor: the later of the previous collective's done and the last writer
+  // of its operands (a weight gather under prefetch_depth > 1: see the
+  // header). Anchors are instructions kept in order, so a start is recorded
+  // against its anchor and placed when the program is rebuilt; starts that
+  // share an anchor keep their program order (under depth 1 none share one:
+  // each anchors at or after the previous collective's done, which follows
+  // the previous start).
   std::vector<cir::Instruction>& ins = program.instructions;
   std::vector<cir::Instruction> kept;                   // every instruction but the new starts, in order
-  std::vector<std::optional<cir::Instruction>> after;  // per kept instruction, the start placed after it
-  std::optional<cir::Instruction> first;                // a start above every instruction
+  std::vector<std::vector<cir::Instruction>> after;     // per kept instruction, the starts placed after it
+  std::vector<cir::Instruction> first;                  // starts above every instruction
   std::vector<int> kept_of_input(ins.size(), -1);       // an input index -> its kept index
-  std::vector<bool> new_done;                           // per kept instruction: a done this pass made
+  // Per kept instruction that this pass made a done: its start's anchor
+  // (-1: above every instruction) and position among the anchor's starts.
+  std::vector<std::pair<int, int>> new_done;
   kept.reserve(ins.size() * 2);
   std::vector<int> writer(program.buffers.size(), -1);  // kept index of each buffer's last writer
   int fence = -1;  // the previous collective's done
+  // Weight gathers: the key of the current unit and, per unit in program
+  // order, the anchor each of its gathers has under depth 1.
+  std::string_view unit_key;
+  std::vector<std::vector<int>> unit_anchors;
   bool changed = false;
   for (size_t j = 0; j < ins.size(); ++j) {
     cir::Instruction& in = ins[j];
@@ -125,47 +161,69 @@ bool ScheduleAsync(cir::Program& program) {
       kept_of_input[j] = id;
       kept.push_back(std::move(in));
       after.emplace_back();
-      new_done.push_back(false);
+      new_done.emplace_back(-2, -1);
       continue;
     }
-    int ready = fence;
-    for (int b : in.operands) ready = std::max(ready, writer[static_cast<size_t>(b)]);
+    int written = -1;
+    for (int b : in.operands) written = std::max(written, writer[static_cast<size_t>(b)]);
+    int ready = std::max(fence, written);
+    if (IsWeightGather(program, in)) {
+      std::string_view key = WeightUnitKey(program.buffers[static_cast<size_t>(in.operands.front())].name);
+      if (unit_anchors.empty() || key != unit_key) {
+        unit_key = key;
+        unit_anchors.emplace_back();
+      }
+      unit_anchors.back().push_back(ready);
+      if (prefetch_depth > 1) {
+        // The same position in the unit d - 1 before (its last gather when
+        // it has fewer).
+        const int unit = static_cast<int>(unit_anchors.size()) - 1;
+        const std::vector<int>& earlier = unit_anchors[static_cast<size_t>(std::max(0, unit - prefetch_depth + 1))];
+        const size_t position = std::min(unit_anchors.back().size(), earlier.size()) - 1;
+        ready = std::max(written, earlier[position]);
+      }
+    }
     cir::Instruction done;
     done.kind = cir::InstrKind::kCollectiveDone;
     done.name = in.name + ".done";
     done.origin = in.origin;
     done.collective = in.collective;
-    done.start = ready;  // the anchor, until the final indices are known
     cir::Instruction start = std::move(in);
     start.kind = cir::InstrKind::kCollectiveStart;
     for (int b : start.results) writer[static_cast<size_t>(b)] = id;
-    (ready < 0 ? first : after[static_cast<size_t>(ready)]) = std::move(start);
+    std::vector<cir::Instruction>& slot = ready < 0 ? first : after[static_cast<size_t>(ready)];
+    new_done.emplace_back(ready, static_cast<int>(slot.size()));
+    slot.push_back(std::move(start));
     fence = id;
     kept.push_back(std::move(done));
     after.emplace_back();
-    new_done.push_back(true);
     changed = true;
   }
-  std::vector<int> final_of_kept(kept.size()), final_of_start(kept.size(), -1);
-  int first_index = -1, n = 0;
-  if (first) first_index = n++;
+  // Final indices: the starts above everything, then each kept instruction
+  // followed by the starts anchored at it.
+  std::vector<int> final_of_kept(kept.size()), first_start_after(kept.size(), -1);
+  int n = static_cast<int>(first.size());
   for (size_t k = 0; k < kept.size(); ++k) {
     final_of_kept[k] = n++;
-    if (after[k]) final_of_start[k] = n++;
+    first_start_after[k] = n;
+    n += static_cast<int>(after[k].size());
   }
   std::vector<cir::Instruction> out(static_cast<size_t>(n));
-  if (first) out[static_cast<size_t>(first_index)] = std::move(*first);
+  for (size_t s = 0; s < first.size(); ++s) out[s] = std::move(first[s]);
   for (size_t k = 0; k < kept.size(); ++k) {
     cir::Instruction& in = kept[k];
     if (in.kind == cir::InstrKind::kCollectiveDone) {
-      if (new_done[k]) {
-        in.start = in.start < 0 ? first_index : final_of_start[static_cast<size_t>(in.start)];
+      const auto [anchor, position] = new_done[k];
+      if (anchor >= -1) {
+        in.start = (anchor < 0 ? 0 : first_start_after[static_cast<size_t>(anchor)]) + position;
       } else {
         in.start = final_of_kept[static_cast<size_t>(kept_of_input[static_cast<size_t>(in.start)])];
       }
     }
     out[static_cast<size_t>(final_of_kept[k])] = std::move(in);
-    if (after[k]) out[static_cast<size_t>(final_of_start[k])] = std::move(*after[k]);
+    for (size_t s = 0; s < after[k].size(); ++s) {
+      out[static_cast<size_t>(first_start_after[k]) + s] = std::move(after[k][s]);
+    }
   }
   ins = std::move(out);
   return changed;

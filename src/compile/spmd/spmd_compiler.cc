@@ -775,7 +775,7 @@ StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shar
   if (options.fuse_elementwise) FuseElementwise(program);
   if (options.combine_threshold.value() > 0) CombineCollectives(program, options.combine_threshold);
   if (options.async_collectives) {
-    ScheduleAsync(program);
+    ScheduleAsync(program, options.prefetch_depth);
     OverlapGradientReductions(program, options.gradient_bucket);
   }
   AZ_RETURN_IF_ERROR(cir::VerifyProgram(program));
