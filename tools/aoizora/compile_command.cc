@@ -150,6 +150,7 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--ulysses-chunks", args->ulysses_chunks,
                   "Lower each Ulysses attention in this many head chunks (MaxDiffusion's ulysses_attention_chunks)")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->capture_default_str();
   cmd->add_option("--prefetch", args->prefetch,
                   "FSDP prefetch depth: the weight gathers of the next N-1 layers start with the current layer's")
       ->check(CLI::Range(1, compile::kMaxPrefetchDepth))
