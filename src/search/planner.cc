@@ -250,6 +250,19 @@ double ExposedAllToAll(const SearchContext& ctx, const Evaluated& e) {
   return result->latency.value() > 0 ? exposed / result->latency.value() * e.best_latency : 0;
 }
 
+// A combination compiled and priced in full under `policy`; a candidate that
+// does not build keeps its combination beside the error.
+Evaluated EvaluateCombo(const SearchContext& ctx, const Combo& combo, const PlacementPolicy& policy) {
+  StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options, ctx.programs.get());
+  if (!candidate.ok()) {
+    Evaluated e;
+    e.status = candidate.status();
+    e.compiled.candidate.strategy.combo = combo;
+    return e;
+  }
+  return Evaluate(*candidate, *ctx.topology, ctx.evaluate, policy);
+}
+
 // The grid's Ulysses head-chunk variants (combos.h: UlyssesChunkVariants),
 // priced only where they can change the pick: for each ranked combination
 // whose exposed all-to-all time, taken away whole, would bring it below the
@@ -293,15 +306,7 @@ void RankUlyssesChunks(SearchContext& ctx, const PlacementPolicy& quick) {
   }
   ctx.ranked.resize(first + variants.size());
   ParallelFor(static_cast<int>(variants.size()), ctx.options.threads, [&](int k) {
-    const Combo& combo = variants[static_cast<size_t>(k)];
-    Evaluated& e = ctx.ranked[first + static_cast<size_t>(k)];
-    StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options, ctx.programs.get());
-    if (!candidate.ok()) {
-      e.status = candidate.status();
-      e.compiled.candidate.strategy.combo = combo;
-      return;
-    }
-    e = Evaluate(*candidate, *ctx.topology, ctx.evaluate, quick);
+    ctx.ranked[first + static_cast<size_t>(k)] = EvaluateCombo(ctx, variants[static_cast<size_t>(k)], quick);
   });
 }
 
@@ -327,22 +332,19 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
   ctx.ranked.assign(ctx.survivors.size(), Evaluated());
   ParallelFor(static_cast<int>(ctx.survivors.size()), ctx.options.threads, [&](int k) {
     const Combo& combo = ctx.combos[static_cast<size_t>(ctx.survivors[static_cast<size_t>(k)])];
-    Evaluated& e = ctx.ranked[static_cast<size_t>(k)];
-    StatusOr<Candidate> candidate = ComboCandidate(ctx.config, combo, 0, ctx.options, ctx.programs.get());
-    if (!candidate.ok()) {
-      e.status = candidate.status();
-      e.compiled.candidate.strategy.combo = combo;
-      return;
-    }
-    e = Evaluate(*candidate, *ctx.topology, ctx.evaluate, quick);
+    ctx.ranked[static_cast<size_t>(k)] = EvaluateCombo(ctx, combo, quick);
   });
+  const size_t before_variants = ctx.ranked.size();
   RankUlyssesChunks(ctx, quick);
   for (const Evaluated& e : ctx.ranked) {
     if (!e.compiled.warning.empty()) Say(ctx, "warning: " + e.compiled.warning);
   }
-  // The grid's own survivors choose their FSDP prefetch depth; the
-  // baselines' proposals keep depth 1 (prefetch.h).
-  ChoosePrefetch(ctx, grid_survivors);
+  // The grid's own survivors and its chunk variants choose their FSDP
+  // prefetch depth; the baselines' proposals keep depth 1 (prefetch.h).
+  std::vector<size_t> grid_ranked;
+  for (size_t k = 0; k < grid_survivors; ++k) grid_ranked.push_back(k);
+  for (size_t k = before_variants; k < ctx.ranked.size(); ++k) grid_ranked.push_back(k);
+  ChoosePrefetch(ctx, grid_ranked);
 }
 
 // Whether the plan's target runs a pick as it was priced.

@@ -38,7 +38,7 @@ double DepthBound(const SearchContext& ctx, const Evaluated& e) {
 
 }  // namespace
 
-void ChoosePrefetch(SearchContext& ctx, size_t grid_survivors) {
+void ChoosePrefetch(SearchContext& ctx, const std::vector<size_t>& grid_ranked) {
   ctx.prefetched.clear();
   // XLA's dumps are compiled elsewhere, at their own scheduler's depth.
   if (!ctx.evaluate.hlo_dir.empty() || ctx.pinned_prefetch == 1) return;
@@ -56,7 +56,8 @@ void ChoosePrefetch(SearchContext& ctx, size_t grid_survivors) {
   };
   std::vector<Climb> climbs;
   const double target = BestRanked(ctx) * (1 - kPrefetchMinGain);
-  for (size_t k = 0; k < std::min(grid_survivors, ctx.ranked.size()); ++k) {
+  for (size_t k : grid_ranked) {
+    if (k >= ctx.ranked.size()) continue;
     const Evaluated& e = ctx.ranked[k];
     const Combo& combo = e.compiled.candidate.strategy.combo;
     if (!e.status.ok() || combo.fsdp == 0 || combo.prefetch != 1) continue;

@@ -37,12 +37,13 @@ inline constexpr int kPrefetchDepths = 4;
 inline constexpr double kPrefetchMinGain = 1e-9;
 
 // Fills ctx.prefetched (depths up to min(kPrefetchDepths,
-// ctx.options.max_prefetch)): for each of the first `grid_survivors` entries
-// of ctx.ranked (the grid's own proposals) with fsdp, a depth-1 evaluation
-// that succeeded and fits, the deepest improving depth's evaluation when
-// depth 2 improves on it; with a pinned depth above 1, that depth's for each.
+// ctx.options.max_prefetch)): for each entry `grid_ranked` names in
+// ctx.ranked (the grid's own proposals and its Ulysses head-chunk variants)
+// with fsdp, a depth-1 evaluation that succeeded and fits, the deepest
+// improving depth's evaluation when depth 2 improves on it; with a pinned
+// depth above 1, that depth's for each.
 // Deterministic: each depth's compiles run in parallel, kept in survivor
 // order.
-void ChoosePrefetch(SearchContext& ctx, size_t grid_survivors);
+void ChoosePrefetch(SearchContext& ctx, const std::vector<size_t>& grid_ranked);
 
 }  // namespace az::search
