@@ -39,7 +39,6 @@ TEST(PublishedTrain, TheReadmeRunIsTheCasePriced) {
   const double attention = 4682022912000000.0 + 31708938240000.0;
   EXPECT_NEAR(c.model_flops / (3 * forward + 0.5 * attention), 1.0, 1e-3);
   EXPECT_GT(c.predicted_s, 3 * forward / (4 * 459e12));
-  EXPECT_DOUBLE_EQ(c.error, c.predicted_s / readme.seconds - 1);
   const std::string page = PublishedTrainMarkdown(checks);
   EXPECT_NE(page.find("| wan2.1-t2v-14b | 720x1280x81 | 1 | v5p:2x2x1 | context=4,fsdp=4,remat=offload | 36.01 |"),
             std::string::npos)

@@ -269,20 +269,19 @@ Evaluated EvaluateCombo(const SearchContext& ctx, const Combo& combo, const Plac
 // fastest ranked configuration the target runs (so never for one that
 // cannot win even with its all-to-alls hidden). Enumerating them in the grid
 // would compile every Ulysses combination two or three times over.
-// Appended to the grid (ctx.combos), the survivors and the ranked list with
-// the same quick placement search; only the plan's own pick can take them
+// Appended to the grid (ctx.combos), the survivors and the ranked list,
+// each priced under its survivor's searched placement (chunks split the same
+// collectives over the same groups, so they move nothing between devices;
+// a variant that wins gets the pick's longer search like any other); only
+// the plan's own pick can take them
 // (the expert and deployed baselines never run chunks: combos.h
 // ExpertDegrees), and only under a target that admits them. Not for
 // training steps or XLA's programs (a dump is of an unchunked template).
 void RankUlyssesChunks(SearchContext& ctx, const PlacementPolicy& quick) {
   if (ctx.options.train || !ctx.pruned || !ctx.options.pinned.empty()) return;
-  double fastest = std::numeric_limits<double>::infinity();
-  for (const Evaluated& e : ctx.ranked) {
-    if (!e.status.ok() || !e.fits) continue;
-    if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
-    fastest = std::min(fastest, e.best_latency);
-  }
+  const double fastest = FastestRanked(ctx);
   std::vector<Combo> variants;
+  std::vector<net::Placement> placements;  // each variant's survivor's
   for (size_t k = 0; k < ctx.ranked.size(); ++k) {
     const Evaluated& e = ctx.ranked[k];
     if (!e.status.ok() || !e.fits) continue;
@@ -294,11 +293,13 @@ void RankUlyssesChunks(SearchContext& ctx, const PlacementPolicy& quick) {
       if (!TargetAdmits(ctx.options.target, ctx.config, c).ok()) continue;
       if (std::find(ctx.combos.begin(), ctx.combos.end(), c) != ctx.combos.end()) continue;
       variants.push_back(c);
+      placements.push_back(e.best_placement);
     }
   }
   if (variants.empty()) return;
-  Say(ctx, "rank: compiling and placing " + std::to_string(variants.size()) +
-               " Ulysses head-chunk variants of survivors whose exposed all-to-alls could make them the fastest");
+  Say(ctx, "rank: compiling " + std::to_string(variants.size()) +
+               " Ulysses head-chunk variants, at their survivor's placement, of survivors whose exposed all-to-alls "
+               "could make them the fastest");
   const size_t first = ctx.ranked.size();
   for (const Combo& c : variants) {
     ctx.survivors.push_back(static_cast<int>(ctx.combos.size()));
@@ -306,7 +307,11 @@ void RankUlyssesChunks(SearchContext& ctx, const PlacementPolicy& quick) {
   }
   ctx.ranked.resize(first + variants.size());
   ParallelFor(static_cast<int>(variants.size()), ctx.options.threads, [&](int k) {
-    ctx.ranked[first + static_cast<size_t>(k)] = EvaluateCombo(ctx, variants[static_cast<size_t>(k)], quick);
+    // Under --placement default the survivors' placement is the default one,
+    // which `quick` prices (and names) already.
+    const PlacementPolicy given{PlacementKind::kGiven, placements[static_cast<size_t>(k)], {}};
+    ctx.ranked[first + static_cast<size_t>(k)] =
+        EvaluateCombo(ctx, variants[static_cast<size_t>(k)], ctx.options.search_placement ? given : quick);
   });
 }
 

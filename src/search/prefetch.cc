@@ -13,18 +13,6 @@ namespace az::search {
 
 namespace {
 
-// The grid's fastest depth-1 step among what it may pick (Grid::Choose):
-// evaluated, fitting, admitted by the target.
-double BestRanked(const SearchContext& ctx) {
-  double best = std::numeric_limits<double>::infinity();
-  for (const Evaluated& e : ctx.ranked) {
-    if (!e.status.ok() || !e.fits) continue;
-    if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
-    best = std::min(best, e.best_latency);
-  }
-  return best;
-}
-
 // A lower bound of the survivor's step at any depth: a depth moves
 // collectives only, the same kernels and collectives under the same
 // placement, and each engine runs all of its own one at a time, so no depth
@@ -55,7 +43,7 @@ void ChoosePrefetch(SearchContext& ctx, const std::vector<size_t>& grid_ranked) 
     bool improved = false;
   };
   std::vector<Climb> climbs;
-  const double target = BestRanked(ctx) * (1 - kPrefetchMinGain);
+  const double target = FastestRanked(ctx) * (1 - kPrefetchMinGain);
   for (size_t k : grid_ranked) {
     if (k >= ctx.ranked.size()) continue;
     const Evaluated& e = ctx.ranked[k];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "search/pipefusion.h"
@@ -59,6 +60,16 @@ StatusOr<std::shared_ptr<const pir::Graph>> ProgramCache::Get(const workload::Wo
     }
   });
   return entry->program;
+}
+
+double FastestRanked(const SearchContext& ctx) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const Evaluated& e : ctx.ranked) {
+    if (!e.status.ok() || !e.fits) continue;
+    if (!TargetAdmits(ctx.options.target, ctx.config, e.compiled.candidate.strategy.combo).ok()) continue;
+    best = std::min(best, e.best_latency);
+  }
+  return best;
 }
 
 StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo& combo, int64_t depth_units,

@@ -141,6 +141,11 @@ StatusOr<Candidate> ComboCandidate(const workload::Workload& config, const Combo
 // The step of a model configuration (evaluate.h).
 StepShape StepOf(const workload::Workload& config);
 
+// The fastest ranked step the grid may pick (Grid::Choose): evaluated,
+// fitting, admitted by the target; infinity when none. The bound the chunk
+// variants and the prefetch climb must beat.
+double FastestRanked(const SearchContext& ctx);
+
 // The program a configuration runs (the forward, or the training step).
 StatusOr<pir::Graph> BuildProgram(const workload::Workload& config, const Combo& combo, const PlanOptions& options);
 
