@@ -600,6 +600,29 @@ class Lowering {
            });
   }
 
+  // How often a value is read, and by which op and operand (the last read):
+  // indexed once, on the first chunked attention, for the whole graph.
+  struct Use {
+    int count = 0;
+    pir::OpId reader = pir::kNoOp;
+    int index = -1;
+  };
+  const Use& UseOf(pir::ValueId v) {
+    if (uses_.empty()) {
+      uses_.resize(static_cast<size_t>(graph_.num_values()));
+      for (pir::OpId j = 0; j < graph_.num_ops(); ++j) {
+        const std::vector<pir::ValueId>& reads = graph_.op(j).operands;
+        for (size_t k = 0; k < reads.size(); ++k) {
+          Use& u = uses_[static_cast<size_t>(reads[k])];
+          ++u.count;
+          u.reader = j;
+          u.index = static_cast<int>(k);
+        }
+      }
+    }
+    return uses_[static_cast<size_t>(v)];
+  }
+
   // [batch, sequence, heads, dim] with `heads` heads.
   static pir::TensorType WithHeads(pir::TensorType type, int64_t heads) {
     type.shape[2] = heads;
@@ -640,19 +663,9 @@ class Lowering {
     const pir::TensorType& result_type = graph_.type(result);
     std::optional<TensorSharding> reader_needs;
     if (std::find(graph_.outputs().begin(), graph_.outputs().end(), result) == graph_.outputs().end()) {
-      int uses = 0, index = -1;
-      pir::OpId reader = pir::kNoOp;
-      for (pir::OpId j = id + 1; j < graph_.num_ops(); ++j) {
-        const std::vector<pir::ValueId>& reads = graph_.op(j).operands;
-        for (size_t k = 0; k < reads.size(); ++k) {
-          if (reads[k] != result) continue;
-          ++uses;
-          reader = j;
-          index = static_cast<int>(k);
-        }
-      }
-      if (uses == 1) {
-        TensorSharding to = shard::RequiredOperandSharding(plan_.rules[reader], plan_.ops[reader], index);
+      const Use& use = UseOf(result);
+      if (use.count == 1) {
+        TensorSharding to = shard::RequiredOperandSharding(plan_.rules[use.reader], plan_.ops[use.reader], use.index);
         if (AllToAllsOnly(result_type, produced[0], to)) reader_needs = std::move(to);
       }
     }
@@ -735,6 +748,7 @@ class Lowering {
   std::map<pir::ValueId, pir::ValueId> updates_;  // output value -> the leaf it replaces
   int64_t backward_start_ = -1, optimizer_start_ = -1;
   const int64_t ulysses_chunks_;
+  std::vector<Use> uses_;  // UseOf's index, built on first use
 };
 
 }  // namespace
