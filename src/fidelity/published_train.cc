@@ -56,6 +56,7 @@ std::vector<TrainStepCheck> CheckPublishedTrainSteps(int threads) {
       options.pinned = std::string(p.combo);
       options.search_placement = false;  // the framework's device order
       options.alpa = false;
+      options.max_prefetch = 1;  // the framework's default FSDP prefetch (search/prefetch.h)
       options.threads = threads;
       options.calibration = price::DefaultPriceCalibration(topology);
       options.train = search::TrainPlanOptions{};
