@@ -103,13 +103,25 @@ bool CollectiveModel::HamiltonianCycle(const std::vector<int>& chips, std::vecto
   return true;
 }
 
+int CollectiveModel::CompareOffAxis(int a, int b, int axis) const {
+  const std::vector<int>& ca = topology_.nodes[static_cast<size_t>(a)].coords;
+  const std::vector<int>& cb = topology_.nodes[static_cast<size_t>(b)].coords;
+  for (size_t d = 0; d < ca.size() && d < cb.size(); ++d) {
+    if (static_cast<int>(d) == axis || ca[d] == cb[d]) continue;
+    return ca[d] < cb[d] ? -1 : 1;
+  }
+  return ca.size() == cb.size() ? 0 : (ca.size() < cb.size() ? -1 : 1);
+}
+
 void CollectiveModel::PlanTorusGroup(CollectiveKind kind, double bytes, int group, const std::vector<int>& chips,
-                                     Plan& plan) {
+                                     Plan& plan, bool notes) {
   size_t n = chips.size();
   if (n < 2) return;
   int rank = static_cast<int>(topology_.dims.size());
   // Coordinate sets per axis.
-  std::vector<std::vector<int>> values(static_cast<size_t>(rank));
+  std::vector<std::vector<int>>& values = torus_values_;
+  values.resize(static_cast<size_t>(rank));
+  for (std::vector<int>& v : values) v.clear();
   for (int chip : chips) {
     for (int d = 0; d < rank; ++d) values[d].push_back(topology_.nodes[chip].coords[d]);
   }
@@ -121,12 +133,33 @@ void CollectiveModel::PlanTorusGroup(CollectiveKind kind, double bytes, int grou
     product *= values[d].size();
     if (values[d].size() > 1) axes.push_back(d);
   }
-  std::vector<Phase> ag;  // all-gather phases for this group
+  // The all-gather runs phases 0..k-1 (k: 1, or a sub-grid's axes);
+  // reduce-scatter is the all-gather run backwards (same loads, reverse
+  // order), and an all-reduce the one then the other. Each all-gather phase
+  // p lands in the plan's phase k-1-p (reduce-scatter part) and/or p (the
+  // all-gather part, after a reduce-scatter's k phases): groups run
+  // concurrently, so their transfers merge into the same phases, group after
+  // group, and a phase takes the longest steps of its groups.
+  const bool reduce = kind == CollectiveKind::kReduceScatter || kind == CollectiveKind::kAllReduce;
+  const bool gather = kind == CollectiveKind::kAllGather || kind == CollectiveKind::kAllReduce;
+  const size_t k = product == n ? axes.size() : 1;
+  const size_t gather_base = reduce ? k : 0;
+  if (plan.phases.size() < gather_base + (gather ? k : 0)) plan.phases.resize(gather_base + (gather ? k : 0));
+  auto ring = [&](size_t p, const std::vector<int>& cycle, double chunk, int steps) {
+    if (reduce) {
+      Phase& into = plan.phases[k - 1 - p];
+      AddRing(cycle, chunk, /*bidirectional=*/true, group, into);
+      into.steps = std::max(into.steps, steps);
+    }
+    if (gather) {
+      Phase& into = plan.phases[gather_base + p];
+      AddRing(cycle, chunk, /*bidirectional=*/true, group, into);
+      into.steps = std::max(into.steps, steps);
+    }
+  };
   std::string name;
   if (product == n) {
     // A full sub-grid: per-axis rings, one lane per axis.
-    size_t k = axes.size();
-    ag.assign(k, Phase{});
     double chunk0 = bytes / static_cast<double>(k * n);
     for (size_t lane = 0; lane < k; ++lane) {
       double chunk = chunk0;
@@ -134,30 +167,35 @@ void CollectiveModel::PlanTorusGroup(CollectiveKind kind, double bytes, int grou
         int axis = axes[(lane + p) % k];
         size_t s = values[axis].size();
         bool wrapped = static_cast<int>(s) == topology_.dims[axis] && topology_.wrap[axis];
-        // Lines along `axis`: chips sharing every other coordinate.
-        std::map<std::vector<int>, std::vector<std::pair<int, int>>> lines;
-        for (int chip : chips) {
-          std::vector<int> other = topology_.nodes[chip].coords;
-          int c = other[axis];
-          other[axis] = -1;
-          lines[other].push_back({c, chip});
-        }
-        for (auto& [key, members] : lines) {
-          std::sort(members.begin(), members.end());
-          std::vector<int> cycle;
-          for (auto& m : members) cycle.push_back(m.second);
-          AddRing(cycle, chunk, /*bidirectional=*/true, group, ag[p]);
-        }
         // Latency: a wrapped ring needs ceil((s-1)/2) one-hop steps each way;
         // a line s-1 one-hop steps (data walks the line both ways).
         int steps = wrapped ? static_cast<int>(s) / 2 : static_cast<int>(s) - 1;
-        ag[p].steps = std::max(ag[p].steps, steps);
+        // Lines along `axis`: chips sharing every other coordinate, in the
+        // order of those coordinates (lexicographic), each line's members by
+        // (coordinate on `axis`, chip id). Sorted in place, no per-line
+        // allocation: this runs once per group of every collective a
+        // placement search prices.
+        line_order_.assign(chips.begin(), chips.end());
+        std::sort(line_order_.begin(), line_order_.end(), [&](int a, int b) {
+          if (int o = CompareOffAxis(a, b, axis); o != 0) return o < 0;
+          const int ca = topology_.nodes[static_cast<size_t>(a)].coords[static_cast<size_t>(axis)];
+          const int cb = topology_.nodes[static_cast<size_t>(b)].coords[static_cast<size_t>(axis)];
+          return ca != cb ? ca < cb : a < b;
+        });
+        for (size_t begin = 0; begin < line_order_.size();) {
+          size_t end = begin + 1;
+          while (end < line_order_.size() && CompareOffAxis(line_order_[begin], line_order_[end], axis) == 0) ++end;
+          line_cycle_.assign(line_order_.begin() + static_cast<std::ptrdiff_t>(begin),
+                             line_order_.begin() + static_cast<std::ptrdiff_t>(end));
+          ring(p, line_cycle_, chunk, steps);
+          begin = end;
+        }
         chunk *= static_cast<double>(s);
         if (lane == 0) {
           if (!name.empty()) name += " + ";
           name += std::string(wrapped ? "bidirectional ring on " : "line on ") + AxisName(axis) +
                   (wrapped ? " (wraparound)" : " (no wraparound)");
-          if (group == 0) {
+          if (notes && group == 0) {
             plan.notes.push_back(
                 std::string("axis ") + AxisName(axis) + ": " + std::to_string(s) + " chips, " +
                 (wrapped ? "the whole wrapped axis: 1-hop ring, each link direction carries (s-1)/(2s) of a lane"
@@ -170,31 +208,13 @@ void CollectiveModel::PlanTorusGroup(CollectiveKind kind, double bytes, int grou
     if (k > 1) name = "per-axis rings: " + name;
   } else {
     std::vector<int> cycle;
-    Phase phase;
-    phase.steps = static_cast<int>(n) / 2;
     if (HamiltonianCycle(chips, &cycle)) {
       name = "bidirectional ring over an embedded cycle";
     } else {
       cycle = chips;
       name = "bidirectional ring in group order (multi-hop edges)";
     }
-    AddRing(cycle, bytes / static_cast<double>(n), /*bidirectional=*/true, group, phase);
-    ag.push_back(std::move(phase));
-  }
-  // Reduce-scatter is the all-gather run backwards: same loads, reverse order.
-  std::vector<Phase> phases;
-  if (kind == CollectiveKind::kReduceScatter || kind == CollectiveKind::kAllReduce) {
-    phases.insert(phases.end(), ag.rbegin(), ag.rend());
-  }
-  if (kind == CollectiveKind::kAllGather || kind == CollectiveKind::kAllReduce) {
-    phases.insert(phases.end(), ag.begin(), ag.end());
-  }
-  // Merge into the plan phase by phase (groups run concurrently).
-  if (plan.phases.size() < phases.size()) plan.phases.resize(phases.size());
-  for (size_t p = 0; p < phases.size(); ++p) {
-    Phase& into = plan.phases[p];
-    into.steps = std::max(into.steps, phases[p].steps);
-    into.transfers.insert(into.transfers.end(), phases[p].transfers.begin(), phases[p].transfers.end());
+    ring(0, cycle, bytes / static_cast<double>(n), static_cast<int>(n) / 2);
   }
   if (plan.algorithm.empty()) {
     plan.algorithm = name;
@@ -297,7 +317,8 @@ CollectiveResult CollectiveModel::Evaluate(const Plan& plan, bool explain) {
 }
 
 std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective& c,
-                                                               const std::vector<std::vector<int>>& groups) {
+                                                               const std::vector<std::vector<int>>& groups,
+                                                               bool explain) {
   double bytes = static_cast<double>(c.bytes.value());
   switch (c.kind) {
     case CollectiveKind::kAllToAll: {
@@ -326,11 +347,11 @@ std::vector<CollectiveModel::Plan> CollectiveModel::BuildPlans(const Collective&
   }
   // all-gather, reduce-scatter, all-reduce
   if (topology_.slices > 1) {  // groups spanning TPU slices (model_multislice.cc)
-    if (std::vector<Plan> plans = MultiSlicePlans(c, groups); !plans.empty()) return plans;
+    if (std::vector<Plan> plans = MultiSlicePlans(c, groups, explain); !plans.empty()) return plans;
   }
   if (!topology_.dims.empty()) {
     Plan plan;
-    for (size_t gi = 0; gi < groups.size(); ++gi) PlanTorusGroup(c.kind, bytes, static_cast<int>(gi), groups[gi], plan);
+    for (size_t gi = 0; gi < groups.size(); ++gi) PlanTorusGroup(c.kind, bytes, static_cast<int>(gi), groups[gi], plan, explain);
     if (plan.algorithm.empty()) plan.algorithm = "none (single-chip groups)";
     return {plan};
   }
@@ -383,7 +404,7 @@ CollectiveResult CollectiveModel::PriceGroups(const Collective& c, const std::ve
   CollectiveResult best;
   best.time = Seconds(std::numeric_limits<double>::infinity());
   std::vector<std::string> notes;
-  std::vector<Plan> plans = BuildPlans(c, groups);
+  std::vector<Plan> plans = BuildPlans(c, groups, explain);
   for (const Plan& plan : plans) {
     CollectiveResult r = Evaluate(plan, explain);
     if (explain && plans.size() > 1) {
@@ -463,7 +484,7 @@ StatusOr<std::vector<CollectiveResult>> CollectiveModel::PriceCandidates(const C
   }
   AZ_ASSIGN_OR_RETURN(auto groups, PhysicalGroups(c, placement));
   std::vector<CollectiveResult> out;
-  for (const Plan& plan : BuildPlans(c, groups)) out.push_back(Evaluate(plan, false));
+  for (const Plan& plan : BuildPlans(c, groups, /*explain=*/false)) out.push_back(Evaluate(plan, false));
   return out;
 }
 
@@ -579,7 +600,7 @@ int CollectiveModel::Share(const Collective& c, const std::vector<int>& group) {
     }
     plan.phases.push_back(std::move(phase));
   } else {
-    PlanTorusGroup(c.kind, bytes, -1, group, plan);
+    PlanTorusGroup(c.kind, bytes, -1, group, plan, /*notes=*/false);
   }
   GroupShare share;
   share.name = plan.algorithm.empty() ? -1 : NameIndex(plan.algorithm);

@@ -149,16 +149,22 @@ class CollectiveModel {
   // A transfer's route (nullptr-free): the cached one or, on a large system,
   // one computed into `storage`; false when the chips cannot reach each other.
   bool RouteOf(int src, int dst, std::vector<int>& storage, std::span<const int>* route) const;
-  std::vector<Plan> BuildPlans(const Collective& c, const std::vector<std::vector<int>>& groups);
+  // `explain`: the plans carry their notes (Evaluate reads them only when
+  // explaining; building them costs allocations on the search's hot path).
+  std::vector<Plan> BuildPlans(const Collective& c, const std::vector<std::vector<int>>& groups, bool explain);
   StatusOr<std::vector<std::vector<int>>> PhysicalGroups(const Collective& c, const Placement& placement) const;
   CollectiveResult PriceGroups(const Collective& c, const std::vector<std::vector<int>>& groups, bool explain);
-  void PlanTorusGroup(CollectiveKind kind, double bytes, int group, const std::vector<int>& chips, Plan& plan);
+  void PlanTorusGroup(CollectiveKind kind, double bytes, int group, const std::vector<int>& chips, Plan& plan,
+                      bool notes);
+  // Chips a and b compared by their coordinates other than `axis`,
+  // lexicographically (-1, 0, 1): PlanTorusGroup's line order.
+  int CompareOffAxis(int a, int b, int axis) const;
   void AddRing(const std::vector<int>& cycle, double chunk, bool bidirectional, int group, Phase& phase) const;
   bool HamiltonianCycle(const std::vector<int>& chips, std::vector<int>* cycle) const;
   bool SameNode(const std::vector<int>& chips) const;
   // Groups spanning TPU slices (model_multislice.cc): the hierarchical ICI +
   // DCN form and a ring over the slices; empty when no group spans slices.
-  std::vector<Plan> MultiSlicePlans(const Collective& c, const std::vector<std::vector<int>>& groups);
+  std::vector<Plan> MultiSlicePlans(const Collective& c, const std::vector<std::vector<int>>& groups, bool explain);
   // Multi-node GPU candidates (model_multinode.cc).
   void AddMultiNodePlans(const Collective& c, const std::vector<std::vector<int>>& groups,
                          std::vector<Plan>& candidates) const;
@@ -187,6 +193,8 @@ class CollectiveModel {
   std::vector<int64_t> charge_mark_;  // per channel: a multicast group's last charge
   int64_t charge_stamp_ = 0;
   std::vector<int> route_storage_;
+  std::vector<int> line_order_, line_cycle_;  // PlanTorusGroup's lines
+  std::vector<std::vector<int>> torus_values_;  // PlanTorusGroup's coordinate sets per axis
   std::vector<int> group_shares_;  // PerGroupTime's shares, in group order
   std::vector<std::vector<int64_t>> coordinate_seen_;  // FullSubGrid: per axis, per coordinate, the last stamp
   int64_t coordinate_stamp_ = 0;

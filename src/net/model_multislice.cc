@@ -34,6 +34,7 @@
 // returns nothing unless some group spans slices, and model.cc's torus
 // algorithms run unchanged.
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "net/model.h"
@@ -52,7 +53,8 @@ std::map<int, std::vector<int>> BySlice(const hw::Topology& t, const std::vector
 }  // namespace
 
 std::vector<CollectiveModel::Plan> CollectiveModel::MultiSlicePlans(const Collective& c,
-                                                                    const std::vector<std::vector<int>>& groups) {
+                                                                    const std::vector<std::vector<int>>& groups,
+                                                                    bool explain) {
   bool spans = false, hierarchical = true;
   for (const std::vector<int>& g : groups) {
     std::map<int, std::vector<int>> parts = BySlice(topology_, g);
@@ -76,15 +78,15 @@ std::vector<CollectiveModel::Plan> CollectiveModel::MultiSlicePlans(const Collec
       std::map<int, std::vector<int>> parts = BySlice(topology_, groups[gi]);
       if (parts.size() < 2) {
         // A group inside one slice: its whole collective alongside the ICI stage.
-        PlanTorusGroup(c.kind, bytes, group, groups[gi], reduce ? ici_reduce : ici_gather);
+        PlanTorusGroup(c.kind, bytes, group, groups[gi], reduce ? ici_reduce : ici_gather, explain);
         continue;
       }
       const size_t per_slice = parts.begin()->second.size(), slices = parts.size();
       slices_spanned = std::max(slices_spanned, static_cast<int>(slices));
       const double shard = bytes / static_cast<double>(per_slice);  // what a member holds after the slice's reduce-scatter
       for (const auto& [slice, members] : parts) {
-        if (reduce) PlanTorusGroup(CollectiveKind::kReduceScatter, bytes, group, members, ici_reduce);
-        if (gather) PlanTorusGroup(CollectiveKind::kAllGather, bytes, group, members, ici_gather);
+        if (reduce) PlanTorusGroup(CollectiveKind::kReduceScatter, bytes, group, members, ici_reduce, explain);
+        if (gather) PlanTorusGroup(CollectiveKind::kAllGather, bytes, group, members, ici_gather, explain);
       }
       for (size_t j = 0; j < per_slice; ++j) {
         std::vector<int> counterparts;
@@ -94,17 +96,25 @@ std::vector<CollectiveModel::Plan> CollectiveModel::MultiSlicePlans(const Collec
       }
       dcn_reduce.steps = std::max(dcn_reduce.steps, static_cast<int>(slices) - 1);
     }
-    dcn_gather = dcn_reduce;
+    if (gather) dcn_gather = reduce ? dcn_reduce : std::move(dcn_reduce);
     Plan plan;
     plan.algorithm = "hierarchical: ici + dcn ring";
-    if (reduce) plan.phases.insert(plan.phases.end(), ici_reduce.phases.begin(), ici_reduce.phases.end());
-    if (reduce) plan.phases.push_back(dcn_reduce);
-    if (gather) plan.phases.push_back(dcn_gather);
-    if (gather) plan.phases.insert(plan.phases.end(), ici_gather.phases.begin(), ici_gather.phases.end());
-    plan.notes.push_back("group spans " + std::to_string(slices_spanned) +
-                         " slices: ICI inside each slice, counterparts exchange the smallest shard over DCN");
-    if (!ici_reduce.algorithm.empty() || !ici_gather.algorithm.empty()) {
-      plan.notes.push_back("inside each slice: " + (reduce ? ici_reduce.algorithm : ici_gather.algorithm));
+    if (reduce) {
+      plan.phases.insert(plan.phases.end(), std::make_move_iterator(ici_reduce.phases.begin()),
+                         std::make_move_iterator(ici_reduce.phases.end()));
+      plan.phases.push_back(std::move(dcn_reduce));
+    }
+    if (gather) {
+      plan.phases.push_back(std::move(dcn_gather));
+      plan.phases.insert(plan.phases.end(), std::make_move_iterator(ici_gather.phases.begin()),
+                         std::make_move_iterator(ici_gather.phases.end()));
+    }
+    if (explain) {
+      plan.notes.push_back("group spans " + std::to_string(slices_spanned) +
+                           " slices: ICI inside each slice, counterparts exchange the smallest shard over DCN");
+      if (!ici_reduce.algorithm.empty() || !ici_gather.algorithm.empty()) {
+        plan.notes.push_back("inside each slice: " + (reduce ? ici_reduce.algorithm : ici_gather.algorithm));
+      }
     }
     plans.push_back(std::move(plan));
   }
@@ -119,8 +129,8 @@ std::vector<CollectiveModel::Plan> CollectiveModel::MultiSlicePlans(const Collec
     AddRing(cycle, bytes / static_cast<double>(cycle.size()), /*bidirectional=*/false, static_cast<int>(gi), phase);
     phase.steps = std::max(phase.steps, static_cast<int>(cycle.size()) - 1);
   }
-  if (reduce) ring.phases.push_back(phase);
-  if (gather) ring.phases.push_back(phase);
+  if (reduce) ring.phases.push_back(gather ? phase : std::move(phase));
+  if (gather) ring.phases.push_back(std::move(phase));
   plans.push_back(std::move(ring));
   return plans;
 }
