@@ -27,7 +27,9 @@ struct BenchRow {
 // latency, the expert's and Alpa's, the speedups, the efficiency against the
 // roofline bound and the plan time. Training rows (BenchRow::train) add the
 // micro-batch, remat, samples/s and peak memory; their expert is MaxDiffusion's.
-// Training tables end with the geometric means per slice.
+// Training tables end with the geometric means per slice, each speedup
+// over the expert and the deployed recipe beside its ceiling (that
+// baseline's step over the kernel time of AoiZora's pick).
 std::string BenchMarkdown(const std::vector<BenchRow>& rows);
 // One row's line of that table (without the newline), as bench prints each
 // row when it lands.

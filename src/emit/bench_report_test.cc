@@ -67,6 +67,32 @@ TEST(BenchMarkdown, TrainingRowsCarryThroughputAndRemat) {
   EXPECT_NE(BenchMarkdown({failed}).find("does not fit v5p:2x2x1"), std::string::npos);
 }
 
+// The training summary's ceilings: the pick's 0.25 s step spends 0.2 s in
+// kernels (breakdown 0.2 of 0.25), so the expert's 0.5 s step over 0.2 s is
+// 2.500x and the deployed recipe's 0.3 s over 0.2 s 1.500x, beside the
+// speedups 0.5 / 0.25 = 2.000x and 0.3 / 0.25 = 1.200x; a row without the
+// breakdown has no ceiling (h100:8: none).
+TEST(BenchMarkdown, TrainingSummaryCarriesTheCeilings) {
+  BenchRow row = Row("v5p:2x2x1", true);
+  row.plan.train = true;
+  row.plan.best.breakdown.latency = Seconds(0.25);
+  row.plan.best.breakdown.compute = Seconds(0.2);
+  search::Configuration deployed = row.plan.best;
+  deployed.description = "MaxDiffusion's README";
+  deployed.step_latency = Seconds(0.3);
+  row.plan.baselines.push_back({"deployed", deployed, ""});
+  BenchRow gpu = Row("h100:8", true);
+  gpu.plan.train = true;
+  const std::string page = BenchMarkdown({row, gpu});
+  EXPECT_NE(page.find("| slice | vs expert (geomean) | ceiling vs expert |"), std::string::npos) << page;
+  EXPECT_NE(page.find("| v5p:2x2x1 | 2.000x (1 of 1) | 2.500x | 1.11x | 1.200x (1 of 1) | 1.500x | none (0 of 1) |"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("| h100:8 | 2.000x (1 of 1) | none | - | none (0 of 1) | none | none (0 of 1) |"),
+            std::string::npos)
+      << page;
+}
+
 ScaleRow Scaled(const std::string& model, const std::string& topology, int64_t chips, double wall_s) {
   ScaleRow row;
   row.model = model;
