@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "search/pipefusion.h"
 #include "support/parallel.h"
@@ -101,6 +102,13 @@ Status Prune(SearchContext& ctx) {
   // fits and the others are not compiled (`cut_short`), unless nothing fits
   // at all: then every policy is scored, for the most frugal peak.
   std::vector<char> cut_short(combos.size(), 0);
+  // The remat the user pinned (--remat, or a pinned --template naming one,
+  // the first combination), for the error when nothing fits.
+  std::optional<pir::RematPolicy> pinned_remat;
+  if (options.train) {
+    pinned_remat = options.train->remat;
+    if (!pinned_remat && !options.pinned.empty() && !combos.empty()) pinned_remat = combos.front().remat;
+  }
   auto score_one = [&](int i, bool shortcut) {
     Combo& combo = combos[static_cast<size_t>(i)];
     Score& score = scores[static_cast<size_t>(i)];
@@ -167,7 +175,10 @@ Status Prune(SearchContext& ctx) {
     return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
                              std::to_string(config.height) + "x" + std::to_string(config.frames) +
                              (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
-                                                  " samples, remat offload or full at most)"
+                                                  " samples, remat " +
+                                                  (pinned_remat ? std::string(pir::RematPolicyName(*pinned_remat))
+                                                                : std::string("offload or full at most")) +
+                                                  ")"
                                             : std::string()) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
                              FormatBytes(Bytes(static_cast<int64_t>(ctx.frugal_peak))) + " per chip" +
