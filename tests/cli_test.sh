@@ -300,9 +300,12 @@ run plan_prefetch_depth 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}"
 run plan_prefetch_target 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,fsdp=4,prefetch=2 \
     --target jax -q &&
   expect plan_prefetch_target err "an FSDP prefetch depth above 1 is set through plan_torch.py"
-run plan_prefetch 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,fsdp=4,prefetch=2 --no-alpa \
+run plan_prefetch 0 "$bin" plan -m wan2.1-t2v-14b -t h100:4 "${small[@]}" -T ring=4,fsdp=4,prefetch=2 --no-alpa \
     --no-stages -q &&
   expect plan_prefetch out "fsdp prefetch 2"
+# A TPU slice runs XLA (targets.h: `any` there is what JAX or MaxDiffusion runs).
+run plan_prefetch_tpu 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,fsdp=4,prefetch=2 -q &&
+  expect plan_prefetch_tpu err "a TPU slice runs XLA, which keeps one all-gather in flight"
 run compile_prefetch_bad 2 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh r=4 -T ring=r,fsdp=r --prefetch 0 &&
   expect compile_prefetch_bad err "--prefetch"
 # Per-part hybrids (templates.h: tp scoped to block parts on a sequence axis): the 40 blocks'
@@ -317,8 +320,10 @@ run compile_hybrid_part 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh 
   expect compile_hybrid_part err "wan2.1-t2v-14b's blocks have no part 'fnn' (their parts: cross_attn, ffn, self_attn)"
 run compile_hybrid_scope 1 "$bin" compile -m wan2.1-t2v-14b "${small[@]}" --mesh u=4 -T ulysses=u@self_attn &&
   expect compile_hybrid_scope err "only tp takes a block part scope"
-run plan_hybrid 0 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=ring@ffn,fsdp=4 --no-alpa -q &&
+run plan_hybrid 0 "$bin" plan -m wan2.1-t2v-14b -t h100:4 "${small[@]}" -T ring=4,tp=ring@ffn,fsdp=4 --no-alpa -q &&
   expect plan_hybrid out "aoizora   ring=4  ring=ring,tp=ring@ffn,fsdp=ring"
+run plan_hybrid_tpu 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=ring@ffn,fsdp=4 -q &&
+  expect plan_hybrid_tpu err "no TPU runtime runs ring=4,tp=ring@ffn,fsdp=4 as priced"
 run plan_hybrid_axis 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=cfg@ffn -q &&
   expect plan_hybrid_axis err "a per-part tp takes the axis of ulysses, ring or context"
 # PipeFusion (src/search/pipefusion.h): stages dividing the blocks, with ulysses, ring and cfg only.

@@ -154,8 +154,16 @@ TEST(HybridCombos, PlannedAndDescribed) {
   auto grid = MakePlan(wan, v5e, options);
   ASSERT_TRUE(grid.ok()) << grid.status().message();
   const int64_t heads = 12;
-  const std::vector<Combo> base = EnumerateCombos(wan, 4, heads);
-  EXPECT_EQ(grid->candidates_considered, static_cast<int>(base.size() + HybridCombosFor(wan, base, heads)->size()));
+  // Every combination and hybrid a TPU runtime runs (targets.h: `any` on a
+  // TPU slice), so not the hybrids on a ring axis.
+  std::vector<Combo> all = EnumerateCombos(wan, 4, heads);
+  const std::vector<Combo> hybrids = *HybridCombosFor(wan, all, heads);
+  all.insert(all.end(), hybrids.begin(), hybrids.end());
+  const auto runs = [&](const Combo& c) { return TargetAdmits(Target::kAnyTpu, wan, c).ok(); };
+  const int64_t tpu_runs = std::count_if(all.begin(), all.end(), runs);
+  EXPECT_LT(tpu_runs, static_cast<int64_t>(all.size()));
+  EXPECT_GT(std::count_if(hybrids.begin(), hybrids.end(), runs), 0);
+  EXPECT_EQ(grid->candidates_considered, static_cast<int>(tpu_runs));
   options.pinned = "ulysses=4,tp=ulysses@cross_attn+ffn";
   auto pinned = MakePlan(wan, v5e, options);
   ASSERT_TRUE(pinned.ok()) << pinned.status().message();

@@ -85,6 +85,7 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
   // A chip the compute model cannot price fails here, before any work.
   AZ_RETURN_IF_ERROR(price::ComputeModel::Create(topology.chip, options.calibration.compute).status());
   AZ_RETURN_IF_ERROR(TargetRuns(options.target, config, topology.chip.family == hw::ChipFamily::kTpu));
+  options.target = ResolveTarget(options.target, topology.chip.family == hw::ChipFamily::kTpu);
   AZ_ASSIGN_OR_RETURN(int64_t heads, AttentionHeads(config));
   ctx.heads = heads;
 

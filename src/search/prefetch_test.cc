@@ -118,16 +118,18 @@ TEST(Prefetch, DeeperPrefetchHidesHeldBackGathersAtTheirMemory) {
 }
 
 TEST(Prefetch, TheGridChoosesADepthTheExpertKeepsOne) {
-  // Issue 26's case: Wan 2.1 14B 832x480x41, one step, on v5e:4x4. The
-  // grid's FSDP survivors price depths 2-4; the expert (xDiT's grid, its
-  // runtime's default) keeps depth 1. The pick is never slower than the
-  // same plan with --max-prefetch 1, and equals Evaluate at its depth under
-  // its placement.
-  hw::Topology t = Topo("v5e:4x4");
-  workload::Workload config = Config("wan2.1-t2v-14b", 832, 480, 41);
-  config.steps = 1;
-  PlanOptions options = DitOptions(t);
+  // A training step on GPUs, where plan_torch.py (FSDP2) sets the depth: Wan
+  // 2.1 1.3B, 4 clips of 256x256x9 on h100:4. The grid's FSDP survivors
+  // price depths 2-4; the expert (MaxDiffusion's FSDP recipe, its runtime's
+  // default) keeps depth 1. The pick is faster than the same plan with
+  // --max-prefetch 1, holds more gathered weights, and equals Evaluate at
+  // its depth under its placement.
+  hw::Topology t = Topo("h100:4");
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
+  PlanOptions options = search_test::Options(t);
   options.alpa = false;
+  options.train = TrainPlanOptions{};
+  options.train->micro_batch = 4;
   auto chosen = MakePlan(config, t, options);
   options.max_prefetch = 1;
   auto shallow = MakePlan(config, t, options);
@@ -144,13 +146,41 @@ TEST(Prefetch, TheGridChoosesADepthTheExpertKeepsOne) {
   EXPECT_EQ(expert->step_latency, shallow->Find("expert")->step_latency);
   auto combo = ParseCombo(chosen->best.description, t.num_chips());
   ASSERT_TRUE(combo.ok()) << combo.status().message();
-  auto candidate = ComboCandidate(config, *combo, 0, options);
-  ASSERT_TRUE(candidate.ok());
+  combo->remat = pir::RematPolicy::kNone;
+  ASSERT_EQ(chosen->best.remat, "none");
+  // The step's own batch, no CFG (planner.cc prepares the workload so).
+  workload::Workload step = config;
+  step.batch = 4;
+  step.cfg = workload::CfgMode::kNone;
+  auto candidate = ComboCandidate(step, *combo, 0, options);
+  ASSERT_TRUE(candidate.ok()) << candidate.status().message();
   Evaluated e = Evaluate(*candidate, t, EvaluateOptions{options.calibration, ""},
                          PlacementPolicy{PlacementKind::kGiven, chosen->best.placement, {}});
   ASSERT_TRUE(e.status.ok());
   EXPECT_DOUBLE_EQ(e.best_latency, chosen->best.step_latency.value());
   EXPECT_EQ(e.compiled.evidence.peak_memory, chosen->best.peak_memory);
+}
+
+TEST(Prefetch, ATpuPlanKeepsDepthOne) {
+  // On a TPU slice the plan is for JAX or MaxDiffusion (targets.h: any is
+  // kAnyTpu there), whose XLA keeps one all-gather in flight: Wan 2.1 14B
+  // 832x480x41 on v5e:4x4, whose FSDP survivors a GPU runtime would run
+  // deeper, keeps depth 1, and a pinned depth is refused.
+  hw::Topology t = Topo("v5e:4x4");
+  workload::Workload config = Config("wan2.1-t2v-14b", 832, 480, 41);
+  config.steps = 1;
+  PlanOptions options = DitOptions(t);
+  options.alpa = false;
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->best.prefetch, 1);
+  EXPECT_EQ(plan->target, "any");
+  options.pinned = "ulysses=2,ring=4,cfg=2,fsdp=16,prefetch=2";
+  auto pinned = MakePlan(config, t, options);
+  ASSERT_FALSE(pinned.ok());
+  EXPECT_NE(pinned.status().message().find("a TPU slice runs XLA, which keeps one all-gather in flight"),
+            std::string::npos)
+      << pinned.status().message();
 }
 
 }  // namespace

@@ -10,9 +10,12 @@ std::string_view TargetName(Target target) {
     case Target::kJax: return "jax";
     case Target::kMaxDiffusion: return "maxdiffusion";
     case Target::kXdit: return "xdit";
+    case Target::kAnyTpu: return "any";
   }
   return "any";
 }
+
+Target ResolveTarget(Target target, bool tpu) { return target == Target::kAny && tpu ? Target::kAnyTpu : target; }
 
 StatusOr<Target> ParseTarget(std::string_view name) {
   for (Target t : {Target::kAny, Target::kJax, Target::kMaxDiffusion, Target::kXdit}) {
@@ -36,6 +39,7 @@ std::optional<std::string> MaxDiffusionConfigFile(std::string_view model) {
 Status TargetRuns(Target target, const workload::Workload& config, bool tpu) {
   switch (target) {
     case Target::kAny:
+    case Target::kAnyTpu:
     case Target::kJax: return Status::Ok();
     case Target::kMaxDiffusion:
       if (!tpu) return InvalidArgument("--target maxdiffusion plans TPU slices (MaxDiffusion's Wan configs)");
@@ -58,12 +62,25 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
   // XLA's latency-hiding scheduler keeps one all-gather in flight
   // (SchedulerConfig::all_gather_overlap_limit, 1 on GPUs and TPUs) and no
   // flag raises it; xDiT's command line has no prefetch setting.
+  if (combo.prefetch > 1 && target == Target::kAnyTpu) {
+    return InvalidArgument(combo.ToString() + ": an FSDP prefetch depth above 1 is set through plan_torch.py " +
+                           "(FSDP2), and a TPU slice runs XLA, which keeps one all-gather in flight");
+  }
   if (combo.prefetch > 1 && target != Target::kAny) {
     return InvalidArgument(combo.ToString() + ": an FSDP prefetch depth above 1 is set through plan_torch.py " +
                            "(FSDP2), which --target " + std::string(TargetName(target)) + " does not run");
   }
   switch (target) {
     case Target::kAny: return Status::Ok();
+    case Target::kAnyTpu: {
+      // What plan_jax.py or maxdiffusion.yml runs as priced.
+      const Status jax = TargetAdmits(Target::kJax, config, combo);
+      if (jax.ok()) return jax;
+      const Status maxdiffusion = TargetAdmits(Target::kMaxDiffusion, config, combo);
+      if (maxdiffusion.ok()) return maxdiffusion;
+      return InvalidArgument("no TPU runtime runs " + combo.ToString() + " as priced: under JAX, " + jax.message() +
+                             "; under MaxDiffusion, " + maxdiffusion.message());
+    }
     case Target::kJax:
       if (combo.pipefusion > 1) {
         return InvalidArgument("PipeFusion (" + combo.ToString() + ") is xDiT's patch pipeline; JAX has none");
@@ -110,6 +127,8 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
   return Status::Ok();
 }
 
-bool TargetAdmitsSeeds(Target target) { return target == Target::kAny || target == Target::kJax; }
+bool TargetAdmitsSeeds(Target target) {
+  return target == Target::kAny || target == Target::kAnyTpu || target == Target::kJax;
+}
 
 }  // namespace az::search

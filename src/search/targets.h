@@ -1,7 +1,16 @@
 // Targets: the runtime a plan is for. A target fixes the vocabulary the grid
 // may use (sources.h), so that what is priced is what that runtime runs:
 //
-//   any           every combination the built-in compiler prices (default).
+//   any           (default) on GPUs every combination the built-in compiler
+//                 prices (plan_torch.py, xDiT's flags and plan_jax.py between
+//                 them); on TPU slices every combination jax or maxdiffusion
+//                 runs, the runtimes a TPU plan is written for (plan_jax.py,
+//                 maxdiffusion.yml): so no FSDP prefetch deeper than 1 (only
+//                 FSDP2 sets one, and PyTorch/FSDP2 is not a TPU runtime) and
+//                 no per-part hybrid on a ring axis (JAX has no ring,
+//                 MaxDiffusion no per-part sharding). The planner resolves
+//                 `any` on a TPU slice to kAnyTpu (ResolveTarget), which is
+//                 named "any".
 //   jax           jax.jit with the plan's shardings (plan_jax.py). GSPMD turns
 //                 a sequence-sharded K and V into an all-gather, not a ring:
 //                 Ring (and USP's ring factor) is not what JAX runs, so only
@@ -38,10 +47,12 @@
 
 namespace az::search {
 
-enum class Target { kAny, kJax, kMaxDiffusion, kXdit };
+enum class Target { kAny, kJax, kMaxDiffusion, kXdit, kAnyTpu };
 
-std::string_view TargetName(Target target);  // "any", "jax", "maxdiffusion", "xdit"
-StatusOr<Target> ParseTarget(std::string_view name);
+std::string_view TargetName(Target target);  // "any", "jax", "maxdiffusion", "xdit"; kAnyTpu: "any"
+StatusOr<Target> ParseTarget(std::string_view name);  // never kAnyTpu
+// `any` on a TPU slice is kAnyTpu; every other target is itself.
+Target ResolveTarget(Target target, bool tpu);
 
 // MaxDiffusion's config file for a zoo model it runs (text-to-video), or
 // nullopt: src/maxdiffusion/configs/base_wan_{1_3b,14b,27b}.yml.

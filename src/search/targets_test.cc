@@ -55,6 +55,35 @@ TEST(Targets, Admits) {
   EXPECT_FALSE(TargetAdmitsSeeds(Target::kMaxDiffusion));
 }
 
+// `any` on a TPU slice (kAnyTpu): what JAX or MaxDiffusion runs. Ring runs
+// under MaxDiffusion, a per-part hybrid on a Ulysses axis under JAX; a hybrid
+// on a ring axis under neither (the error gives both reasons), nor a deeper
+// FSDP prefetch (FSDP2 only). On GPUs `any` stays every configuration.
+TEST(Targets, AnyOnATpuIsWhatATpuRuntimeRuns) {
+  EXPECT_EQ(ResolveTarget(Target::kAny, /*tpu=*/true), Target::kAnyTpu);
+  EXPECT_EQ(ResolveTarget(Target::kAny, /*tpu=*/false), Target::kAny);
+  EXPECT_EQ(ResolveTarget(Target::kJax, /*tpu=*/true), Target::kJax);
+  EXPECT_EQ(TargetName(Target::kAnyTpu), "any");
+  workload::Workload wan = Config("wan2.1-t2v-14b", 1280, 720, 81);
+  auto combo = [](const char* text) { return *ParseCombo(text, 8); };
+  EXPECT_TRUE(TargetAdmits(Target::kAnyTpu, wan, combo("ring=4,cfg=2")).ok());
+  EXPECT_TRUE(TargetAdmits(Target::kAnyTpu, wan, combo("ulysses=4,cfg=2,tp=ulysses@ffn")).ok());
+  EXPECT_TRUE(TargetAdmits(Target::kAnyTpu, wan, combo("ulysses=4,cfg=2,ulysses_chunks=2")).ok());
+  Status ring_hybrid = TargetAdmits(Target::kAnyTpu, wan, combo("ring=4,cfg=2,tp=ring@ffn"));
+  ASSERT_FALSE(ring_hybrid.ok());
+  EXPECT_NE(ring_hybrid.message().find("no TPU runtime runs ring=4,cfg=2,tp=ring@ffn as priced: under JAX, JAX "
+                                       "lowers a sequence-sharded K and V as an all-gather"),
+            std::string::npos)
+      << ring_hybrid.message();
+  EXPECT_NE(ring_hybrid.message().find("under MaxDiffusion, MaxDiffusion's config names one sharding"),
+            std::string::npos)
+      << ring_hybrid.message();
+  EXPECT_FALSE(TargetAdmits(Target::kAnyTpu, wan, combo("ring=4,cfg=2,fsdp=8,prefetch=2")).ok());
+  EXPECT_TRUE(TargetAdmits(Target::kAny, wan, combo("ring=4,cfg=2,fsdp=8,prefetch=2")).ok());
+  EXPECT_TRUE(TargetAdmits(Target::kAny, wan, combo("ring=4,cfg=2,tp=ring@ffn")).ok());
+  EXPECT_TRUE(TargetAdmitsSeeds(Target::kAnyTpu));
+}
+
 TEST(Targets, Runs) {
   workload::Workload wan = Config("wan2.1-t2v-1.3b", 832, 480, 17);
   EXPECT_FALSE(TargetRuns(Target::kMaxDiffusion, wan, /*tpu=*/false).ok());
