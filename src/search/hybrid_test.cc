@@ -114,7 +114,7 @@ TEST(HybridCombos, BoundedEnumeration) {
   EXPECT_EQ(HybridCombos({usp}, 40, {"cross_attn", "ffn", "self_attn"})[0].ToString(),
             "ulysses=2,ring=4,tp=ulysses@ffn");
   // Blocks without these parts, a combination with a tp degree or without a
-  // sequence degree, a training combination: none.
+  // sequence degree: none.
   EXPECT_TRUE(HybridCombos({ring4}, 40, {"attn1", "ff"}).empty());
   Combo tp = ring4;
   tp.tp = 2;
@@ -124,9 +124,15 @@ TEST(HybridCombos, BoundedEnumeration) {
   cfg_only.cfg = 2;
   cfg_only.dp = 4;
   EXPECT_TRUE(HybridCombos({cfg_only}, 40, {"cross_attn", "ffn", "self_attn"}).empty());
+  // A training combination's hybrids keep its remat (prune.cc: ScoreTrainHybrids).
   Combo train = ring4;
-  train.remat = pir::RematPolicy::kNone;
-  EXPECT_TRUE(HybridCombos({train}, 40, {"cross_attn", "ffn", "self_attn"}).empty());
+  train.cfg = 1;
+  train.fsdp = 4;
+  train.remat = pir::RematPolicy::kSelected;
+  const std::vector<Combo> trained = HybridCombos({train}, 40, {"cross_attn", "ffn", "self_attn"});
+  ASSERT_EQ(trained.size(), 4u);
+  EXPECT_EQ(trained[0].ToString(), "ring=4,tp=ring@ffn,fsdp=4,remat=selected");
+  EXPECT_EQ(trained[0].Template(), "ring=ring,tp=ring@ffn,fsdp=ring");
 }
 
 TEST(HybridCombos, Targets) {
