@@ -534,8 +534,8 @@ void Template::SeedBatchAndSequence(Seeds& seeds) const {
 // vectors too, also a column linear's bias (its one dim, split like the
 // output features). A training step's whole-model tp keeps ZeRO-3's own
 // layout; a per-part tp's weights are stored tp-major as in a forward, so
-// that their gradients, which the backward produces split on tp's axis
-// (train_seeds.h), reduce-scatter over the other axes into their storage.
+// that their gradients, which the backward produces split on tp's axis and
+// whole over it (train_seeds.h), are reduced over the other axes only.
 StatusOr<std::map<pir::ValueId, std::pair<int, int>>> Template::TpWeightDims() const {
   std::map<pir::ValueId, std::pair<int, int>> out;
   for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {

@@ -55,8 +55,8 @@
 // too, the mirror of their forward: the backward and remat einsums of their
 // linears split as the forwards (a tp-split weight's gradient comes out split
 // alike, summed over the whole sequence the part gathered: no all-reduce over
-// tp's axis; ZeRO-3 reduce-scatters it over the other fsdp axes into its
-// tp-major storage, a column linear's bias stored so too), their
+// tp's axis; ZeRO-3 reduces it over the other axes only, into its tp-major
+// storage, a column linear's bias stored so too), their
 // attention_grad ops take heads on tp; the stream's gradient is gathered at
 // the row linears' input gradients (dX = dY W^T) and the column linears'
 // partial input gradients are reduce-scattered back to the sequence split.
