@@ -324,6 +324,21 @@ run plan_hybrid 0 "$bin" plan -m wan2.1-t2v-14b -t h100:4 "${small[@]}" -T ring=
   expect plan_hybrid out "aoizora   ring=4  ring=ring,tp=ring@ffn,fsdp=ring"
 run plan_hybrid_tpu 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=ring@ffn,fsdp=4 -q &&
   expect plan_hybrid_tpu err "no TPU runtime runs ring=4,tp=ring@ffn,fsdp=4 as priced"
+# A training step with a per-part hybrid: its parts' backward runs Megatron too (templates.h); the
+# JAX plan gives every tensor's spec (the FFN's hidden activation split on the Ulysses axis, the
+# batch on dp), the torch plan names the per-part role its runtime refuses.
+if run plan_train_hybrid 0 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t h100:8 \
+    --no-alpa -T ulysses=4,dp=2,tp=ulysses@cross_attn+ffn,fsdp=8,remat=none --out "$tmp/plan_train_hybrid" -q; then
+  expect plan_train_hybrid out "dp=dp,ulysses=ulysses,tp=ulysses@cross_attn+ffn,fsdp=dp+ulysses"
+  grep -qF "(result of 'blocks.0.ffn.1')\": (\"dp\", None, \"ulysses\")" "$tmp/plan_train_hybrid/plan_jax.py" \
+    && passed=$((passed + 1)) || { echo "FAIL plan_train_hybrid: plan_jax.py lacks the FFN's hidden spec"; failed=$((failed + 1)); }
+  grep -qF "AXIS_ROLES = (\"dp\", \"ulysses+tp@cross_attn+ffn\")" "$tmp/plan_train_hybrid/plan_torch.py" \
+    && passed=$((passed + 1)) || { echo "FAIL plan_train_hybrid: plan_torch.py lacks the per-part role"; failed=$((failed + 1)); }
+  for f in plan_jax.py plan_torch.py; do
+    python3 -m py_compile "$tmp/plan_train_hybrid/$f" && passed=$((passed + 1)) \
+      || { echo "FAIL plan_train_hybrid: $f"; failed=$((failed + 1)); }
+  done
+fi
 run plan_hybrid_axis 1 "$bin" plan -m wan2.1-t2v-14b -t v5e:2x2 "${small[@]}" -T ring=4,tp=cfg@ffn -q &&
   expect plan_hybrid_axis err "a per-part tp takes the axis of ulysses, ring or context"
 # PipeFusion (src/search/pipefusion.h): stages dividing the blocks, with ulysses, ring and cfg only.

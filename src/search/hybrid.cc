@@ -16,7 +16,7 @@ std::vector<Combo> HybridCombos(const std::vector<Combo>& grid, int64_t heads, c
   auto has = [&](const std::string& part) { return std::find(parts.begin(), parts.end(), part) != parts.end(); };
   for (const Combo& base : grid) {
     // PipeFusion's stages take no per-part tp (ParseCombo refuses it).
-    if (base.remat || base.tp > 1 || base.IsHybrid() || base.pipefusion > 1) continue;
+    if (base.tp > 1 || base.IsHybrid() || base.pipefusion > 1) continue;
     // The minor sequence axis: ulysses under usp (templates_spec.cc: BindScoped).
     std::string on;
     int64_t degree = 1;

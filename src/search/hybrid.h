@@ -24,6 +24,15 @@
 // graph; other families name their parts differently and get none), the
 // parts with attention only where the axis divides its heads. Bounded: at most
 // four per sequence-parallel combination.
+//
+// Training steps (issue 26, item 5: sequence parallel x ZeRO-3 hybrids with
+// per-part choices): the parts' backward runs Megatron too (templates.h), so
+// the same part sets apply to a training combination, ZeRO-3 storing the
+// parts' weights tp-major. The training grid adds them for its
+// kTrainHybridBases fastest sequence-parallel combinations after pruning,
+// each under its base's remat (prune.cc: ScoreTrainHybrids), not for every
+// one: a training combination's pruning tries up to four remat policies, and
+// the hybrids of every sequence-parallel base would more than double it.
 #pragma once
 
 #include <vector>
@@ -36,13 +45,17 @@ namespace az::search {
 // The part sets above, in that order.
 std::vector<std::vector<std::string>> HybridPartSets();
 
-// The hybrids of `grid` (its inference combinations) for a model with `heads`
-// attention heads whose blocks have `parts` (shard::BlockParts), in grid
-// order, each base's part sets in HybridPartSets' order.
+// The training grid's bases (above).
+inline constexpr size_t kTrainHybridBases = 2;
+
+// The hybrids of `grid` (its combinations; a training one keeps its remat)
+// for a model with `heads` attention heads whose blocks have `parts`
+// (shard::BlockParts), in grid order, each base's part sets in
+// HybridPartSets' order.
 std::vector<Combo> HybridCombos(const std::vector<Combo>& grid, int64_t heads, const std::vector<std::string>& parts);
 
 // The same for a workload: its blocks' parts read from a one-block forward.
-// None for imported programs and training steps.
+// None for imported programs.
 StatusOr<std::vector<Combo>> HybridCombosFor(const workload::Workload& config, const std::vector<Combo>& grid,
                                              int64_t heads);
 

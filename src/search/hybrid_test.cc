@@ -9,6 +9,7 @@
 
 #include "frontend/models.h"
 #include "search/planner.h"
+#include "search/sources.h"
 #include "search/targets.h"
 #include "search/testing.h"
 #include "shard/templates.h"
@@ -114,7 +115,7 @@ TEST(HybridCombos, BoundedEnumeration) {
   EXPECT_EQ(HybridCombos({usp}, 40, {"cross_attn", "ffn", "self_attn"})[0].ToString(),
             "ulysses=2,ring=4,tp=ulysses@ffn");
   // Blocks without these parts, a combination with a tp degree or without a
-  // sequence degree, a training combination: none.
+  // sequence degree: none.
   EXPECT_TRUE(HybridCombos({ring4}, 40, {"attn1", "ff"}).empty());
   Combo tp = ring4;
   tp.tp = 2;
@@ -124,9 +125,36 @@ TEST(HybridCombos, BoundedEnumeration) {
   cfg_only.cfg = 2;
   cfg_only.dp = 4;
   EXPECT_TRUE(HybridCombos({cfg_only}, 40, {"cross_attn", "ffn", "self_attn"}).empty());
+  // A training combination's hybrids keep its remat (prune.cc: ScoreTrainHybrids).
   Combo train = ring4;
-  train.remat = pir::RematPolicy::kNone;
-  EXPECT_TRUE(HybridCombos({train}, 40, {"cross_attn", "ffn", "self_attn"}).empty());
+  train.cfg = 1;
+  train.fsdp = 4;
+  train.remat = pir::RematPolicy::kSelected;
+  const std::vector<Combo> trained = HybridCombos({train}, 40, {"cross_attn", "ffn", "self_attn"});
+  ASSERT_EQ(trained.size(), 4u);
+  EXPECT_EQ(trained[0].ToString(), "ring=4,tp=ring@ffn,fsdp=4,remat=selected");
+  EXPECT_EQ(trained[0].Template(), "ring=ring,tp=ring@ffn,fsdp=ring");
+}
+
+// A training grid's surviving hybrid brings its base to the full evaluation
+// (sources.cc, Grid::Propose), so the hybrid is picked only by beating it.
+// Scores 1.00, 1.01, 1.02 and 1.50 with a 10% margin: the first three
+// survive; the hybrid among them adds its base (1.50, cut by the margin) in
+// a training plan, not in an inference one (whose goldens stay as they are).
+TEST(HybridCombos, ASurvivingTrainingHybridBringsItsBase) {
+  SearchContext ctx;
+  auto combo = [](const char* text) { return *ParseCombo(text, 8); };
+  ctx.combos = {combo("ulysses=8,tp=ulysses@ffn,fsdp=8,remat=none"), combo("ulysses=4,dp=2,fsdp=8,remat=none"),
+                combo("context=8,fsdp=8,remat=none"), combo("ulysses=8,fsdp=8,remat=none")};
+  ctx.feasible = {0, 1, 2, 3};
+  ctx.prune_scores = {1.0, 1.01, 1.02, 1.5};
+  const std::unique_ptr<Source> grid = GridSource();
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{0, 1, 2}));
+  ctx.options.train = TrainPlanOptions{};
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{0, 1, 2, 3}));
+  // A base the memory check dropped (not feasible) stays out.
+  ctx.feasible = {0, 1, 2};
+  EXPECT_EQ(grid->Propose(ctx), (std::vector<int>{0, 1, 2}));
 }
 
 TEST(HybridCombos, Targets) {

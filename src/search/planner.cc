@@ -423,6 +423,8 @@ StatusOr<Plan> MakePlan(const workload::Workload& model_config, const hw::Topolo
   // Prune the grid (with XLA's programs: keep those it compiled), evaluate
   // what the sources propose. The program source has no grid to prune.
   if (!ctx.program_search) AZ_RETURN_IF_ERROR(ctx.options.hlo_dir.empty() ? Prune(ctx) : FindDumps(ctx));
+  // A training grid's per-part hybrids join it in pruning (prune.cc).
+  plan.candidates_considered = static_cast<int>(ctx.combos.size());
   Rank(ctx, *grid, baselines);
   plan.candidates_compiled = static_cast<int>(ctx.survivors.size());
   if (ctx.program_search) {

@@ -52,7 +52,8 @@ namespace az::search {
 // A training step instead of a denoising step (Workload::TrainStep): the
 // forward and backward of `micro_batch` samples and one AdamW update.
 // Candidates come from EnumerateTrainCombos (DP, FSDP/ZeRO-3, TP, Ulysses,
-// Ring, context and their combinations); each candidate's remat is the
+// Ring, context and their combinations) and the per-part hybrids of the
+// fastest sequence-parallel ones (hybrid.h); each candidate's remat is the
 // cheapest policy whose pruned peak fits the HBM: none, then selected
 // (recomputation only adds work, so the first that fits is the fastest), then
 // the cheaper of offload and full that fits (offload recomputes less but pays

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "search/hybrid.h"
 #include "search/pipefusion.h"
 #include "support/parallel.h"
 
@@ -66,6 +67,47 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   out.score += ChooseNoiseExperts(config, out.peak_memory, params[0] + scale * (params[1] - params[0]), ctx.topology->chip)
                    .swap_per_step_s;
   return out;
+}
+
+// The per-part hybrids of a training grid (hybrid.h): those of its
+// kTrainHybridBases best sequence-parallel combinations that fit, each under
+// its base's remat (a hybrid stores no more than its base: its parts' weights
+// are split rather than gathered, its activations the base's), scored like
+// the grid and merged into ctx.feasible. A training combination costs up to 8
+// truncated compilations where a hybrid of a known remat costs 2, and the
+// hybrids of a base much slower than the best cannot win (a part's Megatron
+// changes its own collectives, not the rest of the step), so the training
+// grid scores them for its best bases only, not for all as the inference
+// grid does.
+Status ScoreTrainHybrids(SearchContext& ctx, std::vector<Score>& scores, double hbm) {
+  std::vector<Combo> bases;
+  for (int i : ctx.feasible) {
+    const Combo& c = ctx.combos[static_cast<size_t>(i)];
+    if (c.tp > 1 || c.IsHybrid() || c.pipefusion > 1 || c.ulysses * c.ring * c.context == 1) continue;
+    bases.push_back(c);
+    if (bases.size() == kTrainHybridBases) break;
+  }
+  AZ_ASSIGN_OR_RETURN(std::vector<Combo> hybrids, HybridCombosFor(ctx.config, bases, ctx.heads));
+  std::erase_if(hybrids, [&](const Combo& h) {
+    return std::find(ctx.combos.begin(), ctx.combos.end(), h) != ctx.combos.end();
+  });
+  if (hybrids.empty()) return Status::Ok();
+  if (ctx.options.progress) {
+    ctx.options.progress("prune: scoring " + std::to_string(hybrids.size()) + " per-part hybrids of the " +
+                         std::to_string(bases.size()) + " fastest sequence-parallel configurations");
+  }
+  std::vector<Score> hybrid_scores(hybrids.size());
+  ParallelFor(static_cast<int>(hybrids.size()), ctx.options.threads, [&](int k) {
+    hybrid_scores[static_cast<size_t>(k)] = ScoreCombo(ctx, hybrids[static_cast<size_t>(k)]);
+  });
+  for (size_t k = 0; k < hybrids.size(); ++k) {
+    const Score& s = hybrid_scores[k];
+    const int index = static_cast<int>(ctx.combos.size());
+    ctx.combos.push_back(hybrids[k]);
+    scores.push_back(s);
+    if (s.status.ok() && s.peak_memory <= hbm) ctx.feasible.push_back(index);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -158,16 +200,28 @@ Status Prune(SearchContext& ctx) {
                 [&](int k) { score_one(again[static_cast<size_t>(k)], false); });
   }
   std::vector<int>& feasible = ctx.feasible;
-  ctx.prune_scores.assign(combos.size(), std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < combos.size(); ++i) {
     const Score& s = scores[i];
-    if (s.status.ok()) ctx.prune_scores[i] = s.score;
     if (!s.status.ok()) {
       if (ctx.first_error.ok()) ctx.first_error = s.status;
       continue;
     }
     ctx.frugal_peak = std::min(ctx.frugal_peak, s.peak_memory);
     if (s.peak_memory <= hbm) feasible.push_back(static_cast<int>(i));
+  }
+  auto faster = [&](int a, int b) {
+    if (scores[static_cast<size_t>(a)].score != scores[static_cast<size_t>(b)].score) {
+      return scores[static_cast<size_t>(a)].score < scores[static_cast<size_t>(b)].score;
+    }
+    return combos[static_cast<size_t>(a)].ToString() < combos[static_cast<size_t>(b)].ToString();
+  };
+  if (options.train && options.pinned.empty() && !feasible.empty()) {
+    std::stable_sort(feasible.begin(), feasible.end(), faster);
+    AZ_RETURN_IF_ERROR(ScoreTrainHybrids(ctx, scores, hbm));
+  }
+  ctx.prune_scores.assign(combos.size(), std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < combos.size(); ++i) {
+    if (scores[i].status.ok()) ctx.prune_scores[i] = scores[i].score;
   }
   if (feasible.empty()) {
     if (!std::isfinite(ctx.frugal_peak)) return ctx.first_error;
@@ -189,12 +243,7 @@ Status Prune(SearchContext& ctx) {
                              "; the smallest slice that would fit: " +
                              SmallestSliceHint(topology, ctx.frugal_peak, topology.num_chips()));
   }
-  std::stable_sort(feasible.begin(), feasible.end(), [&](int a, int b) {
-    if (scores[static_cast<size_t>(a)].score != scores[static_cast<size_t>(b)].score) {
-      return scores[static_cast<size_t>(a)].score < scores[static_cast<size_t>(b)].score;
-    }
-    return combos[static_cast<size_t>(a)].ToString() < combos[static_cast<size_t>(b)].ToString();
-  });
+  std::stable_sort(feasible.begin(), feasible.end(), faster);
   return Status::Ok();
 }
 

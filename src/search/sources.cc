@@ -108,7 +108,13 @@ class Grid : public Source {
 
   // The pruned grid's best (of what the target runs) within the survivor
   // margin of the best stage-1 score, at least kMinSurvivors and at most
-  // top K (planner.h); with XLA's programs every one it compiled.
+  // top K (planner.h); with XLA's programs every one it compiled. A training
+  // grid's surviving per-part hybrid brings its base (hybrid.h): the
+  // truncated steps' placement-free bound prices the parts' activation
+  // gathers and reduce-scatters below what they cost placed in full, so a
+  // hybrid can push its own base out of the margin and win on that alone
+  // (Wan 2.1 14B, 832x480x17, one clip on v5p:2x2x2: tp=ulysses@ffn at 535.3
+  // ms over ulysses=8,fsdp=8 at 527.8 ms, which pruning had cut).
   std::vector<int> Propose(const SearchContext& ctx) const override {
     if (!ctx.pruned) return ctx.feasible;
     const size_t most = std::min<size_t>(ctx.feasible.size(), static_cast<size_t>(std::max(1, ctx.options.top_k)));
@@ -120,6 +126,18 @@ class Grid : public Source {
       const double best = ctx.prune_scores[static_cast<size_t>(ctx.feasible.front())];
       if (top.size() >= least && score > best * (1 + ctx.options.survivor_margin)) break;
       top.push_back(i);
+    }
+    if (!ctx.options.train) return top;
+    for (size_t k = 0, survivors = top.size(); k < survivors; ++k) {
+      Combo base = ctx.combos[static_cast<size_t>(top[k])];
+      if (!base.IsHybrid()) continue;
+      base.tp_on.clear();
+      base.tp_parts.clear();
+      for (int i : ctx.feasible) {
+        if (ctx.combos[static_cast<size_t>(i)] == base && std::find(top.begin(), top.end(), i) == top.end()) {
+          top.push_back(i);
+        }
+      }
     }
     return top;
   }

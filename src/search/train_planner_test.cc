@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "search/combos.h"
 #include "search/planner.h"
@@ -157,6 +159,38 @@ TEST(TrainPlanner, NeverSlowerThanTheBaselinesAndFits) {
 // 32,760 tokens a sample, one sample per chip under dp=4. Kept in full
 // (remat none) the backward's activations need more than a v5p's 95 GiB, so
 // the planner recomputes; pinning none is the user's choice and does not fit.
+// The training grid's per-part hybrids (hybrid.h, prune.cc): after pruning,
+// the two fastest sequence-parallel combinations that fit get tp on their
+// sequence axis in the four part sets (Wan's 12 heads split 2 and 4 ways, so
+// all four each): 2 x 4 = 8 more combinations, scored under their base's
+// remat and ranked with the rest. Alpa off: its graph adds none.
+TEST(TrainPlanner, GridScoresTheHybridsOfItsFastestSequenceParallelBases) {
+  hw::Topology t = Topo("v5p:2x2x1");
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
+  PlanOptions options = TrainOptions(t);
+  options.alpa = false;
+  std::vector<std::string> lines;
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  int grid = -1;
+  bool hybrids = false;
+  for (const std::string& line : lines) {
+    if (line.starts_with("prune: scoring ") && line.ends_with(" configurations on truncated training steps")) {
+      grid = std::stoi(line.substr(15));
+    }
+    hybrids |= line == "prune: scoring 8 per-part hybrids of the 2 fastest sequence-parallel configurations";
+  }
+  EXPECT_TRUE(hybrids);
+  EXPECT_EQ(plan->candidates_considered, grid + 8);
+  // A pinned training hybrid is planned as any pinned combination.
+  options.pinned = "ring=4,tp=ring@cross_attn+ffn,fsdp=4,remat=none";
+  auto pinned = MakePlan(config, t, options);
+  ASSERT_TRUE(pinned.ok()) << pinned.status().message();
+  EXPECT_EQ(pinned->best.sharding, "ring=ring,tp=ring@cross_attn+ffn,fsdp=ring");
+  EXPECT_EQ(pinned->best.per_part, "tp=ring@cross_attn+ffn");
+}
+
 TEST(TrainPlanner, RematChosenByMemory) {
   hw::Topology t = Topo("v5p:2x2x1");
   workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 81);

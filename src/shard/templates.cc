@@ -358,31 +358,50 @@ class Template {
 // norms, modulation and cast) and the row linears' partial sums are
 // reduce-scattered straight back to it (its consumer, the gate or the
 // residual, is seeded with the stream's split).
+// A training step's backward is the mirror: a row linear's input gradient
+// ("<op>.grad.lhs": dX = dY W^T, split on the features W's rows hold) opens
+// the interior, so the stream's gradient is gathered there (the transpose of
+// the forward's reduce-scatter), and a column linear's input gradient (a
+// partial sum over tp) closes it, reduce-scattered back to the stream's split
+// (the transpose of the forward's gather). Rematerialized linears ("<op>.remat",
+// classified by their weight) open and close as their forwards do.
 void Template::FindTpInterior() {
   tp_interior_.assign(static_cast<size_t>(graph_.num_values()), false);
   std::vector<bool> spreads(static_cast<size_t>(graph_.num_values()), false);
+  // The parts' forward linears by name, for their backward einsums.
+  std::map<std::string, LinearKind> linears;
+  for (pir::OpId id = 0; facts_.train && id < graph_.num_ops(); ++id) {
+    if (!InScope(id)) continue;
+    const LinearKind linear = ClassifyLinear(graph_, graph_.op(id));
+    if (linear != LinearKind::kNone) linears[graph_.op(id).name] = linear;
+  }
   for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
     if (!InScope(id)) continue;
     const pir::Op& op = graph_.op(id);
-    const LinearKind linear = ClassifyLinear(graph_, op);
+    // opens: the result is split on tp's axis by features; closes: partial over it.
+    LinearKind linear = ClassifyLinear(graph_, op);
+    bool opens = linear == LinearKind::kColumn, closes = linear == LinearKind::kRow;
+    if (linear == LinearKind::kNone && op.kind == pir::OpKind::kEinsum && EndsWith(op.name, ".grad.lhs")) {
+      auto forward = linears.find(op.name.substr(0, op.name.size() - 9));
+      if (forward != linears.end()) {
+        opens = forward->second == LinearKind::kRow;
+        closes = forward->second == LinearKind::kColumn;
+      }
+    }
     bool from_column = false;
     for (pir::ValueId v : op.operands) from_column |= spreads[static_cast<size_t>(v)];
-    if (linear == LinearKind::kNone && !from_column) continue;
+    if (!opens && !closes && !from_column) continue;
     for (pir::ValueId v : op.results) {
       tp_interior_[static_cast<size_t>(v)] = true;
-      spreads[static_cast<size_t>(v)] = linear != LinearKind::kRow;
+      spreads[static_cast<size_t>(v)] = !closes;
     }
   }
 }
 
-// A per-part tp: inference only, its parts present, each with a Megatron
-// linear or an attention to split.
+// A per-part tp: its parts present, each with a Megatron linear or an
+// attention to split.
 Status Template::CheckScope() const {
   if (!scoped_tp_) return Status::Ok();
-  if (facts_.train) {
-    return InvalidArgument("'" + scoped_tp_->text +
-                           "': per-part strategies plan inference forwards, not training steps");
-  }
   std::string known;
   for (const std::string& part : facts_.parts) known += (known.empty() ? "" : ", ") + part;
   for (const std::string& part : scoped_tp_->parts) {
@@ -510,15 +529,18 @@ void Template::SeedBatchAndSequence(Seeds& seeds) const {
   }
 }
 
-// The weights of the Megatron linears of a forward (where a tp is in force):
-// weight -> (the dim tp splits, the tp axis). A training step's ZeRO-3 keeps
-// its own layout (none).
+// The weights of the Megatron linears (where a tp is in force): weight ->
+// (the dim tp splits, the tp axis); in a training step, whose ZeRO-3 shards
+// vectors too, also a column linear's bias (its one dim, split like the
+// output features). A training step's whole-model tp keeps ZeRO-3's own
+// layout; a per-part tp's weights are stored tp-major as in a forward, so
+// that their gradients, which the backward produces split on tp's axis and
+// whole over it (train_seeds.h), are reduced over the other axes only.
 StatusOr<std::map<pir::ValueId, std::pair<int, int>>> Template::TpWeightDims() const {
   std::map<pir::ValueId, std::pair<int, int>> out;
-  if (facts_.train) return out;
   for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
     const Strategy* tp = At(id).tp;
-    if (!tp) continue;
+    if (!tp || (facts_.train && tp != scoped_tp_)) continue;
     const pir::Op& op = graph_.op(id);
     LinearKind kind = ClassifyLinear(graph_, op);
     if (kind == LinearKind::kNone) continue;
@@ -529,6 +551,10 @@ StatusOr<std::map<pir::ValueId, std::pair<int, int>>> Template::TpWeightDims() c
       if (weight[dim].size() == 1 && rule.factors[static_cast<size_t>(weight[dim][0])].name == factor) {
         out[op.operands[1]] = {static_cast<int>(dim), tp->axis};
       }
+    }
+    if (facts_.train && kind == LinearKind::kColumn && op.operands.size() == 3 &&
+        graph_.value(op.operands[2]).role == pir::ValueRole::kParameter && graph_.type(op.operands[2]).rank() == 1) {
+      out[op.operands[2]] = {0, tp->axis};
     }
   }
   return out;

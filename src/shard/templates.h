@@ -48,9 +48,20 @@
 // the gate or residual, Megatron's sequence parallelism; inside the parts the
 // sequence strategy on that axis does not apply (the attention there splits
 // heads on tp; other sequence axes still split its sequence). Only tp takes a
-// scope, one tp per template, inference forwards only. With fsdp, a Megatron
-// weight (of any tp) is stored along the dim tp splits with tp's axis major
-// ([tp, the other fsdp axes]), so its use gathers only the other axes.
+// scope, one tp per template. With fsdp, a Megatron weight (of any tp in a
+// forward, of a per-part tp in a training step) is stored along the dim tp
+// splits with tp's axis major ([tp, the other fsdp axes]), so its use gathers
+// only the other axes. In a training step the parts' backward runs Megatron
+// too, the mirror of their forward: the backward and remat einsums of their
+// linears split as the forwards (a tp-split weight's gradient comes out split
+// alike, summed over the whole sequence the part gathered: no all-reduce over
+// tp's axis; ZeRO-3 reduces it over the other axes only, into its tp-major
+// storage, a column linear's bias stored so too), their
+// attention_grad ops take heads on tp; the stream's gradient is gathered at
+// the row linears' input gradients (dX = dY W^T) and the column linears'
+// partial input gradients are reduce-scattered back to the sequence split.
+// The rest of the model trains under the sequence strategy as without a
+// scope.
 // Binding: "ulysses=y" names the axis; "ulysses=4" takes the first axis of
 // size 4 not bound by name or by an earlier strategy; a bare "dp" takes the
 // one axis left free. "ulysses=A,ring=B" without the usp: prefix is USP too.
@@ -75,8 +86,8 @@
 // ulysses x tp, must divide the head count; reference/models.md §4.7); for a
 // per-part tp: a scope on another strategy, no axis or degree, an empty or
 // repeated part, a part the model's blocks lack, an axis shared with anything
-// but a sequence strategy (or with ring's under usp), a training step, and the
-// heads of an attention in its parts that its degree does not divide.
+// but a sequence strategy (or with ring's under usp), and the heads of an
+// attention in its parts that its degree does not divide.
 #pragma once
 
 #include <string>

@@ -57,15 +57,98 @@ TEST(PerPartTemplates, ParseAndBindingErrors) {
   EXPECT_TRUE(TemplateSeeds(wan, *Mesh::Parse("x=2,y=2"), "fsdp=x,ring=y,tp=x@ffn").ok());
 }
 
-TEST(PerPartTemplates, NoPerPartStrategyInATrainingStep) {
+// A training step (frontend/zoo/train.cc) under "ring=x,tp=x@cross_attn+ffn":
+// the parts' backward runs Megatron, the mirror of their forward, and the
+// self-attention trains as ring attention.
+TEST(PerPartTemplates, TrainingStepRunsThePartsBackwardAsMegatron) {
   zoo::ModelOptions options{.width = 256, .height = 256, .frames = 9};
   auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", options);
   ASSERT_TRUE(config.ok());
   config->depth_units = 1;
-  auto step = zoo::BuildTrainStep(*config, zoo::TrainOptions{});
+  zoo::TrainOptions train;
+  train.remat = pir::RematPolicy::kFull;
+  auto step = zoo::BuildTrainStep(*config, train);
   ASSERT_TRUE(step.ok()) << step.status().ToString();
-  EXPECT_NE(SeedError(*step, "x=2", "ring=x,tp=x@ffn").find("per-part strategies plan inference forwards"),
-            std::string::npos);
+  const Mesh mesh = *Mesh::Parse("x=2");
+  auto seeds = TemplateSeeds(*step, mesh, "ring=x,tp=x@cross_attn+ffn");
+  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+  auto plan = Propagate(*step, mesh, *seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_TRUE(VerifyPlan(*step, *plan).ok());
+  auto op = [&](const std::string& name) {
+    for (pir::OpId id = 0; id < step->num_ops(); ++id) {
+      if (step->op(id).name == name) return id;
+    }
+    ADD_FAILURE() << "no op " << name;
+    return pir::OpId{0};
+  };
+  auto result = [&](const std::string& name) {
+    return plan->values[static_cast<size_t>(step->op(op(name)).results[0])].ToString(mesh);
+  };
+  auto factor = [&](const std::string& name, const std::string& f) {
+    const pir::OpId id = op(name);
+    const int index = plan->rules[static_cast<size_t>(id)].FindFactor(f);
+    if (index < 0) return "no factor " + f;
+    return TensorSharding{{plan->ops[static_cast<size_t>(id)].factor_axes[static_cast<size_t>(index)]}, {}}.ToString(
+        mesh);
+  };
+  // The FFN's backward: the gate's gradient (sequence-split) is gathered for
+  // dH = dY W2^T, split on the hidden width; dX = dH W0^T is partial, then
+  // back on the sequence split; the weight gradients split like the weights
+  // (ffn.0 [1536, 8960] on its columns, ffn.2 [8960, 1536] on its rows), whole.
+  EXPECT_EQ(result("blocks.0.ffn.gate.grad.cast0"), R"([{}, {"x"}, {}])");
+  EXPECT_EQ(result("blocks.0.ffn.2.grad.lhs"), R"([{}, {}, {"x"}])");
+  EXPECT_EQ(result("blocks.0.ffn.0.grad.lhs"), R"([{}, {}, {}] partial={"x"})");
+  EXPECT_EQ(result("blocks.0.ffn.cast.grad.cast0"), R"([{}, {"x"}, {}])");
+  EXPECT_EQ(result("blocks.0.ffn.0.grad.rhs"), R"([{}, {"x"}])");
+  EXPECT_EQ(result("blocks.0.ffn.2.grad.rhs"), R"([{"x"}, {}])");
+  // The rematerialized FFN runs as its forward.
+  EXPECT_EQ(result("blocks.0.ffn.0.remat"), R"([{}, {}, {"x"}])");
+  // The cross-attention's backward splits its heads, its queries whole; the
+  // self-attention's is ring attention's (q and kv on x).
+  EXPECT_EQ(factor("blocks.0.cross_attn.attention.grad.attention", "h"), R"([{"x"}])");
+  EXPECT_EQ(factor("blocks.0.cross_attn.attention.grad.attention", "q"), "[{}]");
+  EXPECT_EQ(factor("blocks.0.self_attn.attention.grad.attention", "q"), R"([{"x"}])");
+  EXPECT_EQ(factor("blocks.0.self_attn.attention.grad.attention", "kv"), R"([{"x"}])");
+  EXPECT_EQ(factor("blocks.0.self_attn.attention.grad.attention", "h"), "[{}]");
+}
+
+// ZeRO-3 with a per-part tp: the parts' Megatron weights, a column linear's
+// bias and their AdamW states are stored tp-major along the dim tp splits;
+// every other parameter (vectors too) by fsdp's own rule.
+TEST(PerPartTemplates, TrainingStepStoresTheirWeightsTpMajor) {
+  zoo::ModelOptions options{.width = 256, .height = 256, .frames = 9};
+  auto config = zoo::ResolveConfig("wan2.1-t2v-1.3b", options);
+  ASSERT_TRUE(config.ok());
+  config->depth_units = 1;
+  zoo::TrainOptions train;
+  train.micro_batch = 2;
+  auto step = zoo::BuildTrainStep(*config, train);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  const Mesh mesh = *Mesh::Parse("y=2,x=2");
+  auto seeds = TemplateSeeds(*step, mesh, "ring=x,tp=x@ffn,fsdp=y+x");
+  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+  auto stored = [&](const std::string& name) {
+    for (pir::ValueId id = 0; id < step->num_values(); ++id) {
+      if (step->value(id).name == name) return seeds->values.at(id).ToString(mesh);
+    }
+    return std::string("no value ") + name;
+  };
+  EXPECT_EQ(stored("blocks.0.ffn.0.weight"), R"([{}, {"x","y"}])");
+  EXPECT_EQ(stored("blocks.0.ffn.0.weight.exp_avg"), R"([{}, {"x","y"}])");
+  EXPECT_EQ(stored("blocks.0.ffn.0.bias"), R"([{"x","y"}])");
+  EXPECT_EQ(stored("blocks.0.ffn.2.weight"), R"([{"x","y"}, {}])");
+  EXPECT_EQ(stored("blocks.0.ffn.2.bias"), R"([{"y","x"}])");
+  EXPECT_EQ(stored("blocks.0.self_attn.q.weight"), R"([{"y","x"}, {}])");
+  // Without the scope (whole-model strategies) a training step keeps
+  // fsdp's own layout for every weight.
+  auto plain = TemplateSeeds(*step, *Mesh::Parse("y=2,x=2"), "ring=x,fsdp=y+x");
+  ASSERT_TRUE(plain.ok());
+  for (pir::ValueId id = 0; id < step->num_values(); ++id) {
+    if (step->value(id).name == "blocks.0.ffn.0.weight") {
+      EXPECT_EQ(plain->values.at(id).ToString(mesh), R"([{}, {"y","x"}])");
+    }
+  }
 }
 
 TEST(PerPartTemplates, BlockPartsOfTheZoo) {

@@ -13,6 +13,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <random>
 
 #include "compile/interpret/interpreter.h"
@@ -64,8 +66,12 @@ struct TinyWan {
 // step (inputs optimizer.lr and optimizer.step); else the loss and the gradients.
 // text_cross: cross attention over the text alone, as Wan's (the concat of
 // text and video rows would need a sharded concat under sequence parallelism,
-// which the interpreter does not run).
-TinyWan BuildTinyWan(pir::RematPolicy policy, bool with_adamw = false, bool text_cross = false) {
+// which the interpreter does not run). wan_parts: the attentions scoped and
+// named as Wan's block parts ("blocks.0.self_attn.q", "blocks.0.cross_attn.o";
+// the FFN is "blocks.0.ffn.0" either way), so that a per-part tp
+// (shard/templates.h) finds them.
+TinyWan BuildTinyWan(pir::RematPolicy policy, bool with_adamw = false, bool text_cross = false,
+                     bool wan_parts = false) {
   constexpr int64_t kB = 2, kC = 2, kT = 2, kH = 4, kW = 4, kDim = 8, kHeads = 2, kHeadDim = 4, kText = 3;
   constexpr int64_t kTokens = kT * (kH / 2) * (kW / 2);
   GraphBuilder b("tiny_wan.train");
@@ -73,6 +79,9 @@ TinyWan BuildTinyWan(pir::RematPolicy policy, bool with_adamw = false, bool text
   b.graph().attrs().Set("model", std::string("tiny_wan"));
   b.graph().attrs().Set("video_tokens", kTokens);
   b.graph().attrs().Set("batch", kB);
+  // With AdamW, a training step as the templates read one (frontend/zoo/train.cc):
+  // fsdp is ZeRO-3, backward einsums split as their forwards.
+  if (with_adamw) b.graph().attrs().Set("graph", std::string("train_step"));
   const pir::Shape latent{kB, kC, kT, kH, kW};
   ValueId x = b.Input("latent", DType::kF32, latent);
   ValueId freq = b.Input("time_freq", DType::kF32, {kB, 4});
@@ -103,22 +112,34 @@ TinyWan BuildTinyWan(pir::RematPolicy policy, bool with_adamw = false, bool text
     ValueId n = b.LayerNorm("norm1", h, /*affine=*/false, 1e-6);
     ValueId m = b.Binary(OpKind::kAdd, "shifted",
                          b.Binary(OpKind::kAdd, "scaled", n, b.Binary(OpKind::kMul, "scale_mul", n, scale)), shift);
-    m = b.Convert("cast", m, DType::kBF16);
-    ValueId q = b.RmsNorm("norm_q", b.Linear("q", m, kDim), /*affine=*/true, 1e-6);
-    ValueId qh = b.Rope("rope_q", b.Reshape("q_heads", q, heads), table, {kHeadDim});
-    ValueId kh = b.Rope("rope_k", b.Reshape("k_heads", b.Linear("k", m, kDim), heads), table, {kHeadDim});
-    ValueId vh = b.Reshape("v_heads", b.Linear("v", m, kDim), heads);
-    ValueId a = b.Attention("self_attention", qh, kh, vh, "self");
-    ValueId o = b.Convert("o_f32", b.Linear("o", b.Reshape("merge", a, tokens), kDim), DType::kF32);
+    ValueId o;
+    {
+      std::optional<GraphBuilder::Scope> part;
+      if (wan_parts) part.emplace(b, "self_attn");
+      m = b.Convert("cast", m, DType::kBF16);
+      ValueId q = b.RmsNorm("norm_q", b.Linear("q", m, kDim), /*affine=*/true, 1e-6);
+      ValueId qh = b.Rope("rope_q", b.Reshape("q_heads", q, heads), table, {kHeadDim});
+      ValueId kh = b.Rope("rope_k", b.Reshape("k_heads", b.Linear("k", m, kDim), heads), table, {kHeadDim});
+      ValueId vh = b.Reshape("v_heads", b.Linear("v", m, kDim), heads);
+      ValueId a = b.Attention("self_attention", qh, kh, vh, "self");
+      o = b.Convert("o_f32", b.Linear("o", b.Reshape("merge", a, tokens), kDim), DType::kF32);
+    }
     h = b.Binary(OpKind::kAdd, "residual1", h, b.Binary(OpKind::kMul, "gated", o, gate));
     // Cross attention from the video tokens to [text; video].
     ValueId joint = text_cross ? text : b.Concat("joint", {text, h}, 1);
     const pir::Shape joint_heads{kB, kText + (text_cross ? 0 : kTokens), kHeads, kHeadDim};
-    ValueId q2 = b.Reshape("q2_heads", b.Linear("q2", b.LayerNorm("norm3", h, /*affine=*/true, 1e-6), kDim), heads);
-    ValueId k2 = b.Reshape("k2_heads", b.Linear("k2", joint, kDim), joint_heads);
-    ValueId v2 = b.Reshape("v2_heads", b.Linear("v2", joint, kDim), joint_heads);
-    ValueId c = b.Attention("cross_attention", q2, k2, v2, "cross");
-    h = b.Binary(OpKind::kAdd, "residual2", h, b.Linear("o2", b.Reshape("merge2", c, tokens), kDim));
+    ValueId c;
+    {
+      std::optional<GraphBuilder::Scope> part;
+      if (wan_parts) part.emplace(b, "cross_attn");
+      auto name = [&](const std::string& leaf) { return wan_parts ? leaf : leaf + "2"; };
+      ValueId normed = b.LayerNorm("norm3", h, /*affine=*/true, 1e-6);
+      ValueId q2 = b.Reshape(name("q") + "_heads", b.Linear(name("q"), normed, kDim), heads);
+      ValueId k2 = b.Reshape(name("k") + "_heads", b.Linear(name("k"), joint, kDim), joint_heads);
+      ValueId v2 = b.Reshape(name("v") + "_heads", b.Linear(name("v"), joint, kDim), joint_heads);
+      c = b.Linear(name("o"), b.Reshape("merge2", b.Attention("cross_attention", q2, k2, v2, "cross"), tokens), kDim);
+    }
+    h = b.Binary(OpKind::kAdd, "residual2", h, c);
     ValueId f =
         b.Unary(OpKind::kGeluTanh, "ffn.1", b.Linear("ffn.0", b.LayerNorm("norm2", h, /*affine=*/true, 1e-6), 16));
     h = b.Binary(OpKind::kAdd, "residual3", h, b.Linear("ffn.2", f, kDim));
@@ -341,9 +362,11 @@ TEST(GradCheck, DataParallelTrainingStepComputesTheReferenceStep) {
 // reproduce the whole step, loss and every updated parameter. `ring_grads`:
 // the attention_grad ops the plan runs as ring attention's backward (q and kv
 // on the same axes).
-void ExpectPartitionedStepMatches(const std::string& mesh_text, const std::string& templ, int* ring_grads = nullptr) {
+void ExpectPartitionedStepMatches(
+    const std::string& mesh_text, const std::string& templ, int* ring_grads = nullptr, bool wan_parts = false,
+    const std::function<void(const pir::Graph&, const shard::ShardingPlan&)>& inspect = nullptr) {
   SCOPED_TRACE(templ + " on " + mesh_text);
-  TinyWan t = BuildTinyWan(pir::RematPolicy::kSelected, /*with_adamw=*/true, /*text_cross=*/true);
+  TinyWan t = BuildTinyWan(pir::RematPolicy::kSelected, /*with_adamw=*/true, /*text_cross=*/true, wan_parts);
   auto leaves = StepLeaves(t.graph);
   auto want = RunReference(t.graph, leaves);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
@@ -360,6 +383,7 @@ void ExpectPartitionedStepMatches(const std::string& mesh_text, const std::strin
     const auto& q = axes[static_cast<size_t>(rule.FindFactor("q"))];
     *ring_grads += !q.empty() && q == axes[static_cast<size_t>(rule.FindFactor("kv"))];
   }
+  if (inspect) inspect(t.graph, *plan);
   auto got = RunPartitioned(t.graph, *plan, leaves);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ExpectSameStep(*got, *want);
@@ -381,6 +405,99 @@ TEST(GradCheck, UlyssesAndFsdpTrainingStepsComputeTheReferenceStep) {
   ExpectPartitionedStepMatches("u=2", "ulysses");
   ExpectPartitionedStepMatches("x=2", "fsdp");
   ExpectPartitionedStepMatches("x=2,u=2", "fsdp=x,ulysses=u");
+}
+
+TEST(GradCheck, PerPartHybridTrainingStepsComputeTheReferenceStep) {
+  // Megatron TP inside block parts on the sequence axis (shard/templates.h):
+  // the parts gather the tokens, split the FFN's hidden width (2 x 16) or the
+  // attention's 2 heads on the axis, and reduce-scatter back; their backward
+  // gathers the stream's gradient at the row linears and reduce-scatters the
+  // column linears' partial input gradients. Outside the parts, and for
+  // every weight gradient of theirs that is not split, ring or Ulysses as
+  // above. With fsdp the parts' weights are stored tp-major, their
+  // gradients and moments split alike.
+  // The plan runs the parts' backward as Megatron on the last mesh axis (the
+  // sequence axis in every case below): the FFN's weight gradient comes out
+  // split on its hidden width and whole (no partial sum left to all-reduce),
+  // its input gradient partial; an attention part's backward splits its heads.
+  // (With fsdp the weight gradient is still partial over the data axis x.)
+  auto megatron = [](std::vector<std::string> attention_grads) {
+    return [attention_grads](const pir::Graph& graph, const shard::ShardingPlan& plan) {
+      const int axis = plan.mesh.num_axes() - 1;
+      auto result = [&](const std::string& name) -> const shard::TensorSharding* {
+        for (const pir::Op& op : graph.ops()) {
+          if (op.name == name) return &plan.values[static_cast<size_t>(op.results[0])];
+        }
+        ADD_FAILURE() << "no op " << name;
+        return nullptr;
+      };
+      if (const shard::TensorSharding* dw = result("blocks.0.ffn.0.grad.rhs")) {
+        EXPECT_EQ(dw->dims, (std::vector<std::vector<int>>{{}, {axis}}));
+        EXPECT_EQ(std::count(dw->partial.begin(), dw->partial.end(), axis), 0);
+      }
+      if (const shard::TensorSharding* dx = result("blocks.0.ffn.0.grad.lhs")) {
+        EXPECT_EQ(dx->partial, std::vector<int>{axis});
+      }
+      for (const std::string& name : attention_grads) {
+        for (pir::OpId id = 0; id < graph.num_ops(); ++id) {
+          if (graph.op(id).name != name) continue;
+          const pir::FactorRule& rule = plan.rules[static_cast<size_t>(id)];
+          EXPECT_EQ(plan.ops[static_cast<size_t>(id)].factor_axes[static_cast<size_t>(rule.FindFactor("h"))],
+                    std::vector<int>{axis})
+              << name;
+        }
+      }
+    };
+  };
+  const std::string self = "blocks.0.self_attn.self_attention.grad.attention";
+  const std::string cross = "blocks.0.cross_attn.cross_attention.grad.attention";
+  ExpectPartitionedStepMatches("r=2", "ring=r,tp=r@ffn", nullptr, false, megatron({}));
+  ExpectPartitionedStepMatches("u=2", "ulysses=u,tp=u@ffn", nullptr, false, megatron({}));
+  ExpectPartitionedStepMatches("r=2", "ring=r,tp=r@cross_attn", nullptr, true);
+  ExpectPartitionedStepMatches("u=2", "ulysses=u,tp=u@cross_attn+ffn", nullptr, true, megatron({cross}));
+  int ring_grads = 0;
+  ExpectPartitionedStepMatches("r=2", "ring=r,tp=r@cross_attn+ffn+self_attn", &ring_grads, true,
+                               megatron({self, cross}));
+  EXPECT_EQ(ring_grads, 0);  // the self attention's backward splits heads, not the ring
+  ExpectPartitionedStepMatches("x=2,r=2", "fsdp=x+r,ring=r,tp=r@ffn", nullptr, true, megatron({}));
+  ExpectPartitionedStepMatches("x=2,u=2", "fsdp=x+u,ulysses=u,tp=u@self_attn+ffn", nullptr, true, megatron({self}));
+}
+
+// Negative control: the FFN's input gradient under a per-part tp is a partial
+// sum over the axis (each device contracts its half of the hidden width); a
+// plan that forgets it must not reproduce the step.
+TEST(GradCheck, DroppedBackwardPartialSumOfAPerPartTpIsCaught) {
+  TinyWan t = BuildTinyWan(pir::RematPolicy::kSelected, /*with_adamw=*/true, /*text_cross=*/true);
+  auto leaves = StepLeaves(t.graph);
+  auto want = RunReference(t.graph, leaves);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto mesh = shard::Mesh::Parse("r=2");
+  ASSERT_TRUE(mesh.ok());
+  auto seeds = shard::TemplateSeeds(t.graph, *mesh, "ring=r,tp=r@ffn");
+  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+  auto plan = shard::Propagate(t.graph, *mesh, *seeds);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto intact = RunPartitioned(t.graph, *plan, leaves);
+  ASSERT_TRUE(intact.ok()) << intact.status().ToString();
+  ExpectSameStep(*intact, *want);
+  bool dropped = false;
+  for (const pir::Op& op : t.graph.ops()) {
+    if (op.name != "blocks.0.ffn.0.grad.lhs") continue;
+    auto& produced = plan->values[static_cast<size_t>(op.results[0])];
+    ASSERT_EQ(produced.partial, std::vector<int>{0});
+    produced.partial.clear();
+    dropped = true;
+  }
+  ASSERT_TRUE(dropped);
+  auto got = RunPartitioned(t.graph, *plan, leaves);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  double worst = 0;
+  for (size_t o = 0; o < got->size(); ++o) {
+    for (size_t i = 0; i < (*got)[o].data.size(); ++i) {
+      worst = std::max(worst, std::abs((*got)[o].data[i] - (*want)[o].data[i]) / (1 + std::abs((*want)[o].data[i])));
+    }
+  }
+  EXPECT_GT(worst, 1e-6);
 }
 
 // One bf16 parameter of two elements with its master weight and moments; the
