@@ -84,6 +84,7 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.dp = static_cast<int>(combo.dp);
     c.fsdp = static_cast<int>(combo.fsdp);
     c.prefetch = combo.prefetch;
+    c.accumulate = static_cast<int>(combo.accumulate);
     c.pipefusion = static_cast<int>(combo.pipefusion);
     c.pipeline_patches = static_cast<int>(candidate.step.pipeline.patches);
     c.pipeline_warmup_steps = static_cast<int>(candidate.step.pipeline.warmup_steps);

@@ -11,17 +11,11 @@ namespace az::search {
 
 namespace {
 
-struct Score {
-  Status status = Status::Ok();
-  double score = 0;        // per step, seconds
-  double peak_memory = 0;  // bytes, extrapolated
-  // Bytes every remat policy keeps at its peak, extrapolated: the parameters
-  // and optimizer states as stored (leaves, live through the whole step).
-  double state_memory = 0;
-};
+using Score = PruneScore;
 
-// The placement-oblivious score of a combination from two truncated evaluations.
-Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
+}  // namespace
+
+PruneScore ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   const workload::Workload& config = ctx.config;
   Score out;
   // A PipeFusion stage holds 1/P of the blocks (pipefusion.h).
@@ -66,8 +60,6 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
                    .swap_per_step_s;
   return out;
 }
-
-}  // namespace
 
 std::string SmallestSliceHint(const hw::Topology& topology, double peak, int64_t chips) {
   double needed = std::ceil(peak * static_cast<double>(chips) / static_cast<double>(topology.chip.hbm.value()));

@@ -15,6 +15,18 @@
 
 namespace az::search {
 
+// A combination's stage-1 score: from the model truncated to 2 and 3 block
+// units, placement-free, extrapolated to the full depth.
+struct PruneScore {
+  Status status = Status::Ok();
+  double score = 0;        // per step, seconds
+  double peak_memory = 0;  // bytes, extrapolated
+  // Bytes every remat policy keeps at its peak, extrapolated: the parameters
+  // and optimizer states as stored (leaves, live through the whole step).
+  double state_memory = 0;
+};
+PruneScore ScoreCombo(const SearchContext& ctx, const Combo& combo);
+
 // Fills ctx.feasible (fastest first), ctx.frugal_peak and ctx.first_error.
 // Training: a combination without a pinned remat is scored under none, then
 // selected, and keeps the first whose peak fits (recomputation only adds
