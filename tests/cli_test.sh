@@ -554,6 +554,9 @@ run train_offload_bad 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --re
   expect train_offload_bad err "(expected none, full, selected or offload)"
 run train_divide 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 \
     --micro-batch 2 -T dp=4 -q && expect train_divide err "does not divide the micro-batch of 2 samples"
+run plan_accumulate_bad 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 \
+    --micro-batch 4 -T ulysses=4,fsdp=4,accumulate=3 -q &&
+  expect plan_accumulate_bad err "accumulate=3 does not divide the micro-batch of 4 samples"
 run train_needs_flag 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat full -q &&
   expect train_needs_flag err "describe a training step: add --train"
 run train_remat 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat most -q &&

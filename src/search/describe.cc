@@ -10,8 +10,9 @@ namespace az::search {
 namespace {
 
 // Every leaf and activation; of a training step the leaves and the forward's
-// (an accumulated step: its first micro-step's) activations (the backward's and the optimizer's, tens of thousands, are the
-// compiler's business, not a user's).
+// activations (an accumulated step: its first micro-step's; the backward's
+// and the optimizer's, tens of thousands, are the compiler's business, not a
+// user's).
 std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::ShardingPlan& plan, bool train) {
   std::vector<TensorSpec> out;
   const int64_t forward_end = graph.attrs().GetInt("backward_start").value_or(graph.num_ops());
@@ -26,7 +27,8 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
     spec.name = v.name.empty() ? pir::ValueLabel(graph, id) : v.name;
     // An accumulated step's forward is micro-step 0's (frontend/zoo/train.cc:
     // scoped "micro0"), named as the step without accumulation names it.
-    if (accumulated && spec.name.starts_with("micro0.")) spec.name = spec.name.substr(7);
+    // (its scope may sit inside a label: "value %4 (result of 'micro0.latent.micro')").
+    for (size_t at; accumulated && (at = spec.name.find("micro0.")) != std::string::npos;) spec.name.erase(at, 7);
     spec.role = v.role == pir::ValueRole::kParameter        ? "parameter"
                 : v.role == pir::ValueRole::kInput          ? "input"
                 : v.role == pir::ValueRole::kOptimizerState ? "optimizer_state"
