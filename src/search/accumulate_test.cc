@@ -170,5 +170,48 @@ TEST(Accumulate, PinnedAccumulationRunsLighterRemat) {
   EXPECT_EQ(plan->batch, 4);
 }
 
+TEST(Accumulate, PlannerTakesItWhereItPays) {
+  // Wan 2.1 1.3B at 832x480x81 on one H100, 8 clips a step: the whole batch
+  // fits only with remat offload (the expert, MaxDiffusion's recipe, which
+  // runs one micro-step per update). The survivors with remat try
+  // accumulation: 8 micro-steps of one clip fit under a lighter remat, and
+  // the compiled step is faster, so the plan takes it.
+  hw::Topology t = Topo("h100:1");
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
+  PlanOptions options = TrainOptions(t, 8);
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_GT(plan->best.accumulate, 1);
+  EXPECT_NE(plan->best.remat, "offload");
+  EXPECT_LE(plan->best.peak_memory.value(), t.chip.hbm.value());
+  const Configuration* expert = plan->Find("expert");
+  ASSERT_NE(expert, nullptr);
+  EXPECT_EQ(expert->accumulate, 1);
+  EXPECT_EQ(expert->remat, "offload");
+  EXPECT_LT(plan->best.step_latency.value(), expert->step_latency.value());
+}
+
+TEST(Accumulate, WhatFitsOnlyAccumulatedIsPlanned) {
+  // 16 clips on one H100: no remat fits the whole batch (pinned without
+  // accumulation it fails), so each combination tries micro-steps of fewer
+  // clips and the plan runs one that fits.
+  hw::Topology t = Topo("h100:1");
+  workload::Workload config = Config("wan2.1-t2v-1.3b", 832, 480, 81);
+  PlanOptions options = TrainOptions(t, 16);
+  options.pinned = "replicated";
+  auto pinned = MakePlan(config, t, options);
+  ASSERT_FALSE(pinned.ok());
+  EXPECT_EQ(pinned.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(pinned.status().message().find("remat offload or full at most"), std::string::npos)
+      << pinned.status().message();
+  options.pinned.clear();
+  auto plan = MakePlan(config, t, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_GT(plan->best.accumulate, 1);
+  EXPECT_EQ(16 % plan->best.accumulate, 0);
+  EXPECT_LE(plan->best.peak_memory.value(), t.chip.hbm.value());
+  EXPECT_EQ(plan->batch, 16);
+}
+
 }  // namespace
 }  // namespace az::search

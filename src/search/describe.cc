@@ -26,9 +26,13 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
     // plan_jax.py key on); activations, often unnamed, by their label.
     spec.name = v.name.empty() ? pir::ValueLabel(graph, id) : v.name;
     // An accumulated step's forward is micro-step 0's (frontend/zoo/train.cc:
-    // scoped "micro0"), named as the step without accumulation names it.
-    // (its scope may sit inside a label: "value %4 (result of 'micro0.latent.micro')").
-    for (size_t at; accumulated && (at = spec.name.find("micro0.")) != std::string::npos;) spec.name.erase(at, 7);
+    // scoped "micro0"), named as the step without accumulation names it; the
+    // scope may sit inside a label ("value %4 (result of 'micro0.latent.micro')").
+    if (accumulated) {
+      for (size_t at = spec.name.find("micro0."); at != std::string::npos; at = spec.name.find("micro0.")) {
+        spec.name.erase(at, 7);
+      }
+    }
     spec.role = v.role == pir::ValueRole::kParameter        ? "parameter"
                 : v.role == pir::ValueRole::kInput          ? "input"
                 : v.role == pir::ValueRole::kOptimizerState ? "optimizer_state"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "search/pipefusion.h"
 #include "support/parallel.h"
@@ -60,6 +62,55 @@ PruneScore ScoreCombo(const SearchContext& ctx, const Combo& combo) {
                    .swap_per_step_s;
   return out;
 }
+
+namespace {
+
+// Nothing fits at the whole micro-batch: a micro-step of gradient
+// accumulation (accumulate.h) holds fewer samples' activations. Each
+// combination whose stored states (parameters, optimizer states) fit tries
+// the counts its data-parallel degree allows, smallest first, each under the
+// lightest of none, selected and full that fits, until one fits under none;
+// the best-scoring fit is added to the grid as a combination of its own.
+// Only here, where the plan would otherwise fail, are combinations that do
+// not fit at all given accumulation: elsewhere the survivors try it.
+void AddAccumulatedFallbacks(SearchContext& ctx, std::vector<PruneScore>& scores) {
+  std::vector<Combo>& combos = ctx.combos;
+  const int64_t micro_batch = ctx.options.train->micro_batch;
+  const double hbm = static_cast<double>(ctx.topology->chip.hbm.value());
+  if (ctx.options.progress) {
+    ctx.options.progress("prune: nothing fits a step of " + std::to_string(micro_batch) +
+                         " samples; scoring gradient accumulation over fewer samples per micro-step");
+  }
+  const size_t n = combos.size();
+  std::vector<std::optional<std::pair<Combo, PruneScore>>> found(n);
+  ParallelFor(static_cast<int>(n), ctx.options.threads, [&](int i) {
+    const Combo& base = combos[static_cast<size_t>(i)];
+    const PruneScore& own = scores[static_cast<size_t>(i)];
+    if (!own.status.ok() || own.state_memory > hbm || base.pipefusion > 1 || base.accumulate != 1) return;
+    auto& best = found[static_cast<size_t>(i)];
+    for (int64_t count : Divisors(micro_batch)) {
+      if (count == 1 || (micro_batch / count) % base.dp != 0) continue;
+      for (pir::RematPolicy remat : {pir::RematPolicy::kNone, pir::RematPolicy::kSelected, pir::RematPolicy::kFull}) {
+        Combo trial = base;
+        trial.accumulate = count;
+        trial.remat = remat;
+        trial.prefetch = 1;
+        PruneScore score = ScoreCombo(ctx, trial);
+        if (!score.status.ok() || score.peak_memory > hbm) continue;
+        if (!best || score.score < best->second.score) best = std::make_pair(trial, score);
+        if (remat == pir::RematPolicy::kNone) return;  // no lighter remat at a larger count
+        break;
+      }
+    }
+  });
+  for (size_t i = 0; i < n; ++i) {
+    if (!found[i]) continue;
+    combos.push_back(found[i]->first);
+    scores.push_back(found[i]->second);
+  }
+}
+
+}  // namespace
 
 std::string SmallestSliceHint(const hw::Topology& topology, double peak, int64_t chips) {
   double needed = std::ceil(peak * static_cast<double>(chips) / static_cast<double>(topology.chip.hbm.value()));
@@ -141,6 +192,11 @@ Status Prune(SearchContext& ctx) {
     ParallelFor(static_cast<int>(again.size()), options.threads,
                 [&](int k) { score_one(again[static_cast<size_t>(k)], false); });
   }
+  if (options.train && options.pinned.empty() && !std::any_of(scores.begin(), scores.end(), [&](const Score& s) {
+        return s.status.ok() && s.peak_memory <= hbm;
+      })) {
+    AddAccumulatedFallbacks(ctx, scores);
+  }
   std::vector<int>& feasible = ctx.feasible;
   ctx.prune_scores.assign(combos.size(), std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < combos.size(); ++i) {
@@ -159,7 +215,9 @@ Status Prune(SearchContext& ctx) {
     return ResourceExhausted(config.model + " at " + std::to_string(config.width) + "x" +
                              std::to_string(config.height) + "x" + std::to_string(config.frames) +
                              (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
-                                                  " samples, remat offload or full at most)"
+                                                  " samples, remat offload or full" +
+                                                  (options.pinned.empty() ? " and gradient accumulation" : "") +
+                                                  " at most)"
                                             : std::string()) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
                              FormatBytes(Bytes(static_cast<int64_t>(ctx.frugal_peak))) + " per chip" +

@@ -34,7 +34,10 @@ PruneScore ScoreCombo(const SearchContext& ctx, const Combo& combo);
 // fits, or the one with the lower peak when neither does. Offload recomputes
 // less than full (the attentions are kept) but pays its host transfers where
 // the compute does not hide them, so neither is always faster. ctx.combos
-// records the choice. Fails when nothing fits (with the smallest slice that
+// records the choice. When no combination fits (and none is pinned), each
+// whose stored states fit tries gradient accumulation (accumulate.h: fewer
+// samples per micro-step), the fits joining ctx.combos as combinations of
+// their own. Fails when nothing fits (with the smallest slice that
 // would) or nothing compiles.
 Status Prune(SearchContext& ctx);
 
