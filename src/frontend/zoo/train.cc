@@ -32,6 +32,31 @@
 // order: a compiler may update it in place, as a training loop donates its
 // state to the step); under remat offload, offloaded (the forward values kept
 // in host memory for the backward, pir::BackwardResult::offloaded).
+//
+// Gradient accumulation (TrainOptions::accumulate = K > 1): the inputs are
+// the whole batch's (latent, timestep, conditioning, target_velocity at
+// micro_batch), declared first; then K micro-steps one after the other, ops
+// scoped "micro<i>" (the parameters shared), each
+//   its slice of every input: samples i, i + K, ... of each device's block
+//     ([B, ...] reshaped to [B/K, K, ...], column i taken, reshaped to
+//     [B/K, ...]), so a data-parallel split of B/K moves no data;
+//   the forward at B/K samples and its loss, scaled by 1/K ("loss.scaled":
+//     torch's (loss / K).backward(); the micro-steps' losses sum to the
+//     batch's mean, the step's first output, "loss.sum");
+//   its backward under the same per-block remat;
+//   from micro-step 1 on, per updated parameter the running sum
+//     "micro<i>.grad_sum.<param>" = previous sum + this micro-step's gradient
+//     (micro-step 0's gradient starts it);
+// then AdamW once, on the sums. With K = 1 the graph is the one above, byte
+// for byte. Attributes as above with batch = micro_batch / K (what one
+// forward runs), backward_start = micro-step 0's backward and gradients =
+// the sums, plus accumulate = K, micro_steps (per micro-step its first op and
+// its backward's first op: [start_0, backward_0, start_1, ...]; micro-step i
+// runs until start_{i+1}, the last until optimizer_start) and gradient_sums
+// (the other gradients: each micro-step's and the running sums), which the
+// compiler reads to regather weights per micro-step and to add in place
+// (compile/spmd/spmd_compiler.cc). Not with remat offload: the simulator
+// prices the host link against one forward and one backward.
 #include <cctype>
 
 #include "frontend/zoo/family.h"
