@@ -180,9 +180,10 @@ TEST(TrainAccumulate, MemoryIsTheMicroStepsPlusOneShardedAccumulator) {
   // so the static part equals the step of one micro-step's samples (2 of 4)
   // without accumulation, whose gradients are that same one copy. The peak
   // is that step's peak plus what of the micro-step gradient is live beside
-  // the accumulator at the peak: at least the half-batch step's peak, at
-  // most one more sharded gradient above it; and below the whole batch's
-  // step without accumulation, whose activations are twice as large.
+  // the accumulator at the peak (each is added as its reduction lands, so
+  // little of it): at least the half-batch step's peak, at most one more
+  // sharded gradient above it; and below the whole batch's step without
+  // accumulation, whose activations are twice as large.
   TinyStep whole{};
   whole.micro_batch = 4;
   TinyStep accumulated = whole;

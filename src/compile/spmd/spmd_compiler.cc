@@ -96,7 +96,12 @@ class Lowering {
       placed_[v] = {NewBuffer(value.name, BufferKindOf(value.role), value.type, plan_.values[v]), plan_.values[v]};
     }
     // 2. Ops.
-    for (pir::OpId id = 0; id < graph_.num_ops(); ++id) AZ_RETURN_IF_ERROR(LowerOp(id));
+    for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
+      for (size_t step = 1; step < micro_steps_.size(); ++step) {
+        if (micro_steps_[step].first == id) ReduceAtMicroStepEnd(step - 1);
+      }
+      AZ_RETURN_IF_ERROR(LowerOp(id));
+    }
     // 3. Outputs: finish pending sums.
     for (pir::ValueId v : graph_.outputs()) {
       Placed p = placed_[v];
@@ -126,6 +131,7 @@ class Lowering {
   // (SpmdCompiler::Compile makes them activations, live from their
   // reduction to their add).
   const std::vector<int>& transient_gradients() const { return transient_gradients_; }
+  const std::vector<int>& accumulators() const { return accumulators_; }
 
  private:
   struct Placed {
@@ -159,6 +165,28 @@ class Lowering {
     std::string name = base.empty() ? "op" : base;
     for (int k = 2; !names_.insert(name).second; ++k) name = base + "#" + std::to_string(k);
     return name;
+  }
+
+  // An accumulated step: the gradients of micro-step `step` that a later
+  // micro-step's sum reads (micro-step 0's, which starts each sum) are
+  // resharded as that sum reads them -- reduced over the data devices --
+  // where `step` ends, as FSDP reduce-scatters in its post-backward, not
+  // where the sum reads them a whole micro-step later: the unreduced
+  // gradient dies with its micro-step. The sum finds the reduced buffer in
+  // the reshard cache.
+  void ReduceAtMicroStepEnd(size_t step) {
+    const int64_t begin = micro_steps_[step].first, end = micro_steps_[step + 1].first;
+    for (pir::OpId id = static_cast<pir::OpId>(end); id < graph_.num_ops(); ++id) {
+      const pir::Op& op = graph_.op(id);
+      if (op.kind != pir::OpKind::kAdd || op.name.find(".grad_sum.") == std::string::npos) continue;
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const pir::OpId producer = graph_.value(op.operands[i]).producer;
+        if (producer == pir::kNoOp || producer < begin || producer >= end) continue;
+        if (ExtensionOf(op.operands[i]).dim >= 0) continue;
+        Operand(op.operands[i], shard::RequiredOperandSharding(plan_.rules[id], plan_.ops[id], static_cast<int>(i)),
+                id);
+      }
+    }
   }
 
   // An accumulated step's gradient sums ("micro<i>.grad_sum.<param>", train.cc)
@@ -204,6 +232,9 @@ class Lowering {
       // The sum's own buffer is read and written by none now: not live.
       program_.buffers[static_cast<size_t>(sum)].kind = cir::BufferKind::kActivation;
       program_.buffers[static_cast<size_t>(running)].kind = cir::BufferKind::kGradient;
+      if (std::find(accumulators_.begin(), accumulators_.end(), running) == accumulators_.end()) {
+        accumulators_.push_back(running);
+      }
       transient_gradients_.push_back(add.operands[1]);
       any = true;
     }
@@ -845,9 +876,64 @@ class Lowering {
   int64_t backward_start_ = -1, optimizer_start_ = -1;
   std::vector<std::pair<int64_t, int64_t>> micro_steps_;  // accumulated steps: (first op, backward start)
   std::vector<int> transient_gradients_;                   // AccumulateInPlace: the added micro-step gradients
+  std::vector<int> accumulators_;                          // AccumulateInPlace: the running sums' buffers
   const int64_t ulysses_chunks_;
   std::vector<Use> uses_;  // UseOf's index, built on first use
 };
+
+
+// An accumulated step's in-place gradient sums (kernels that read and
+// write an accumulator buffer, fused or not) move up to just after the
+// instruction that completes the last of their operands (its writer, or the
+// -done of the reduction writing it), as FSDP adds each reduce-scattered
+// gradient into .grad when it lands: the micro-step's reduced gradient is
+// then live only from its reduction to its add, not to the end of the
+// backward. Every other instruction keeps its order; the sums wait for
+// nothing the schedule did not already wait for.
+void HoistGradientSums(cir::Program& program, const std::vector<int>& accumulators) {
+  if (accumulators.empty()) return;
+  std::vector<char> accumulator(program.buffers.size(), 0);
+  for (int b : accumulators) accumulator[static_cast<size_t>(b)] = 1;
+  auto is_accumulator = [&](int b) { return accumulator[static_cast<size_t>(b)] != 0; };
+  std::vector<int> complete(program.buffers.size(), -1);  // per buffer: its last completing instruction so far
+  // Per instruction: (the instruction it follows, 1), or (itself, 0) where it stays.
+  std::vector<std::pair<int, int>> key(program.instructions.size());
+  bool moved = false;
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const cir::Instruction& in = program.instructions[i];
+    key[i] = {static_cast<int>(i), 0};
+    const bool sum = in.kind == cir::InstrKind::kKernel && !in.results.empty() &&
+                     std::all_of(in.results.begin(), in.results.end(), is_accumulator) &&
+                     std::any_of(in.operands.begin(), in.operands.end(), is_accumulator);
+    if (sum) {
+      int after = -1;
+      for (int b : in.operands) after = std::max(after, complete[static_cast<size_t>(b)]);
+      if (after >= 0 && after + 1 < static_cast<int>(i)) {
+        key[i] = {after, 1};
+        moved = true;
+      }
+    }
+    if (in.kind == cir::InstrKind::kCollectiveStart) continue;  // its results complete at its done
+    const std::vector<int>& written =
+        in.kind == cir::InstrKind::kCollectiveDone ? program.instructions[static_cast<size_t>(in.start)].results
+                                                   : in.results;
+    for (int b : written) complete[static_cast<size_t>(b)] = static_cast<int>(i);
+  }
+  if (!moved) return;
+  std::vector<int> order(program.instructions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
+  std::vector<int> position(order.size());
+  for (size_t i = 0; i < order.size(); ++i) position[static_cast<size_t>(order[i])] = static_cast<int>(i);
+  std::vector<cir::Instruction> reordered;
+  reordered.reserve(order.size());
+  for (int i : order) reordered.push_back(std::move(program.instructions[static_cast<size_t>(i)]));
+  for (cir::Instruction& in : reordered) {
+    if (in.kind == cir::InstrKind::kCollectiveDone) in.start = position[static_cast<size_t>(in.start)];
+  }
+  program.instructions = std::move(reordered);
+}
 
 }  // namespace
 
@@ -891,6 +977,7 @@ StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shar
     ScheduleAsync(program, options.prefetch_depth);
     OverlapGradientReductions(program, options.gradient_bucket);
   }
+  HoistGradientSums(program, lowering.accumulators());
   for (int b : lowering.transient_gradients()) {
     cir::Buffer& buffer = program.buffers[static_cast<size_t>(b)];
     if (buffer.kind == cir::BufferKind::kGradient) buffer.kind = cir::BufferKind::kActivation;
