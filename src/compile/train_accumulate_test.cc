@@ -4,6 +4,7 @@
 // one sharded accumulator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "compile/train_testing.h"
@@ -216,6 +217,58 @@ TEST(TrainAccumulate, MemoryIsTheMicroStepsPlusOneShardedAccumulator) {
   EXPECT_GE(a.peak_memory.value(), h.peak_memory.value());
   EXPECT_LE(a.peak_memory.value(), h.peak_memory.value() + 2 * trained / 2);
   EXPECT_LT(a.peak_memory.value(), w.peak_memory.value());
+}
+
+TEST(TrainAccumulate, EachSumLandsWhereItsReductionDoes) {
+  // fsdp over x=2, 2 micro-steps, the schedule passes on (fusion, async
+  // collectives, gradient buckets). Every micro-step 1 gradient is added in
+  // place into its parameter's accumulator: one kernel per trained parameter
+  // (42, FsdpGathersAndReducesPerMicroStep) reading and writing the same
+  // gradient buffer, and each runs right after the instruction that
+  // completes its last operand (the reduction's -done or the kernel writing
+  // it; after the other sums that one bucket's -done completes), not after
+  // the whole backward.
+  TinyStep step{};
+  step.micro_batch = 4;
+  step.accumulate = 2;
+  auto program = CompileStep(BuildTinyStep(step), "x=2", "fsdp=x");
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const std::vector<cir::Instruction>& in = program->instructions;
+  auto is_sum = [&](const cir::Instruction& k) {
+    if (k.kind != cir::InstrKind::kKernel || k.results.size() != 1) return false;
+    const int written = k.results[0];
+    return program->buffers[static_cast<size_t>(written)].kind == cir::BufferKind::kGradient &&
+           std::find(k.operands.begin(), k.operands.end(), written) != k.operands.end();
+  };
+  int sums = 0;
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (!is_sum(in[i])) continue;
+    ++sums;
+    // Sums whose operands one bucket's -done completes follow it in order.
+    size_t j = i - 1;
+    while (j > 0 && is_sum(in[j])) --j;
+    const cir::Instruction& before = in[j];
+    const std::vector<int>& completed =
+        before.kind == cir::InstrKind::kCollectiveDone ? in[static_cast<size_t>(before.start)].results : before.results;
+    EXPECT_TRUE(std::any_of(completed.begin(), completed.end(),
+                            [&](int b) {
+                              return std::find(in[i].operands.begin(), in[i].operands.end(), b) !=
+                                     in[i].operands.end();
+                            }))
+        << in[i].name << " follows " << before.name;
+  }
+  EXPECT_EQ(sums, 42);
+  // So the sums interleave with micro-step 1's backward: the first lands
+  // before its last backward kernel (unhoisted, all 42 would follow it).
+  size_t first_sum = in.size(), last_backward = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (is_sum(in[i])) first_sum = std::min(first_sum, i);
+    if (in[i].kind == cir::InstrKind::kKernel && !is_sum(in[i]) && in[i].name.starts_with("micro1.") &&
+        in[i].name.find(".grad.") != std::string::npos) {
+      last_backward = i;
+    }
+  }
+  EXPECT_LT(first_sum, last_backward);
 }
 
 }  // namespace
