@@ -577,17 +577,22 @@ run train_offload_bad 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --re
   expect train_offload_bad err "(expected none, full, selected or offload)"
 run train_divide 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 \
     --micro-batch 2 -T dp=4 -q && expect train_divide err "does not divide the micro-batch of 2 samples"
+run plan_accumulate_bad 1 "$bin" plan --train -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 -t v5p:2x2x1 \
+    --micro-batch 4 -T ulysses=4,fsdp=4,accumulate=3 -q &&
+  expect plan_accumulate_bad err "accumulate=3 does not divide the micro-batch of 4 samples"
 run train_needs_flag 1 "$bin" plan -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat full -q &&
   expect train_needs_flag err "describe a training step: add --train"
 run train_remat 1 "$bin" plan --train -m wan2.1-t2v-1.3b -t v5p:2x2x1 --remat most -q &&
   expect train_remat err "--remat: unknown rematerialization 'most'"
 run train_program 1 "$bin" plan --train --onnx "$root/tests/data/onnx/tiny_blocks.onnx" -t h100:8 -q &&
   expect train_program err "training steps are built for zoo models"
-# Pinned to remat full (each configuration scored once, not under four policies): the error
-# names the pinned policy.
-run train_oom 1 "$bin" plan --train -m wan2.1-t2v-14b -t v5p:2x2x1 --micro-batch 16 --remat full --no-alpa -q &&
-  expect train_oom err "(a training step of 16 samples, remat full) does not fit v5p:2x2x1" &&
-  expect train_oom err "the smallest slice that would fit: v5p:2x2x2"
+# Wan 14B's weights, gradients and AdamW states alone (16 B per parameter / 4 = 53 GiB a chip)
+# exceed v5e's 16 GiB: neither remat nor gradient accumulation makes it fit. Pinned to remat
+# full, the error names the pinned policy.
+run train_oom 1 "$bin" plan --train -m wan2.1-t2v-14b -t v5e:2x2 --micro-batch 4 --no-alpa -q &&
+  expect train_oom err "does not fit v5e:2x2"
+run train_oom_pinned 1 "$bin" plan --train -m wan2.1-t2v-14b -t v5e:2x2 --micro-batch 4 --remat full --no-alpa -q &&
+  expect train_oom_pinned err "(a training step of 4 samples, remat full and gradient accumulation) does not fit v5e:2x2"
 run compile_train 0 "$bin" compile -m wan2.1-t2v-1.3b --width 256 --height 256 --frames 9 --graph train --micro-batch 2 \
     --mesh x=2 -T dp=x && expect compile_train out "(train) on mesh x=2 with dp=x" && expect compile_train out "all-reduce"
 

@@ -31,6 +31,7 @@ class Configuration:
     samples_per_s, remat  a training step's throughput and rematerialization (None otherwise)
     fsdp_prefetch   FSDP prefetch depth (1: the runtimes' default; d > 1: the next d - 1 layers'
                     weight gathers issued with the current layer's)
+    accumulate      a training step's gradient accumulation: micro-steps per optimizer update (1: none)
     breakdown       one forward's latency, compute, communication, collectives (a dict)
     data            this configuration's object in plan.json
     """
@@ -50,6 +51,7 @@ class Configuration:
         self.samples_per_s = data.get("samples_per_s")
         self.remat = data.get("remat")
         self.fsdp_prefetch = data.get("fsdp_prefetch", 1)
+        self.accumulate = data.get("accumulate", 1)
         self.peak_memory_bytes = data["peak_memory_bytes"]
         self.breakdown = data["breakdown"]
         self.tensors = data["tensors"]

@@ -24,6 +24,7 @@ struct TinyStep {
   int64_t depth = 1;
   int64_t micro_batch = 2;
   pir::RematPolicy remat = pir::RematPolicy::kNone;
+  int64_t accumulate = 1;  // gradient accumulation's micro-steps
 };
 
 inline pir::Graph BuildTinyStep(const TinyStep& step) {
@@ -38,6 +39,7 @@ inline pir::Graph BuildTinyStep(const TinyStep& step) {
   zoo::TrainOptions options;
   options.micro_batch = step.micro_batch;
   options.remat = step.remat;
+  options.accumulate = step.accumulate;
   auto graph = zoo::BuildTrainStep(*config, options);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   return graph.ok() ? std::move(graph).value() : pir::Graph();

@@ -333,6 +333,35 @@ std::string PlanJax(const Plan& plan, const Configuration& config) {
   Line(out, "    from jax.sharding import NamedSharding, PartitionSpec as P");
   Line(out);
   Line(out, "    return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(*ACTIVATION_SPECS[name])))");
+  if (config.accumulate > 1) {
+    // The step as a scan over the micro-steps, its carry (the gradient sum)
+    // constrained to the parameters' shardings: XLA then reduce-scatters each
+    // micro-step's gradients into it, as the plan priced.
+    out += MicroBatchPython(config);
+    Line(out);
+    Line(out);
+    Line(out, "def accumulate_gradients(loss_fn, params, batch, mesh, count=ACCUMULATE):");
+    Line(out, "    \"\"\"(loss, grads) of the whole batch over `count` micro-steps, in a jax.lax.scan (use inside");
+    Line(out, "    jit): loss_fn(params, micro) is a micro-step's mean loss; the gradient sum is carried sharded");
+    Line(out, "    like the parameters (PARAM_SPECS). Apply one optimizer update to grads after.\"\"\"");
+    Line(out, "    import jax");
+    Line(out, "    import jax.numpy as jnp");
+    Line(out);
+    Line(out, "    grad_fn = jax.value_and_grad(lambda p, micro: loss_fn(p, micro) / count)");
+    Line(out);
+    Line(out, "    def sharded(grads):");
+    Line(out, "        return {name: jax.lax.with_sharding_constraint(g, param_sharding(mesh, name))");
+    Line(out, "                if name in PARAM_SPECS else g for name, g in grads.items()}");
+    Line(out);
+    Line(out, "    def body(carry, index):");
+    Line(out, "        loss, grads = carry");
+    Line(out, "        micro_loss, micro_grads = grad_fn(params, micro_batch(batch, index, count))");
+    Line(out, "        return (loss + micro_loss, sharded(jax.tree_util.tree_map(jnp.add, grads, micro_grads))), None");
+    Line(out);
+    Line(out, "    zeros = sharded(jax.tree_util.tree_map(jnp.zeros_like, params))");
+    Line(out, "    (loss, grads), _ = jax.lax.scan(body, (jnp.zeros((), jnp.float32), zeros), jnp.arange(count))");
+    Line(out, "    return loss, grads");
+  }
   out += ExpertsPython(plan, config, "shard_experts", "shard_params");
   return out;
 }

@@ -331,6 +331,30 @@ std::string FsdpPrefetchPython(const Plan& plan, const Configuration& config) {
   return out;
 }
 
+// ACCUMULATE, micro_batch and train_step for a training plan with gradient
+// accumulation (plan_format.h: MicroBatchPython); "" otherwise. FSDP2
+// reduce-scatters each backward's gradients into the sharded .grad by
+// default (set_requires_gradient_sync(True)), which is what the plan priced.
+std::string AccumulatePython(const Configuration& config) {
+  if (config.accumulate <= 1) return "";
+  std::string out = MicroBatchPython(config);
+  Line(out);
+  Line(out);
+  Line(out, "def train_step(model, optimizer, loss_fn, batch, count=ACCUMULATE):");
+  Line(out, "    \"\"\"One optimizer update over `count` micro-steps: loss_fn(model, micro) is a micro-step's mean");
+  Line(out, "    loss; each backward adds the gradients of loss / count into .grad (FSDP2 reduce-scatters them");
+  Line(out, "    into the sharded .grad, its default), then optimizer.step() once. Returns the batch's mean loss.\"\"\"");
+  Line(out, "    optimizer.zero_grad(set_to_none=True)");
+  Line(out, "    total = 0.0");
+  Line(out, "    for index in range(count):");
+  Line(out, "        loss = loss_fn(model, micro_batch(batch, index, count)) / count");
+  Line(out, "        loss.backward()");
+  Line(out, "        total += float(loss.detach())");
+  Line(out, "    optimizer.step()");
+  Line(out, "    return total");
+  return out;
+}
+
 }  // namespace
 
 XditLaunch PlanXditLaunch(const Plan& plan, const Configuration& config) {
@@ -536,6 +560,7 @@ std::string PlanTorch(const Plan& plan, const Configuration& config) {
   Line(out, "        out[name] = distribute_tensor(tensor, mesh, placements)");
   Line(out, "    return out");
   out += FsdpPrefetchPython(plan, config);
+  out += AccumulatePython(config);
   Line(out);
   Line(out);
   out += ParallelizePython(config);

@@ -776,6 +776,101 @@ TEST(CodegenPrefetch, DepthIsEmittedWhereTheTargetRunsIt) {
             0);
 }
 
+// ---- Gradient accumulation (search/combos.h Combo::accumulate). ----
+
+// Loads plan_torch.py and runs micro_batch and train_step on stand-in arrays,
+// model, optimizer and loss (no torch or numpy needed: they only reshape,
+// index [:, i], call backward, step and zero_grad).
+constexpr const char* kAccumulateScript = R"PY(
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("plan_torch", sys.argv[1])
+plan = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plan)
+
+class Array:
+    """Row-major values of a shape; reshape and [:, i] as numpy and torch do."""
+    def __init__(self, data, shape):
+        self.data, self.shape = list(data), tuple(shape)
+    def reshape(self, shape):
+        return Array(self.data, shape)
+    def __getitem__(self, key):
+        everything, index = key
+        assert everything == slice(None)
+        rows, count = self.shape[:2]
+        inner = len(self.data) // (rows * count)
+        out = []
+        for r in range(rows):
+            start = (r * count + index) * inner
+            out += self.data[start:start + inner]
+        return Array(out, (rows,) + self.shape[2:])
+
+assert plan.ACCUMULATE == 2
+# 4 samples of 3 values: micro-step 0 takes samples 0 and 2, micro-step 1 samples 1 and 3.
+batch = {"latent": Array(range(12), (4, 3)), "timestep": Array([10, 11, 12, 13], (4,))}
+first, second = plan.micro_batch(batch, 0), plan.micro_batch(batch, 1)
+assert first["latent"].shape == (2, 3) and first["latent"].data == [0, 1, 2, 6, 7, 8], first["latent"].data
+assert second["latent"].data == [3, 4, 5, 9, 10, 11], second["latent"].data
+assert first["timestep"].data == [10, 12] and second["timestep"].data == [11, 13]
+try:
+    plan.micro_batch({"latent": Array(range(3), (3,))}, 0)
+    raise AssertionError("3 samples split into 2 micro-steps")
+except ValueError as error:
+    assert "3 samples do not split into 2 micro-steps" in str(error), error
+
+calls = []
+class Loss:
+    def __init__(self, value):
+        self.value = value
+    def __truediv__(self, count):
+        return Loss(self.value / count)
+    def backward(self):
+        calls.append(("backward", self.value))
+    def detach(self):
+        return self.value
+class Optimizer:
+    def zero_grad(self, set_to_none):
+        calls.append(("zero_grad", set_to_none))
+    def step(self):
+        calls.append(("step",))
+def loss_fn(model, micro):
+    return Loss(float(sum(micro["timestep"].data)))  # 22, then 24
+total = plan.train_step(None, Optimizer(), loss_fn, batch)
+# One zero_grad, a backward of loss / 2 per micro-step, one step: the mean of (22 + 24) / 2.
+assert calls == [("zero_grad", True), ("backward", 11.0), ("backward", 12.0), ("step",)], calls
+assert total == 23.0, total
+)PY";
+
+TEST(CodegenAccumulate, StepIsEmittedForJaxAndTorch) {
+  Plan gpu = MakePlan(/*tpu=*/false), tpu = MakePlan(/*tpu=*/true);
+  gpu.train = tpu.train = true;
+  // No accumulation: nothing written (every existing plan's files unchanged).
+  EXPECT_EQ(PlanTorch(gpu, gpu.best).find("ACCUMULATE"), std::string::npos);
+  EXPECT_EQ(PlanJax(tpu, tpu.best).find("ACCUMULATE"), std::string::npos);
+  EXPECT_FALSE(Json::parse(PlanJson(gpu, false))["best"].contains("accumulate"));
+  gpu.best.accumulate = tpu.best.accumulate = 2;
+  EXPECT_EQ(Json::parse(PlanJson(gpu, false))["best"]["accumulate"], 2);
+  const std::string torch = PlanTorch(gpu, gpu.best);
+  EXPECT_NE(torch.find("\nACCUMULATE = 2\n"), std::string::npos);
+  EXPECT_NE(torch.find("def train_step(model, optimizer, loss_fn, batch, count=ACCUMULATE):"), std::string::npos);
+  const std::string jax = PlanJax(tpu, tpu.best);
+  EXPECT_NE(jax.find("\nACCUMULATE = 2\n"), std::string::npos);
+  EXPECT_NE(jax.find("def accumulate_gradients(loss_fn, params, batch, mesh, count=ACCUMULATE):"), std::string::npos);
+  EXPECT_NE(jax.find("jax.lax.scan(body"), std::string::npos);
+  EXPECT_NE(jax.find("param_sharding(mesh, name)"), std::string::npos);
+  REQUIRE_PYTHON();
+  TempDir dir("accumulate");
+  WriteText(dir.path() / "plan_torch.py", PlanTorch(gpu, gpu.best));
+  WriteText(dir.path() / "plan_jax.py", jax);
+  WriteText(dir.path() / "check.py", kAccumulateScript);
+  EXPECT_EQ(RunPython(ShellWord((dir.path() / "check.py").string()) + " " +
+                      ShellWord((dir.path() / "plan_torch.py").string())),
+            0);
+  // plan_jax.py's helpers are valid Python (jax is imported inside them only).
+  EXPECT_EQ(RunPython("-c " + ShellWord("import ast, sys; ast.parse(open(sys.argv[1]).read())") + " " +
+                      ShellWord((dir.path() / "plan_jax.py").string())),
+            0);
+}
+
 // ---- xDiT rank order. ----
 
 TEST(CodegenXdit, RanksFollowTheAxisRoles) {

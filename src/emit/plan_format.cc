@@ -426,6 +426,32 @@ std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const sear
   return lines;
 }
 
+std::string MicroBatchPython(const search::Configuration& config) {
+  if (config.accumulate <= 1) return "";
+  std::string out;
+  auto line = [&out](const std::string& text = "") { out += text + "\n"; };
+  line();
+  line();
+  line("# Gradient accumulation the plan priced: each training step runs ACCUMULATE micro-steps, each a");
+  line("# forward and backward on its slice of the batch, their gradients summed (sharded like the");
+  line("# parameters, each micro-step's reduced into the sum), then one optimizer update on the sum.");
+  line("ACCUMULATE = " + std::to_string(config.accumulate));
+  line();
+  line();
+  line("def micro_batch(batch, index, count=ACCUMULATE):");
+  line("    \"\"\"Micro-step `index` of {name: array [B, ...]} (B this rank's samples, or the global batch");
+  line("    under jit): samples index, index + count, ... as the plan slices them (reshaped to");
+  line("    [B / count, count, ...], column `index` taken), so a batch split over the data axis stays split.\"\"\"");
+  line("    out = {}");
+  line("    for name, value in batch.items():");
+  line("        samples = value.shape[0]");
+  line("        if samples % count:");
+  line("            raise ValueError(f\"{name}: {samples} samples do not split into {count} micro-steps\")");
+  line("        out[name] = value.reshape((samples // count, count) + tuple(value.shape[1:]))[:, index]");
+  line("    return out");
+  return out;
+}
+
 std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,
                           const std::string& place_experts, const std::string& place_one) {
   if (config.noise_experts <= 1 || config.noise_experts_mode.empty()) return "";

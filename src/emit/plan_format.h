@@ -84,6 +84,13 @@ std::vector<std::string> PlanDocstringLines(const search::Plan& plan, const sear
 // hold-both, only the step's expert under swap (the others stay on the host).
 std::string ExpertsPython(const search::Plan& plan, const search::Configuration& config,
                           const std::string& place_experts, const std::string& place_one);
+// The Python block both generated files carry for a training plan with
+// gradient accumulation (config.accumulate > 1; "" otherwise): ACCUMULATE
+// and micro_batch(batch, index, count) slicing each {name: array [B, ...]}
+// as the plan's step does (frontend/zoo/train.cc: each rank's block
+// reshaped to [B / count, count, ...], column `index` taken), for any array
+// type with reshape and [:, i] (numpy, torch, jax).
+std::string MicroBatchPython(const search::Configuration& config);
 // The product of the mesh axis sizes (1 for an empty mesh).
 int64_t MeshDevices(const search::Configuration& config);
 // Row-major mesh coordinates of logical rank `rank` (the last axis fastest).

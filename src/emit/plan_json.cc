@@ -259,6 +259,7 @@ Json ConfigurationJson(const Plan& plan, const Configuration& config) {
     out["ulysses_chunks"] = Json{{"chunks", config.ulysses_chunks}, {"head_ranges", std::move(ranges)}};
   }
   if (config.prefetch > 1) out["fsdp_prefetch"] = config.prefetch;  // the runtimes' default (1) is left out
+  if (config.accumulate > 1) out["accumulate"] = config.accumulate;  // no accumulation (1) is left out
   out["placement"] = Placement(plan, config);
   out["peak_memory_bytes"] = config.peak_memory.value();
   out["memory"] = Memory(plan, config);

@@ -27,6 +27,7 @@
 //    "video_latency_s" (inference) | "samples_per_s", "remat" (train),
 //    "mesh": {"axes": ["x","y"], "shape": [2,4], "devices": 8},
 //    "sharding": "usp:ulysses=y,ring=x",
+//    "accumulate" (train, only when > 1: micro-steps per optimizer update),
 //    "placement": {"method", "device_order": [..],   // device id per logical rank
 //                  "xla_device_assignment": [[..]],   // replicas x partitions
 //                  "assignment": [{"logical_id", "mesh_position", "chip",

@@ -187,7 +187,13 @@ void Breakdown(std::string& out, const Plan& plan) {
   Line(out, "## Where the time goes (aoizora)");
   Line(out);
   if (plan.train) {
-    Line(out, "One training step: forward, backward (remat " + plan.best.remat + ") and the AdamW update.");
+    if (plan.best.accumulate > 1) {
+      Line(out, "One training step: " + std::to_string(plan.best.accumulate) + " micro-steps of " +
+                    std::to_string(plan.batch / plan.best.accumulate) + " sample(s), each forward and backward (remat " +
+                    plan.best.remat + "), their gradients summed, then one AdamW update.");
+    } else {
+      Line(out, "One training step: forward, backward (remat " + plan.best.remat + ") and the AdamW update.");
+    }
   } else {
     Line(out, "One forward pass; the step runs " + std::to_string(plan.best.forwards_per_step) +
                   (plan.best.forwards_per_step == 1 ? " of them." : " of them (two-pass CFG)."));
@@ -383,7 +389,8 @@ std::string PlanSummary(const Plan& plan) {
                        pad(ShardingText(config), sharding_width + 2) + FormatMs(config.step_latency.value()) + "/step  " +
                        ThroughputText(plan, config) + "  peak " +
                        FormatBytes(config.peak_memory.value()) + (plan.train ? "  remat " + config.remat : "") +
-                       (config.prefetch > 1 ? "  fsdp prefetch " + std::to_string(config.prefetch) : "");
+                       (config.prefetch > 1 ? "  fsdp prefetch " + std::to_string(config.prefetch) : "") +
+                       (config.accumulate > 1 ? "  accumulate " + std::to_string(config.accumulate) : "");
     if (!best) text += "  (aoizora " + FormatRatio(Speedup(config.step_latency.value(), plan.best.step_latency.value())) + ")";
     Line(out, text);
   };

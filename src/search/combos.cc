@@ -57,6 +57,7 @@ std::string Combo::ToString() const {
   add("ulysses_chunks", ulysses_chunks);
   add("prefetch", prefetch);
   if (out.empty()) out = "replicated";
+  if (accumulate > 1) out += ",accumulate=" + std::to_string(accumulate);
   if (remat) out += ",remat=" + std::string(pir::RematPolicyName(*remat));
   return out;
 }
@@ -219,6 +220,10 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
       c.fsdp = degree == 1 ? 0 : degree;
       continue;
     }
+    if (name == "accumulate") {
+      c.accumulate = degree;
+      continue;
+    }
     if (name == "ulysses_chunks") {
       c.ulysses_chunks = degree;
       continue;
@@ -233,7 +238,7 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
     if (!known) {
       return InvalidArgument("unknown strategy '" + name + "' in --template '" + spec +
                              "' (known: pipefusion, ulysses, ring, context, cfg, tp, dp, fsdp, ulysses_chunks, "
-                             "prefetch; remat for training)");
+                             "prefetch; remat and accumulate for training)");
     }
   }
   if (c.prefetch > 1 && c.fsdp == 0) {
@@ -258,6 +263,18 @@ StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips) {
       return InvalidArgument("--template '" + spec +
                              "': ulysses_chunks is for inference; a training step's attention backward is not "
                              "chunked");
+    }
+  }
+  if (c.accumulate > 1) {
+    if (c.pipefusion > 1 || c.ulysses_chunks > 1) {
+      return InvalidArgument("--template '" + spec +
+                             "': accumulate sums a training step's gradients over micro-steps; pipefusion and "
+                             "ulysses_chunks are for inference");
+    }
+    if (c.remat == pir::RematPolicy::kOffload) {
+      return InvalidArgument("--template '" + spec +
+                             "': accumulate does not combine with remat offload (its host transfers are priced "
+                             "for one forward and one backward per step); use remat none, selected or full");
     }
   }
   if (c.context > 1 && (c.ring > 1 || c.ulysses > 1)) {
@@ -451,6 +468,8 @@ std::vector<Combo> EnumerateTrainCombos(int64_t chips, int64_t heads, int64_t mi
 
 bool TrainExpert(const Combo& combo, int64_t chips) {
   if (combo.tp != 1 || combo.cfg != 1 || combo.ring != 1 || combo.ulysses != 1 || combo.IsHybrid()) return false;
+  // MaxDiffusion's Wan trainer updates once per batch: no accumulation.
+  if (combo.accumulate != 1) return false;
   // MaxDiffusion's README recipe (data x fsdp, the fsdp axis carrying the
   // sequence and the weights): context parallel with the weights over the
   // context axis alone, the batch over the data axis.

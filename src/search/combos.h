@@ -66,6 +66,15 @@ struct Combo {
   // The grid's survivors choose it (search/prefetch.h); the expert's and the
   // deployed configurations keep 1, as their code runs.
   int prefetch = 1;
+  // Training steps only: gradient accumulation over this many micro-steps of
+  // micro_batch / accumulate samples, one optimizer update on the summed
+  // gradients (workload.h: TrainOptions::accumulate). Not a sharding either:
+  // ToString() and Id() name it when > 1 ("ulysses=4,fsdp=4,accumulate=2,
+  // remat=none"); the data-parallel degrees split the micro-step's batch.
+  // The grid's survivors choose it (search/accumulate.h); the expert's and
+  // the deployed configurations keep 1 (MaxDiffusion's Wan trainer runs one
+  // micro-step per update).
+  int64_t accumulate = 1;
 
   int64_t devices() const { return dp * cfg * pipefusion * ring * context * ulysses * tp; }
   // "ulysses=4,ring=2,cfg=2,fsdp=16" (xDiT's flags order: pipefusion, ulysses, ring, cfg, tp, dp, fsdp, with
@@ -110,7 +119,10 @@ bool RunsAsExpert(const workload::Workload& config, const Combo& combo);
 // without ulysses, or with pipefusion or remat (a training step's backward
 // is not chunked), CheckUlyssesChunks checks it against the heads;
 // prefetch below 1, above compile::kMaxPrefetchDepth, repeated, or above 1
-// without fsdp.
+// without fsdp; accumulate below 1, repeated, or above 1 with pipefusion or
+// ulysses_chunks (inference) or with remat offload. Whether the step is a
+// training step and accumulate divides its micro-batch is the planner's
+// check (it knows the step).
 StatusOr<Combo> ParseCombo(std::string_view text, int64_t chips);
 // Whether --template text names a prefetch depth ("ulysses=4,fsdp=16,prefetch=1"):
 // the planner then keeps it instead of choosing one (prefetch.h).

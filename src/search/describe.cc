@@ -10,11 +10,13 @@ namespace az::search {
 namespace {
 
 // Every leaf and activation; of a training step the leaves and the forward's
-// activations (the backward's and the optimizer's, tens of thousands, are the
-// compiler's business, not a user's).
+// activations (an accumulated step: its first micro-step's; the backward's
+// and the optimizer's, tens of thousands, are the compiler's business, not a
+// user's).
 std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::ShardingPlan& plan, bool train) {
   std::vector<TensorSpec> out;
   const int64_t forward_end = graph.attrs().GetInt("backward_start").value_or(graph.num_ops());
+  const bool accumulated = graph.attrs().GetInt("accumulate").value_or(1) > 1;
   for (pir::ValueId id = 0; id < graph.num_values(); ++id) {
     const pir::Value& v = graph.value(id);
     if (v.role == pir::ValueRole::kConstant) continue;
@@ -23,6 +25,14 @@ std::vector<TensorSpec> TensorSpecs(const pir::Graph& graph, const shard::Shardi
     // Leaves by their own names (checkpoint FQNs, what plan_torch.py and
     // plan_jax.py key on); activations, often unnamed, by their label.
     spec.name = v.name.empty() ? pir::ValueLabel(graph, id) : v.name;
+    // An accumulated step's forward is micro-step 0's (frontend/zoo/train.cc:
+    // scoped "micro0"), named as the step without accumulation names it; the
+    // scope may sit inside a label ("value %4 (result of 'micro0.latent.micro')").
+    if (accumulated) {
+      for (size_t at = spec.name.find("micro0."); at != std::string::npos; at = spec.name.find("micro0.")) {
+        spec.name.erase(at, 7);
+      }
+    }
     spec.role = v.role == pir::ValueRole::kParameter        ? "parameter"
                 : v.role == pir::ValueRole::kInput          ? "input"
                 : v.role == pir::ValueRole::kOptimizerState ? "optimizer_state"
@@ -84,6 +94,7 @@ StatusOr<Configuration> Describe(const std::string& label, const Pick& pick, con
     c.dp = static_cast<int>(combo.dp);
     c.fsdp = static_cast<int>(combo.fsdp);
     c.prefetch = combo.prefetch;
+    c.accumulate = static_cast<int>(combo.accumulate);
     c.pipefusion = static_cast<int>(combo.pipefusion);
     c.pipeline_patches = static_cast<int>(candidate.step.pipeline.patches);
     c.pipeline_warmup_steps = static_cast<int>(candidate.step.pipeline.warmup_steps);

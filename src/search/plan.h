@@ -72,6 +72,10 @@ struct Configuration {
   // default, or d > 1: the weight gathers of the next d - 1 layers start
   // with the current layer's. plan.json writes it when > 1.
   int prefetch = 1;
+  // Training steps: gradient accumulation (search/combos.h Combo::accumulate):
+  // the step's micro-batch runs as this many micro-steps, one AdamW update on
+  // their summed gradients. plan.json writes it when > 1.
+  int accumulate = 1;
   // Of one forward pass under the placement (timeline included for the best);
   // the step runs `forwards_per_step` of them (two-pass CFG: 2).
   price::SimResult breakdown;

@@ -12,6 +12,7 @@
 
 #include "compile/xla/xla_compiler.h"
 #include "pir/rules/cost.h"
+#include "search/accumulate.h"
 #include "search/describe.h"
 #include "search/hybrid.h"
 #include "search/pipefusion.h"
@@ -95,6 +96,10 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
     if (pinned.remat && !options.train) {
       return InvalidArgument("--template '" + options.pinned + "': remat applies to training steps (--train)");
     }
+    if (pinned.accumulate > 1 && !options.train) {
+      return InvalidArgument("--template '" + options.pinned +
+                             "': accumulate sums a training step's gradients over micro-steps (--train)");
+    }
     if (Status chunks = CheckUlyssesChunks(pinned, heads); !chunks.ok()) {
       return InvalidArgument("--template '" + options.pinned + "': " + chunks.message());
     }
@@ -107,10 +112,20 @@ StatusOr<SearchContext> Prepare(const workload::Workload& model_config, const hw
       if (pinned.cfg > 1) {
         return InvalidArgument("--template '" + options.pinned + "': a training step runs one forward, no CFG");
       }
-      if (options.train->micro_batch % pinned.dp != 0) {
+      if (options.train->micro_batch % pinned.accumulate != 0) {
+        return InvalidArgument("--template '" + options.pinned + "': accumulate=" +
+                               std::to_string(pinned.accumulate) + " does not divide the micro-batch of " +
+                               std::to_string(options.train->micro_batch) + " samples");
+      }
+      // Each micro-step's batch is what the data-parallel axis splits.
+      const int64_t micro_step = options.train->micro_batch / pinned.accumulate;
+      if (micro_step % pinned.dp != 0) {
         return InvalidArgument("--template '" + options.pinned + "': dp=" + std::to_string(pinned.dp) +
                                " does not divide the micro-batch of " + std::to_string(options.train->micro_batch) +
-                               " samples");
+                               " samples" +
+                               (pinned.accumulate > 1 ? " / accumulate " + std::to_string(pinned.accumulate) + " = " +
+                                                            std::to_string(micro_step) + " per micro-step"
+                                                      : std::string()));
       }
       if (!pinned.remat) pinned.remat = options.train->remat;
     }
@@ -350,6 +365,10 @@ void Rank(SearchContext& ctx, const Source& grid, const std::vector<std::unique_
   std::vector<size_t> grid_ranked;
   for (size_t k = 0; k < grid_survivors; ++k) grid_ranked.push_back(k);
   for (size_t k = before_variants; k < ctx.ranked.size(); ++k) grid_ranked.push_back(k);
+  // A training step's survivors with remat try gradient accumulation
+  // (accumulate.h); a variant that joins the ranked list climbs the
+  // prefetch depths like its survivor.
+  RankAccumulation(ctx, quick, grid_ranked);
   ChoosePrefetch(ctx, grid_ranked);
 }
 

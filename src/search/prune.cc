@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "search/hybrid.h"
 #include "search/pipefusion.h"
@@ -13,17 +14,11 @@ namespace az::search {
 
 namespace {
 
-struct Score {
-  Status status = Status::Ok();
-  double score = 0;        // per step, seconds
-  double peak_memory = 0;  // bytes, extrapolated
-  // Bytes every remat policy keeps at its peak, extrapolated: the parameters
-  // and optimizer states as stored (leaves, live through the whole step).
-  double state_memory = 0;
-};
+using Score = PruneScore;
 
-// The placement-oblivious score of a combination from two truncated evaluations.
-Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
+}  // namespace
+
+PruneScore ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   const workload::Workload& config = ctx.config;
   Score out;
   // A PipeFusion stage holds 1/P of the blocks (pipefusion.h).
@@ -69,6 +64,8 @@ Score ScoreCombo(const SearchContext& ctx, const Combo& combo) {
   return out;
 }
 
+namespace {
+
 // The per-part hybrids of a training grid (hybrid.h): those of its
 // kTrainHybridBases best sequence-parallel combinations that fit, each under
 // its base's remat (a hybrid stores no more than its base: its parts' weights
@@ -108,6 +105,56 @@ Status ScoreTrainHybrids(SearchContext& ctx, std::vector<Score>& scores, double 
     if (s.status.ok() && s.peak_memory <= hbm) ctx.feasible.push_back(index);
   }
   return Status::Ok();
+}
+
+// Nothing fits at the whole micro-batch: a micro-step of gradient
+// accumulation (accumulate.h) holds fewer samples' activations. Each
+// combination whose stored states (parameters, optimizer states) fit tries
+// the counts its data-parallel degree allows, smallest first, each under the
+// lightest of none, selected and full that fits, until one fits under none;
+// the best-scoring fit is added to the grid as a combination of its own.
+// Only here, where the plan would otherwise fail, are combinations that do
+// not fit at all given accumulation: elsewhere the survivors try it.
+void AddAccumulatedFallbacks(SearchContext& ctx, std::vector<PruneScore>& scores) {
+  std::vector<Combo>& combos = ctx.combos;
+  const int64_t micro_batch = ctx.options.train->micro_batch;
+  const double hbm = static_cast<double>(ctx.topology->chip.hbm.value());
+  if (ctx.options.progress) {
+    ctx.options.progress("prune: nothing fits a step of " + std::to_string(micro_batch) +
+                         " samples; scoring gradient accumulation over fewer samples per micro-step");
+  }
+  const size_t n = combos.size();
+  std::vector<std::optional<std::pair<Combo, PruneScore>>> found(n);
+  ParallelFor(static_cast<int>(n), ctx.options.threads, [&](int i) {
+    const Combo& base = combos[static_cast<size_t>(i)];
+    const PruneScore& own = scores[static_cast<size_t>(i)];
+    if (!own.status.ok() || own.state_memory > hbm || base.pipefusion > 1 || base.accumulate != 1) return;
+    auto& best = found[static_cast<size_t>(i)];
+    // --remat pins the policy (offload never reaches here: accumulation does
+    // not take it, accumulate.h).
+    std::vector<pir::RematPolicy> remats = {pir::RematPolicy::kNone, pir::RematPolicy::kSelected,
+                                            pir::RematPolicy::kFull};
+    if (ctx.options.train->remat) remats = {*ctx.options.train->remat};
+    for (int64_t count : Divisors(micro_batch)) {
+      if (count == 1 || (micro_batch / count) % base.dp != 0) continue;
+      for (pir::RematPolicy remat : remats) {
+        Combo trial = base;
+        trial.accumulate = count;
+        trial.remat = remat;
+        trial.prefetch = 1;
+        PruneScore score = ScoreCombo(ctx, trial);
+        if (!score.status.ok() || score.peak_memory > hbm) continue;
+        if (!best || score.score < best->second.score) best = std::make_pair(trial, score);
+        if (remat == pir::RematPolicy::kNone) return;  // no lighter remat at a larger count
+        break;
+      }
+    }
+  });
+  for (size_t i = 0; i < n; ++i) {
+    if (!found[i]) continue;
+    combos.push_back(found[i]->first);
+    scores.push_back(found[i]->second);
+  }
 }
 
 }  // namespace
@@ -199,6 +246,14 @@ Status Prune(SearchContext& ctx) {
     ParallelFor(static_cast<int>(again.size()), options.threads,
                 [&](int k) { score_one(again[static_cast<size_t>(k)], false); });
   }
+  // Gradient accumulation, where nothing fits, for an unpinned template and a
+  // remat accumulation takes (not offload).
+  const bool accumulation_tried = options.train && options.pinned.empty() &&
+                                  pinned_remat != pir::RematPolicy::kOffload &&
+                                  !std::any_of(scores.begin(), scores.end(), [&](const Score& s) {
+                                    return s.status.ok() && s.peak_memory <= hbm;
+                                  });
+  if (accumulation_tried) AddAccumulatedFallbacks(ctx, scores);
   std::vector<int>& feasible = ctx.feasible;
   for (size_t i = 0; i < combos.size(); ++i) {
     const Score& s = scores[i];
@@ -231,8 +286,9 @@ Status Prune(SearchContext& ctx) {
                              (options.train ? " (a training step of " + std::to_string(options.train->micro_batch) +
                                                   " samples, remat " +
                                                   (pinned_remat ? std::string(pir::RematPolicyName(*pinned_remat))
-                                                                : std::string("offload or full at most")) +
-                                                  ")"
+                                                                : std::string("offload or full")) +
+                                                  (accumulation_tried ? " and gradient accumulation" : "") +
+                                                  (pinned_remat ? ")" : " at most)")
                                             : std::string()) +
                              " does not fit " + topology.name + ": the most frugal configuration needs about " +
                              FormatBytes(Bytes(static_cast<int64_t>(ctx.frugal_peak))) + " per chip" +

@@ -20,6 +20,7 @@ StatusOr<pir::Graph> BuildProgram(const workload::Workload& config, const Combo&
   train.micro_batch = options.train->micro_batch;
   train.remat = combo.remat.value_or(pir::RematPolicy::kNone);
   train.adamw = options.train->adamw;
+  train.accumulate = combo.accumulate;
   return config.TrainStep(train);
 }
 
@@ -42,7 +43,7 @@ StatusOr<std::shared_ptr<const pir::Graph>> ProgramCache::Get(const workload::Wo
     const pir::AdamWOptions& a = options.train->adamw;
     key << "|train " << options.train->micro_batch << ' '
         << static_cast<int>(combo.remat.value_or(pir::RematPolicy::kNone)) << ' ' << a.beta1 << ' ' << a.beta2 << ' '
-        << a.eps << ' ' << a.weight_decay;
+        << a.eps << ' ' << a.weight_decay << ' ' << combo.accumulate;
   }
   std::shared_ptr<Entry> entry;
   {

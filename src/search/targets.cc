@@ -106,6 +106,13 @@ Status TargetAdmits(Target target, const workload::Workload& config, const Combo
         return InvalidArgument("MaxDiffusion's data axis of " + std::to_string(data) + " does not divide the " +
                                std::to_string(rows) + " rows of its forward");
       }
+      if (combo.accumulate > 1) {
+        // maxdiffusion/trainers/wan_trainer.py: one optimizer update per
+        // micro-batch; no config key accumulates gradients.
+        return InvalidArgument(combo.ToString() + ": MaxDiffusion's Wan trainer has no gradient accumulation (one " +
+                               "optimizer update per batch); accumulate=" + std::to_string(combo.accumulate) +
+                               " runs under --target jax or plan_torch.py");
+      }
       if (combo.remat) return InvalidArgument("MaxDiffusion training plans are not written yet");
       if (combo.IsHybrid()) {
         return InvalidArgument("MaxDiffusion's config names one sharding for the whole model: " + combo.ToString() +

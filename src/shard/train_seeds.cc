@@ -1,6 +1,8 @@
 #include "shard/train_seeds.h"
 
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace az::shard {
 
@@ -11,13 +13,26 @@ void SeedTrainingState(const pir::Graph& graph, Seeds& seeds) {
     if (v.role == pir::ValueRole::kOptimizerState) states[v.name] = id;
   }
   std::map<pir::ValueId, TensorSharding> added;
+  std::map<std::string, std::pair<pir::ValueId, const TensorSharding*>> by_param;
   for (const auto& [id, sharding] : seeds.values) {
     const pir::Value& param = graph.value(id);
     if (param.role != pir::ValueRole::kParameter) continue;
+    by_param[param.name] = {id, &sharding};
     for (const char* suffix : {".master", ".exp_avg", ".exp_avg_sq"}) {
       auto it = states.find(param.name + suffix);
       if (it != states.end() && graph.type(it->second).shape == param.type.shape) added[it->second] = sharding;
     }
+  }
+  // An accumulated step's running gradient sums ("micro<i>.grad_sum.<param>",
+  // frontend/zoo/train.cc), sharded like their parameter.
+  static constexpr std::string_view kSum = ".grad_sum.";
+  for (const pir::Op& op : graph.ops()) {
+    const size_t at = op.name.find(kSum);
+    if (op.kind != pir::OpKind::kAdd || at == std::string::npos || op.results.size() != 1) continue;
+    auto it = by_param.find(op.name.substr(at + kSum.size()));
+    if (it == by_param.end()) continue;
+    const pir::ValueId sum = op.results[0];
+    if (graph.type(sum).shape == graph.type(it->second.first).shape) added[sum] = *it->second.second;
   }
   seeds.values.insert(added.begin(), added.end());
 }

@@ -6,6 +6,9 @@
 //     storage-only: the AdamW update runs on the shards, so its ops propagate
 //     the sharding to the gradient it reads, which then arrives by
 //     reduce-scatter of the backward's partial sum;
+//   * an accumulated step's running gradient sums ("micro<i>.grad_sum.<param>")
+//     sharded like the parameter (FSDP's sharded .grad, a JAX scan's sharded
+//     carry): each micro-step's gradient is reduce-scattered into it;
 //   * the backward and rematerialized copies of a seeded forward einsum take
 //     the forward's factor seeds. The backward einsums of Y = einsum(A, B)
 //     ("<op>.grad.lhs", "<op>.grad.rhs", pir/grad/contraction_grad.cc) use the

@@ -66,10 +66,18 @@ struct TokenCounts {
 // micro_batch (CFG does not apply: the workload's cfg and batch are ignored),
 // the flow-matching loss, the backward with per-block rematerialization, and
 // AdamW with fp32 master weights and moments.
+//
+// Gradient accumulation (`accumulate` = k > 1, k dividing micro_batch): the
+// step runs k micro-steps of micro_batch / k samples one after the other,
+// each its forward, loss and backward (same remat), summing their gradients,
+// then one AdamW update on the sum. The 1/k is folded into each micro-step's
+// loss (torch's `(loss / k).backward()`), so the sum is the gradient of the
+// whole batch's mean loss, as with k = 1 (frontend/zoo/train.cc).
 struct TrainOptions {
   int64_t micro_batch = 1;
   pir::RematPolicy remat = pir::RematPolicy::kNone;
   pir::AdamWOptions adamw;
+  int64_t accumulate = 1;
 };
 
 // The degrees the deployed code offers besides Ulysses x Ring: xDiT's CFG

@@ -30,6 +30,7 @@ struct CompileArgs : ModelFlags {
   int64_t ulysses_chunks = 1;  // MaxDiffusion's ulysses_attention_chunks
   int64_t micro_batch = 1;  // --graph train
   std::string remat = "none";
+  int64_t accumulate = 1;  // --graph train: micro-steps whose gradients are summed
   int prefetch = 1;
 };
 
@@ -39,6 +40,7 @@ StatusOr<pir::Graph> BuildGraph(const CompileArgs& args, const workload::Workloa
   workload::TrainOptions train;
   train.micro_batch = args.micro_batch;
   AZ_ASSIGN_OR_RETURN(train.remat, pir::ParseRematPolicy(args.remat));
+  train.accumulate = args.accumulate;
   return workload.TrainStep(train);
 }
 
@@ -140,6 +142,9 @@ void RegisterCompile(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--micro-batch", args->micro_batch, "With --graph train: samples per training step")
       ->capture_default_str();
   cmd->add_option("--remat", args->remat, "With --graph train: none, selected, offload or full (per block)")
+      ->capture_default_str();
+  cmd->add_option("--accumulate", args->accumulate,
+                  "With --graph train: gradient accumulation over this many micro-steps (dividing --micro-batch)")
       ->capture_default_str();
   cmd->add_option("--chip", args->chip, "Check the peak memory against this chip's HBM (v5e, h100, ...)");
   cmd->add_option("--evidence", args->evidence_out, "Write the evidence JSON here");

@@ -68,6 +68,14 @@ class Lowering {
       offloaded_.insert(static_cast<pir::ValueId>(v));
     }
     optimizer_start_ = graph_.attrs().GetInt("optimizer_start").value_or(-1);
+    // An accumulated step (train.cc: accumulate > 1): its micro-steps' first
+    // ops and backward starts; their gradients and running sums are
+    // gradients too. A step without them is one micro-step.
+    auto micro = graph_.attrs().GetInts("micro_steps").value_or(std::vector<int64_t>{});
+    for (size_t i = 0; i + 1 < micro.size(); i += 2) micro_steps_.push_back({micro[i], micro[i + 1]});
+    for (int64_t v : graph_.attrs().GetInts("gradient_sums").value_or(std::vector<int64_t>{})) {
+      gradients_.insert(static_cast<pir::ValueId>(v));
+    }
   }
 
   StatusOr<cir::Program> Run() {
@@ -88,7 +96,12 @@ class Lowering {
       placed_[v] = {NewBuffer(value.name, BufferKindOf(value.role), value.type, plan_.values[v]), plan_.values[v]};
     }
     // 2. Ops.
-    for (pir::OpId id = 0; id < graph_.num_ops(); ++id) AZ_RETURN_IF_ERROR(LowerOp(id));
+    for (pir::OpId id = 0; id < graph_.num_ops(); ++id) {
+      for (size_t step = 1; step < micro_steps_.size(); ++step) {
+        if (micro_steps_[step].first == id) ReduceAtMicroStepEnd(step - 1);
+      }
+      AZ_RETURN_IF_ERROR(LowerOp(id));
+    }
     // 3. Outputs: finish pending sums.
     for (pir::ValueId v : graph_.outputs()) {
       Placed p = placed_[v];
@@ -107,9 +120,18 @@ class Lowering {
       }
       program_.outputs.push_back(p.buffer);
     }
+    AccumulateInPlace();
     DonateUpdatedLeaves();
     return std::move(program_);
   }
+
+  // An accumulated step's micro-step gradients as reduced for their sum:
+  // gradient buffers while the schedule passes run (their reductions
+  // overlap the backward like any gradient's, schedule.h), transient after
+  // (SpmdCompiler::Compile makes them activations, live from their
+  // reduction to their add).
+  const std::vector<int>& transient_gradients() const { return transient_gradients_; }
+  const std::vector<int>& accumulators() const { return accumulators_; }
 
  private:
   struct Placed {
@@ -143,6 +165,89 @@ class Lowering {
     std::string name = base.empty() ? "op" : base;
     for (int k = 2; !names_.insert(name).second; ++k) name = base + "#" + std::to_string(k);
     return name;
+  }
+
+  // An accumulated step: the gradients of micro-step `step` that a later
+  // micro-step's sum reads (micro-step 0's, which starts each sum) are
+  // resharded as that sum reads them -- reduced over the data devices --
+  // where `step` ends, as FSDP reduce-scatters in its post-backward, not
+  // where the sum reads them a whole micro-step later: the unreduced
+  // gradient dies with its micro-step. The sum finds the reduced buffer in
+  // the reshard cache.
+  void ReduceAtMicroStepEnd(size_t step) {
+    const int64_t begin = micro_steps_[step].first, end = micro_steps_[step + 1].first;
+    for (pir::OpId id = static_cast<pir::OpId>(end); id < graph_.num_ops(); ++id) {
+      const pir::Op& op = graph_.op(id);
+      if (op.kind != pir::OpKind::kAdd || op.name.find(".grad_sum.") == std::string::npos) continue;
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const pir::OpId producer = graph_.value(op.operands[i]).producer;
+        if (producer == pir::kNoOp || producer < begin || producer >= end) continue;
+        if (ExtensionOf(op.operands[i]).dim >= 0) continue;
+        Operand(op.operands[i], shard::RequiredOperandSharding(plan_.rules[id], plan_.ops[id], static_cast<int>(i)),
+                id);
+      }
+    }
+  }
+
+  // An accumulated step's gradient sums ("micro<i>.grad_sum.<param>", train.cc)
+  // add in place, as torch's .grad += and a JAX scan's donated carry do: the
+  // kernel writes the running sum's buffer (micro-step 0's gradient, reduced)
+  // instead of a fresh one, so the step holds one accumulator per parameter,
+  // a gradient buffer; the micro-step's gradient it adds is transient. Done
+  // when the two have one local type, one instruction writes the sum, and
+  // the kernel is the running sum's last reader.
+  void AccumulateInPlace() {
+    if (micro_steps_.empty()) return;
+    const size_t n = program_.buffers.size();
+    std::vector<int> writes(n, 0), writer(n, -1), last_read(n, -1);
+    for (size_t i = 0; i < program_.instructions.size(); ++i) {
+      const cir::Instruction& in = program_.instructions[i];
+      for (int b : in.operands) last_read[static_cast<size_t>(b)] = static_cast<int>(i);
+      for (int b : in.results) {
+        ++writes[static_cast<size_t>(b)];
+        writer[static_cast<size_t>(b)] = static_cast<int>(i);
+      }
+    }
+    std::vector<int> renamed(n, -1);
+    auto resolve = [&](int b) {
+      while (renamed[static_cast<size_t>(b)] >= 0) b = renamed[static_cast<size_t>(b)];
+      return b;
+    };
+    bool any = false;
+    for (const pir::Op& op : graph_.ops()) {  // in program order: a chain's sums in turn
+      if (op.kind != pir::OpKind::kAdd || op.name.find(".grad_sum.") == std::string::npos) continue;
+      const int sum = placed_[op.results[0]].buffer;
+      const int k = writer[static_cast<size_t>(sum)];
+      if (k < 0 || writes[static_cast<size_t>(sum)] != 1) continue;
+      const cir::Instruction& add = program_.instructions[static_cast<size_t>(k)];
+      if (add.kind != cir::InstrKind::kKernel || add.operands.size() != 2) continue;
+      const int running = resolve(add.operands[0]);
+      const cir::Buffer& a = program_.buffers[static_cast<size_t>(sum)];
+      const cir::Buffer& b = program_.buffers[static_cast<size_t>(running)];
+      if (a.dtype != b.dtype || a.shape != b.shape || last_read[static_cast<size_t>(add.operands[0])] != k ||
+          b.kind == cir::BufferKind::kParameter || b.kind == cir::BufferKind::kInput) {
+        continue;
+      }
+      renamed[static_cast<size_t>(sum)] = running;
+      // The sum's own buffer is read and written by none now: not live.
+      program_.buffers[static_cast<size_t>(sum)].kind = cir::BufferKind::kActivation;
+      program_.buffers[static_cast<size_t>(running)].kind = cir::BufferKind::kGradient;
+      if (std::find(accumulators_.begin(), accumulators_.end(), running) == accumulators_.end()) {
+        accumulators_.push_back(running);
+      }
+      transient_gradients_.push_back(add.operands[1]);
+      any = true;
+    }
+    if (!any) return;
+    auto rename = [&](int& b) { b = resolve(b); };
+    for (cir::Instruction& in : program_.instructions) {
+      std::for_each(in.results.begin(), in.results.end(), rename);
+      std::for_each(in.operands.begin(), in.operands.end(), rename);
+    }
+    std::for_each(program_.outputs.begin(), program_.outputs.end(), rename);
+    for (pir::ValueId v = 0; v < graph_.num_values(); ++v) {
+      if (placed_[v].buffer >= 0) placed_[v].buffer = resolve(placed_[v].buffer);
+    }
   }
 
   // A training step's state is donated to it (jax.jit's donate_argnums, what
@@ -200,16 +305,20 @@ class Lowering {
   // (FSDP / ZeRO-3 frees the gathered weight after its forward use and
   // gathers it again for the backward); a gradient's resharded form, the one
   // its reader uses, is a gradient buffer.
+  //
+  // An accumulated step gathers a parameter anew in every micro-step's
+  // forward and backward (each its own FSDP unshard), and reduces each
+  // micro-step's gradient into the running sum it is added to.
   int Operand(pir::ValueId v, const TensorSharding& required, pir::OpId reader) {
-    const bool backward = reader >= backward_start_ && reader < optimizer_start_;
-    if (backward && offloaded_.count(v) && !reloaded_.count(v)) Reload(v);
+    const Phase phase = PhaseOf(reader);
+    if (phase.backward && offloaded_.count(v) && !reloaded_.count(v)) Reload(v);
     const Placed& p = placed_[v];
     if (p.sharding == required) return p.buffer;
     std::string key = std::to_string(v) + "@" + required.ToString(mesh_);
     if (reloaded_.count(v)) key += "@reloaded";  // not the forward's resharded copy
-    if (graph_.value(v).role == pir::ValueRole::kParameter && reader >= backward_start_ &&
-        reader < optimizer_start_) {
-      key += "@backward";
+    if (graph_.value(v).role == pir::ValueRole::kParameter) {
+      if (phase.backward) key += "@backward";
+      if (phase.micro_step > 0) key += "@micro" + std::to_string(phase.micro_step);
     }
     auto it = reshard_cache_.find(key);
     if (it != reshard_cache_.end()) return it->second;
@@ -226,6 +335,24 @@ class Lowering {
     }
     reshard_cache_[key] = buffer;
     return buffer;
+  }
+
+  // Where op `id` runs in a training step: its micro-step (0 for a step
+  // without accumulation) and whether it is in that micro-step's backward
+  // (a gradient sum after it counts as backward; the optimizer does not).
+  struct Phase {
+    int micro_step = 0;
+    bool backward = false;
+  };
+  Phase PhaseOf(pir::OpId id) const {
+    if (micro_steps_.empty()) return {0, id >= backward_start_ && id < optimizer_start_};
+    if (id >= optimizer_start_) return {};
+    Phase phase;
+    for (size_t i = 0; i < micro_steps_.size() && id >= micro_steps_[i].first; ++i) {
+      phase.micro_step = static_cast<int>(i);
+      phase.backward = id >= micro_steps_[i].second;
+    }
+    return phase;
   }
 
   // Remat offload (pir/grad/backward.h): a value the forward leaves in host
@@ -747,9 +874,66 @@ class Lowering {
   std::set<pir::ValueId> offloaded_, reloaded_;  // remat offload: host-kept values, and those brought back
   std::map<pir::ValueId, pir::ValueId> updates_;  // output value -> the leaf it replaces
   int64_t backward_start_ = -1, optimizer_start_ = -1;
+  std::vector<std::pair<int64_t, int64_t>> micro_steps_;  // accumulated steps: (first op, backward start)
+  std::vector<int> transient_gradients_;                   // AccumulateInPlace: the added micro-step gradients
+  std::vector<int> accumulators_;                          // AccumulateInPlace: the running sums' buffers
   const int64_t ulysses_chunks_;
   std::vector<Use> uses_;  // UseOf's index, built on first use
 };
+
+
+// An accumulated step's in-place gradient sums (kernels that read and
+// write an accumulator buffer, fused or not) move up to just after the
+// instruction that completes the last of their operands (its writer, or the
+// -done of the reduction writing it), as FSDP adds each reduce-scattered
+// gradient into .grad when it lands: the micro-step's reduced gradient is
+// then live only from its reduction to its add, not to the end of the
+// backward. Every other instruction keeps its order; the sums wait for
+// nothing the schedule did not already wait for.
+void HoistGradientSums(cir::Program& program, const std::vector<int>& accumulators) {
+  if (accumulators.empty()) return;
+  std::vector<char> accumulator(program.buffers.size(), 0);
+  for (int b : accumulators) accumulator[static_cast<size_t>(b)] = 1;
+  auto is_accumulator = [&](int b) { return accumulator[static_cast<size_t>(b)] != 0; };
+  std::vector<int> complete(program.buffers.size(), -1);  // per buffer: its last completing instruction so far
+  // Per instruction: (the instruction it follows, 1), or (itself, 0) where it stays.
+  std::vector<std::pair<int, int>> key(program.instructions.size());
+  bool moved = false;
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const cir::Instruction& in = program.instructions[i];
+    key[i] = {static_cast<int>(i), 0};
+    const bool sum = in.kind == cir::InstrKind::kKernel && !in.results.empty() &&
+                     std::all_of(in.results.begin(), in.results.end(), is_accumulator) &&
+                     std::any_of(in.operands.begin(), in.operands.end(), is_accumulator);
+    if (sum) {
+      int after = -1;
+      for (int b : in.operands) after = std::max(after, complete[static_cast<size_t>(b)]);
+      if (after >= 0 && after + 1 < static_cast<int>(i)) {
+        key[i] = {after, 1};
+        moved = true;
+      }
+    }
+    if (in.kind == cir::InstrKind::kCollectiveStart) continue;  // its results complete at its done
+    const std::vector<int>& written =
+        in.kind == cir::InstrKind::kCollectiveDone ? program.instructions[static_cast<size_t>(in.start)].results
+                                                   : in.results;
+    for (int b : written) complete[static_cast<size_t>(b)] = static_cast<int>(i);
+  }
+  if (!moved) return;
+  std::vector<int> order(program.instructions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
+  std::vector<int> position(order.size());
+  for (size_t i = 0; i < order.size(); ++i) position[static_cast<size_t>(order[i])] = static_cast<int>(i);
+  std::vector<cir::Instruction> reordered;
+  reordered.reserve(order.size());
+  for (int i : order) reordered.push_back(std::move(program.instructions[static_cast<size_t>(i)]));
+  for (cir::Instruction& in : reordered) {
+    if (in.kind == cir::InstrKind::kCollectiveDone) in.start = position[static_cast<size_t>(in.start)];
+  }
+  program.instructions = std::move(reordered);
+}
 
 }  // namespace
 
@@ -785,12 +969,18 @@ pir::DType MatrixPrecision(cir::KernelKind kind, const std::vector<pir::TensorTy
 StatusOr<cir::Program> SpmdCompiler::Compile(const pir::Graph& graph, const shard::ShardingPlan& plan,
                                              const CompileOptions& options) {
   AZ_RETURN_IF_ERROR(shard::VerifyPlan(graph, plan));
-  AZ_ASSIGN_OR_RETURN(cir::Program program, Lowering(graph, plan, options.ulysses_chunks).Run());
+  Lowering lowering(graph, plan, options.ulysses_chunks);
+  AZ_ASSIGN_OR_RETURN(cir::Program program, lowering.Run());
   if (options.fuse_elementwise) FuseElementwise(program);
   if (options.combine_threshold.value() > 0) CombineCollectives(program, options.combine_threshold);
   if (options.async_collectives) {
     ScheduleAsync(program, options.prefetch_depth);
     OverlapGradientReductions(program, options.gradient_bucket);
+  }
+  HoistGradientSums(program, lowering.accumulators());
+  for (int b : lowering.transient_gradients()) {
+    cir::Buffer& buffer = program.buffers[static_cast<size_t>(b)];
+    if (buffer.kind == cir::BufferKind::kGradient) buffer.kind = cir::BufferKind::kActivation;
   }
   AZ_RETURN_IF_ERROR(cir::VerifyProgram(program));
   return program;

@@ -33,7 +33,13 @@
 //      C > 1 (its attention_grad reads the forward's resharded q, k, v);
 //      A training step's value kept in host memory (remat offload, the graph
 //      attribute "offloaded") is brought back by a copy kernel
-//      "<origin>.host-reload" before the backward first reads it;
+//      "<origin>.host-reload" before the backward first reads it. A
+//      training step's parameter is gathered anew for each micro-step's
+//      forward and backward (graph attribute "micro_steps": gradient
+//      accumulation); each micro-step's gradient is reduced into the running
+//      sum ("micro<i>.grad_sum.<param>", sharded like the parameter), whose
+//      add kernel updates it in place: one accumulator per parameter, a gradient
+//      buffer, the micro-step's gradient transient;
 //   3. graph outputs with pending partial sums are all-reduced;
 //   4. passes over the program (schedule.h): element-wise fusion, combining
 //      of small collectives, then asynchronous collectives.
