@@ -183,12 +183,13 @@ TEST(TrainPlanner, GridScoresTheHybridsOfItsFastestSequenceParallelBases) {
   }
   EXPECT_TRUE(hybrids);
   EXPECT_EQ(plan->candidates_considered, grid + 8);
-  // A pinned training hybrid is planned as any pinned combination.
-  options.pinned = "ring=4,tp=ring@cross_attn+ffn,fsdp=4,remat=none";
+  // A pinned training hybrid is planned as any pinned combination (on a
+  // Ulysses axis: a TPU plan is for JAX, which has no ring, targets.h).
+  options.pinned = "ulysses=4,tp=ulysses@cross_attn+ffn,fsdp=4,remat=none";
   auto pinned = MakePlan(config, t, options);
   ASSERT_TRUE(pinned.ok()) << pinned.status().message();
-  EXPECT_EQ(pinned->best.sharding, "ring=ring,tp=ring@cross_attn+ffn,fsdp=ring");
-  EXPECT_EQ(pinned->best.per_part, "tp=ring@cross_attn+ffn");
+  EXPECT_EQ(pinned->best.sharding, "ulysses=ulysses,tp=ulysses@cross_attn+ffn,fsdp=ulysses");
+  EXPECT_EQ(pinned->best.per_part, "tp=ulysses@cross_attn+ffn");
 }
 
 TEST(TrainPlanner, RematChosenByMemory) {
