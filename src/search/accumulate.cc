@@ -23,8 +23,7 @@ std::vector<Combo> AccumulationVariants(const Combo& combo, int64_t micro_batch)
   }
   std::vector<pir::RematPolicy> lighter = {pir::RematPolicy::kNone};
   if (*combo.remat != pir::RematPolicy::kSelected) lighter.push_back(pir::RematPolicy::kSelected);
-  for (int64_t count : Divisors(micro_batch)) {
-    if (count == 1 || (micro_batch / count) % combo.dp != 0) continue;
+  for (int64_t count : AccumulationCounts(micro_batch, combo.dp)) {
     for (pir::RematPolicy remat : lighter) {
       Combo variant = combo;
       variant.accumulate = count;
@@ -32,6 +31,14 @@ std::vector<Combo> AccumulationVariants(const Combo& combo, int64_t micro_batch)
       variant.prefetch = 1;
       out.push_back(variant);
     }
+  }
+  return out;
+}
+
+std::vector<int64_t> AccumulationCounts(int64_t micro_batch, int64_t dp) {
+  std::vector<int64_t> out;
+  for (int64_t count : Divisors(micro_batch)) {
+    if (count > 1 && (micro_batch / count) % dp == 0) out.push_back(count);
   }
   return out;
 }

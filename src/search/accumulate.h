@@ -41,6 +41,11 @@ namespace az::search {
 // order. None when its remat is none, unset or it already accumulates.
 std::vector<Combo> AccumulationVariants(const Combo& combo, int64_t micro_batch);
 
+// The counts k > 1 a combination with `dp` data-parallel replicas may
+// accumulate a step of `micro_batch` samples over: k divides micro_batch and
+// dp divides the micro-step's micro_batch / k. Ascending.
+std::vector<int64_t> AccumulationCounts(int64_t micro_batch, int64_t dp);
+
 // Steps 1 and 2 above for the grid's survivors ctx.ranked[grid_ranked[i]]:
 // appends each winning variant to ctx.combos, ctx.survivors and
 // ctx.ranked (priced at its survivor's placement, or under `policy` without a

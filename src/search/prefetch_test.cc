@@ -119,17 +119,19 @@ TEST(Prefetch, DeeperPrefetchHidesHeldBackGathersAtTheirMemory) {
 
 TEST(Prefetch, TheGridChoosesADepthTheExpertKeepsOne) {
   // A training step on GPUs, where plan_torch.py (FSDP2) sets the depth: Wan
-  // 2.1 1.3B, 4 clips of 256x256x9 on h100:4. The grid's FSDP survivors
-  // price depths 2-4; the expert (MaxDiffusion's FSDP recipe, its runtime's
-  // default) keeps depth 1. The pick is faster than the same plan with
-  // --max-prefetch 1, holds more gathered weights, and equals Evaluate at
-  // its depth under its placement.
-  hw::Topology t = Topo("h100:4");
+  // 2.1 1.3B, 2 clips of 256x256x9 on h100:2 (two survivors: the sanitizer
+  // run prices every plan here at a tenth of the speed). The grid's FSDP
+  // survivors price depths 2-4; the expert (MaxDiffusion's FSDP recipe, its
+  // runtime's default) keeps depth 1. The pick is faster than the same plan
+  // with --max-prefetch 1, holds more gathered weights, and equals Evaluate
+  // at its depth under its placement.
+  hw::Topology t = Topo("h100:2");
   workload::Workload config = Config("wan2.1-t2v-1.3b", 256, 256, 9);
   PlanOptions options = search_test::Options(t);
   options.alpa = false;
+  options.top_k = 2;
   options.train = TrainPlanOptions{};
-  options.train->micro_batch = 4;
+  options.train->micro_batch = 2;
   auto chosen = MakePlan(config, t, options);
   options.max_prefetch = 1;
   auto shallow = MakePlan(config, t, options);
@@ -150,7 +152,7 @@ TEST(Prefetch, TheGridChoosesADepthTheExpertKeepsOne) {
   ASSERT_EQ(chosen->best.remat, "none");
   // The step's own batch, no CFG (planner.cc prepares the workload so).
   workload::Workload step = config;
-  step.batch = 4;
+  step.batch = 2;
   step.cfg = workload::CfgMode::kNone;
   auto candidate = ComboCandidate(step, *combo, 0, options);
   ASSERT_TRUE(candidate.ok()) << candidate.status().message();

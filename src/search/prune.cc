@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "search/accumulate.h"
 #include "search/hybrid.h"
 #include "search/pipefusion.h"
 #include "support/parallel.h"
@@ -135,8 +136,7 @@ void AddAccumulatedFallbacks(SearchContext& ctx, std::vector<PruneScore>& scores
     std::vector<pir::RematPolicy> remats = {pir::RematPolicy::kNone, pir::RematPolicy::kSelected,
                                             pir::RematPolicy::kFull};
     if (ctx.options.train->remat) remats = {*ctx.options.train->remat};
-    for (int64_t count : Divisors(micro_batch)) {
-      if (count == 1 || (micro_batch / count) % base.dp != 0) continue;
+    for (int64_t count : AccumulationCounts(micro_batch, base.dp)) {
       for (pir::RematPolicy remat : remats) {
         Combo trial = base;
         trial.accumulate = count;

@@ -189,6 +189,25 @@ class Lowering {
     }
   }
 
+  // Per buffer of the program so far: how many instructions write it, the
+  // last one that does and the last one that reads it (-1: none).
+  struct BufferUses {
+    std::vector<int> writes, writer, last_read;
+  };
+  BufferUses IndexBufferUses() const {
+    const size_t n = program_.buffers.size();
+    BufferUses uses{std::vector<int>(n, 0), std::vector<int>(n, -1), std::vector<int>(n, -1)};
+    for (size_t i = 0; i < program_.instructions.size(); ++i) {
+      const cir::Instruction& in = program_.instructions[i];
+      for (int b : in.operands) uses.last_read[static_cast<size_t>(b)] = static_cast<int>(i);
+      for (int b : in.results) {
+        ++uses.writes[static_cast<size_t>(b)];
+        uses.writer[static_cast<size_t>(b)] = static_cast<int>(i);
+      }
+    }
+    return uses;
+  }
+
   // An accumulated step's gradient sums ("micro<i>.grad_sum.<param>", train.cc)
   // add in place, as torch's .grad += and a JAX scan's donated carry do: the
   // kernel writes the running sum's buffer (micro-step 0's gradient, reduced)
@@ -199,15 +218,10 @@ class Lowering {
   void AccumulateInPlace() {
     if (micro_steps_.empty()) return;
     const size_t n = program_.buffers.size();
-    std::vector<int> writes(n, 0), writer(n, -1), last_read(n, -1);
-    for (size_t i = 0; i < program_.instructions.size(); ++i) {
-      const cir::Instruction& in = program_.instructions[i];
-      for (int b : in.operands) last_read[static_cast<size_t>(b)] = static_cast<int>(i);
-      for (int b : in.results) {
-        ++writes[static_cast<size_t>(b)];
-        writer[static_cast<size_t>(b)] = static_cast<int>(i);
-      }
-    }
+    const BufferUses uses = IndexBufferUses();
+    const std::vector<int>& writes = uses.writes;
+    const std::vector<int>& writer = uses.writer;
+    const std::vector<int>& last_read = uses.last_read;
     std::vector<int> renamed(n, -1);
     auto resolve = [&](int b) {
       while (renamed[static_cast<size_t>(b)] >= 0) b = renamed[static_cast<size_t>(b)];
@@ -257,16 +271,10 @@ class Lowering {
   // buffers have one local type, one instruction writes the output, and no
   // instruction after it reads the leaf.
   void DonateUpdatedLeaves() {
-    std::vector<int> writes(program_.buffers.size(), 0), writer(program_.buffers.size(), -1),
-        last_read(program_.buffers.size(), -1);
-    for (size_t i = 0; i < program_.instructions.size(); ++i) {
-      const cir::Instruction& in = program_.instructions[i];
-      for (int b : in.operands) last_read[static_cast<size_t>(b)] = static_cast<int>(i);
-      for (int b : in.results) {
-        ++writes[static_cast<size_t>(b)];
-        writer[static_cast<size_t>(b)] = static_cast<int>(i);
-      }
-    }
+    BufferUses uses = IndexBufferUses();
+    const std::vector<int>& writes = uses.writes;
+    const std::vector<int>& writer = uses.writer;
+    std::vector<int>& last_read = uses.last_read;  // a donated leaf is read by none after
     const std::vector<pir::ValueId>& outputs = graph_.outputs();
     // Each donated output's buffer -> its leaf's, renamed in one pass at the
     // end (an output is written once, so no instruction before its writer
