@@ -44,7 +44,9 @@ std::vector<int64_t> AccumulationCounts(int64_t micro_batch, int64_t dp) {
 }
 
 void RankAccumulation(SearchContext& ctx, const PlacementPolicy& policy, std::vector<size_t>& grid_ranked) {
-  if (!ctx.options.train || !ctx.pruned || !ctx.options.pinned.empty()) return;
+  // A pinned remat (--remat) leaves nothing to trade: the variants' gain is a
+  // lighter remat than their survivor's.
+  if (!ctx.options.train || ctx.options.train->remat || !ctx.pruned || !ctx.options.pinned.empty()) return;
   const int64_t micro_batch = ctx.options.train->micro_batch;
   const double hbm = static_cast<double>(ctx.topology->chip.hbm.value());
   struct Trial {

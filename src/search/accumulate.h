@@ -25,7 +25,8 @@
 // and none when every survivor runs remat none (nothing to save). The
 // expert's and the deployed configurations keep k = 1: MaxDiffusion's Wan
 // trainer runs one micro-step per update; a pinned --template keeps its own
-// accumulate.
+// accumulate, and a pinned --remat turns step 1 off (its variants would run
+// another remat).
 #pragma once
 
 #include <vector>

@@ -189,6 +189,13 @@ TEST(Accumulate, PlannerTakesItWhereItPays) {
   EXPECT_EQ(expert->accumulate, 1);
   EXPECT_EQ(expert->remat, "offload");
   EXPECT_LT(plan->best.step_latency.value(), expert->step_latency.value());
+  // --remat offload pins the policy: accumulation's gain is a lighter remat,
+  // so the survivors try none, and the pick keeps the pinned policy.
+  options.train->remat = pir::RematPolicy::kOffload;
+  auto pinned = MakePlan(config, t, options);
+  ASSERT_TRUE(pinned.ok()) << pinned.status().message();
+  EXPECT_EQ(pinned->best.accumulate, 1);
+  EXPECT_EQ(pinned->best.remat, "offload");
 }
 
 TEST(Accumulate, WhatFitsOnlyAccumulatedIsPlanned) {
