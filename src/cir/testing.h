@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,19 @@ inline Instruction Done(CollectiveKind collective, std::string name, int start) 
   d.name = std::move(name);
   d.start = start;
   return d;
+}
+
+// Every collective of `program` as (kind, bytes, origin op, replica groups),
+// in program order: what the hand-derived collective tests compare.
+using CollectiveRows = std::vector<std::tuple<std::string, int64_t, std::string, std::string>>;
+inline CollectiveRows CollectiveRowsOf(const Program& program) {
+  CollectiveRows out;
+  for (const Instruction& in : program.instructions) {
+    if (in.kind != InstrKind::kCollective) continue;
+    out.emplace_back(std::string(CollectiveKindName(in.collective)), in.collective_bytes.value(), in.origin,
+                     FormatReplicaGroups(in.groups));
+  }
+  return out;
 }
 
 }  // namespace az::cir

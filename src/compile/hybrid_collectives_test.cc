@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cir/testing.h"
 #include "compile/pipeline.h"
 #include "compile/spmd/spmd_compiler.h"
 #include "frontend/zoo/zoo.h"
@@ -22,7 +23,7 @@ namespace az::compile {
 namespace {
 
 // (kind, bytes, origin op, replica groups) of every collective, in program order.
-using Collectives = std::vector<std::tuple<std::string, int64_t, std::string, std::string>>;
+using Collectives = cir::CollectiveRows;
 
 pir::Graph OneBlock() {
   zoo::ModelOptions small;
@@ -48,14 +49,8 @@ Collectives CollectivesOf(const std::string& mesh_text, const std::string& templ
   SpmdCompiler compiler;
   auto program = CompileTemplate(compiler, OneBlock(), *mesh, templ, options);
   EXPECT_TRUE(program.ok()) << templ << ": " << program.status().ToString();
-  Collectives out;
-  if (!program.ok()) return out;
-  for (const cir::Instruction& in : program->instructions) {
-    if (in.kind != cir::InstrKind::kCollective) continue;
-    out.emplace_back(std::string(cir::CollectiveKindName(in.collective)), in.collective_bytes.value(), in.origin,
-                     cir::FormatReplicaGroups(in.groups));
-  }
-  return out;
+  if (!program.ok()) return {};
+  return cir::CollectiveRowsOf(*program);
 }
 
 // Megatron's sequence parallelism on the Ulysses axis: the cross-attention and

@@ -17,13 +17,14 @@
 #include <tuple>
 #include <vector>
 
+#include "cir/testing.h"
 #include "compile/train_testing.h"
 
 namespace az::compile {
 namespace {
 
 // (kind, bytes, origin op, replica groups) of every collective, in program order.
-using Collectives = std::vector<std::tuple<std::string, int64_t, std::string, std::string>>;
+using Collectives = cir::CollectiveRows;
 using Counts = std::map<std::string, int>;
 
 Collectives CollectivesOf(const std::string& mesh_text, const std::string& templ) {
@@ -33,14 +34,8 @@ Collectives CollectivesOf(const std::string& mesh_text, const std::string& templ
   options.async_collectives = false;
   auto program = train_test::CompileStep(train_test::BuildTinyStep({}), mesh_text, templ, options);
   EXPECT_TRUE(program.ok()) << templ << ": " << program.status().ToString();
-  Collectives out;
-  if (!program.ok()) return out;
-  for (const cir::Instruction& in : program->instructions) {
-    if (in.kind != cir::InstrKind::kCollective) continue;
-    out.emplace_back(std::string(cir::CollectiveKindName(in.collective)), in.collective_bytes.value(), in.origin,
-                     cir::FormatReplicaGroups(in.groups));
-  }
-  return out;
+  if (!program.ok()) return {};
+  return cir::CollectiveRowsOf(*program);
 }
 
 Counts CountsOf(const Collectives& collectives) {
